@@ -1,0 +1,97 @@
+"""The one error type holon-git raises, and the catalogue of its stable codes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# code -> default one-line recovery hint naming the rule that failed.
+# docs/errors.md documents every code; a test keeps the two in step.
+HINTS: dict[str, str] = {
+    "empty_patch": "the input holds no file patch: start each file with '--- a/path' and "
+    "'+++ b/path' (or 'diff --git a/path b/path')",
+    "patch_parse_error": "the patch text is not in a recognised format",
+    "missing_file_header": "each file patch needs '--- old_path' immediately followed by "
+    "'+++ new_path' before its first '@@' hunk",
+    "invalid_hunk_header": "a hunk header reads '@@ -old_start,old_count +new_start,new_count @@'",
+    "malformed_hunk": "every hunk body line starts with ' ' (context), '-' (remove) or "
+    "'+' (add); re-emit the hunk with each line's prefix",
+    "hunk_kind_mismatch": "an added file (--- /dev/null) has only '+' lines; a deleted file "
+    "(+++ /dev/null) has only '-' lines",
+    "missing_hunks": "a file patch needs at least one '@@' hunk (only git's empty-file "
+    "add/delete and renames may have none)",
+    "unsupported_git_patch_feature": "binary, copy, symlink, submodule and mode-only changes "
+    "are outside the V1 subset; send a text diff",
+    "rename_path_mismatch": "with 'rename from'/'rename to', the '---'/'+++' paths must name "
+    "the same old and new paths",
+    "file_path_mismatch": "'---' and '+++' name different files; to rename, use 'diff --git' "
+    "with 'rename from' and 'rename to'",
+    "duplicate_file_patch": "each path may appear in one file patch only; merge its hunks "
+    "into a single file patch",
+    "invalid_path": "paths are repository-relative, non-empty, use '/' and hold no control "
+    "characters",
+    "path_escape": "paths must stay inside the repository and outside .git/",
+    "symlink_in_path": "holon-git does not write through symbolic links; patch the link's "
+    "target path instead",
+    "not_a_regular_file": "only regular files can be patched",
+    "context_not_found": "re-read the file and re-emit the hunk with context lines copied "
+    "exactly from it",
+    "ambiguous_context": "the hunk's old lines occur more than once; add surrounding context "
+    "lines until they are unique",
+    "already_applied": "the file already contains the hunk's new lines; drop this hunk or "
+    "check which version you edited",
+    "overlapping_edits": "two hunks of one file touch the same lines; merge them into one hunk",
+    "content_mismatch": "a deletion must list the file's whole current content as '-' lines",
+    "already_exists": "the path already exists; patch it as a modification instead of an "
+    "addition",
+    "not_found": "the file does not exist; create it with '--- /dev/null' or check the path",
+    "stale_file": "the file changed since the patch was made; re-read it and regenerate the "
+    "patch",
+    "io_error": "the filesystem refused a write; every change was rolled back",
+    "not_a_repository": "run inside a git repository or pass --repo PATH",
+    "usage_error": "see 'git holon-apply -h'",
+}
+
+
+@dataclass
+class PatchError(Exception):
+    """A refusal: stable code, what went wrong, how to fix it, and where."""
+
+    code: str
+    message: str
+    hint: str = ""
+    patch_line: int | None = None
+    path: str | None = None
+    hunk: int | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.code not in HINTS:
+            raise ValueError(f"unregistered error code {self.code!r}")
+        if not self.hint:
+            self.hint = HINTS[self.code]
+        super().__init__(self.message)
+
+    def located(self, *, path: str | None = None, hunk: int | None = None,
+                patch_line: int | None = None) -> PatchError:
+        """Fill in location fields that are still unknown; returns self for re-raising."""
+        if self.path is None:
+            self.path = path
+        if self.hunk is None:
+            self.hunk = hunk
+        if self.patch_line is None:
+            self.patch_line = patch_line
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"code": self.code, "message": self.message, "hint": self.hint}
+        for key in ("patch_line", "path", "hunk"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        if self.details:
+            out["details"] = self.details
+        return out
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"

@@ -1,0 +1,270 @@
+"""Where does a hunk's old side sit in a file? Context first; line numbers only break ties.
+
+Pure functions and classes over lists of byte lines; nothing here knows about files or git.
+
+A hunk matches at a position when every old line (context and removed) equals the file's line
+there under one comparison level, tried in order and stopping at the first level that finds
+anything:
+
+    0 exact                 bytes equal apart from a missing final newline
+    1 line_endings          CRLF and LF are the same
+    2 trailing_whitespace   and trailing spaces/tabs are ignored
+
+At that level the match must be unique in the whole file. When several copies match, the one
+starting exactly at the hinted line wins if it is the only one there; otherwise the hunk is
+refused as ambiguous. Hunks of one file see the file as the earlier hunks left it.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from .errors import PatchError
+
+LEVELS = ("exact", "line_endings", "trailing_whitespace")
+
+
+def _key_exact(line: bytes) -> bytes:
+    return line if line.endswith(b"\n") else line + b"\n"
+
+
+def _key_eol(line: bytes) -> bytes:
+    return line.rstrip(b"\r\n")
+
+
+def _key_ws(line: bytes) -> bytes:
+    return line.rstrip(b" \t\r\n\f\v")
+
+
+KEYS: tuple[Callable[[bytes], bytes], ...] = (_key_exact, _key_eol, _key_ws)
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """Split file content into lines that keep their endings; only '\\n' ends a line."""
+    lines = data.split(b"\n")
+    last = lines.pop()
+    lines = [line + b"\n" for line in lines]
+    if last:
+        lines.append(last)
+    return lines
+
+
+class _Index:
+    """Where each line (under one level's key) occurs in the original file."""
+
+    def __init__(self, keys: list[bytes]) -> None:
+        self.keys = keys
+        self.count = Counter(keys)
+        self._first: dict[bytes, int] | None = None
+        self._positions: dict[bytes, list[int]] = {}
+
+    def positions(self, key: bytes) -> list[int]:
+        total = self.count.get(key, 0)
+        if not total:
+            return []
+        found = self._positions.get(key)
+        if found is None:
+            if self._first is None:
+                keys = self.keys
+                self._first = {keys[i]: i for i in range(len(keys) - 1, -1, -1)}
+            found = [self._first[key]]
+            while len(found) < total:
+                found.append(self.keys.index(key, found[-1] + 1))
+            self._positions[key] = found
+        return found
+
+
+@dataclass
+class _Edit:
+    start: int  # original index of the first replaced line
+    end: int  # original index after the last replaced line
+    new: list[bytes]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    start: int  # index in the current (running) file
+    original: int | None  # index in the original file; None when it overlaps an earlier edit
+
+
+@dataclass(frozen=True)
+class Found:
+    candidates: list[Candidate]
+    level: int
+
+
+class RunningFile:
+    """A file as the hunks applied so far left it, searchable through the original's index."""
+
+    def __init__(self, lines: list[bytes]) -> None:
+        self.original = lines
+        self.current = list(lines)
+        self._edits: list[_Edit] = []
+        self._shift = [0]  # _shift[k]: how far edits[:k] moved later lines
+        self._bends: list[int] = []  # current index after each edit's new lines
+        self._ends: list[int] = []  # original end of each edit
+        self._cstarts: list[int] = []  # current index of each edit's new lines
+        self._indexes: dict[int, _Index] = {}
+        self._added: dict[int, Counter[bytes]] = {}
+
+    # -- coordinates -------------------------------------------------------------------------
+    def to_current(self, original: int) -> int | None:
+        """Current index of an original line, or None when an edit removed it."""
+        k = bisect_right(self._ends, original)
+        if k < len(self._edits) and self._edits[k].start <= original:
+            return None
+        return original + self._shift[k]
+
+    def to_original(self, start: int, length: int) -> int | None:
+        """Original index of a current window made only of untouched original lines."""
+        k = bisect_right(self._bends, start)
+        # edits[k] is the first whose new lines end after ``start``; the window is clean unless
+        # it reaches that edit (for a pure deletion: the point where lines were removed).
+        if k < len(self._edits) and self._cstarts[k] < start + length:
+            return None
+        return start - self._shift[k]
+
+    # -- search ------------------------------------------------------------------------------
+    def _index(self, level: int) -> _Index:
+        index = self._indexes.get(level)
+        if index is None:
+            key = KEYS[level]
+            keys = [key(line) for line in self.original]
+            index = self._indexes[level] = _Index(keys)
+            self._added[level] = Counter(key(line) for e in self._edits for line in e.new)
+        return index
+
+    def find(self, old: Sequence[bytes], level: int, at_end: bool = False) -> list[Candidate]:
+        """Every current position where ``old`` matches under ``level``."""
+        key = KEYS[level]
+        keys = [key(line) for line in old]
+        index = self._index(level)
+        added = self._added[level]
+        anchor = min(range(len(keys)), key=lambda j: index.count.get(keys[j], 0)
+                     + added.get(keys[j], 0))
+        starts: set[int] = set()
+        for pos in index.positions(keys[anchor]):
+            cur = self.to_current(pos)
+            if cur is not None:
+                starts.add(cur - anchor)
+        if added.get(keys[anchor]):
+            for edit, cstart in zip(self._edits, self._cstarts):
+                for offset, line in enumerate(edit.new):
+                    if key(line) == keys[anchor]:
+                        starts.add(cstart + offset - anchor)
+        current, size = self.current, len(keys)
+        found = []
+        for start in sorted(starts):
+            if start < 0 or start + size > len(current):
+                continue
+            if at_end and start + size != len(current):
+                continue
+            if all(key(current[start + j]) == keys[j] for j in range(size)):
+                found.append(Candidate(start, self.to_original(start, size)))
+        return found
+
+    def search(self, old: Sequence[bytes], at_end: bool = False,
+               levels: Iterable[int] = range(len(LEVELS))) -> Found:
+        """Candidates at the first level that finds any (empty list if none does)."""
+        for level in levels:
+            found = self.find(old, level, at_end)
+            if found:
+                return Found(found, level)
+        return Found([], len(LEVELS) - 1)
+
+    # -- editing -----------------------------------------------------------------------------
+    def replace(self, start: int, old_size: int, new: list[bytes]) -> None:
+        """Replace a clean window of the current file; only the lines that differ are recorded
+        as the edit, so later hunks may still use this hunk's unchanged context."""
+        window = self.current[start : start + old_size]
+        head = 0
+        while head < min(len(window), len(new)) and window[head] == new[head]:
+            head += 1
+        tail = 0
+        while (tail < min(len(window), len(new)) - head
+               and window[-1 - tail] == new[-1 - tail]):
+            tail += 1
+        original = self.to_original(start, old_size)
+        if original is None:
+            raise ValueError("replace() needs a window of untouched original lines")
+        changed = new[head : len(new) - tail]
+        edit = _Edit(original + head, original + old_size - tail, changed)
+        self.current[start + head : start + old_size - tail] = changed
+        k = bisect_right([(e.start, e.end) for e in self._edits], (edit.start, edit.end))
+        self._edits.insert(k, edit)
+        self._reshift()
+        for level, counter in self._added.items():
+            counter.update(KEYS[level](line) for line in changed)
+
+    def _reshift(self) -> None:
+        shift = [0]
+        cstarts, bends = [], []
+        for edit in self._edits:
+            cstart = edit.start + shift[-1]
+            cstarts.append(cstart)
+            bends.append(cstart + len(edit.new))
+            shift.append(shift[-1] + len(edit.new) - (edit.end - edit.start))
+        self._shift, self._cstarts, self._bends = shift, cstarts, bends
+        self._ends = [edit.end for edit in self._edits]
+
+
+def choose(found: Found, hints: Sequence[int | None]) -> tuple[Candidate, bool]:
+    """Pick the one candidate; returns (candidate, decided_by_hint) or raises."""
+    cands = found.candidates
+    if len(cands) == 1:
+        return cands[0], False
+    wanted = {h for h in hints if h is not None}
+    at_hint = [c for c in cands if c.original is not None and c.original in wanted]
+    if len(at_hint) == 1:
+        return at_hint[0], True
+    lines = [(c.original if c.original is not None else c.start) + 1 for c in cands]
+    raise PatchError(
+        "ambiguous_context",
+        f"the hunk's old lines occur {len(cands)} times (at lines "
+        f"{', '.join(map(str, lines[:10]))}{', ...' if len(lines) > 10 else ''})",
+        details={"candidate_lines": lines[:50], "level": LEVELS[found.level]},
+    )
+
+
+def near_miss(current: Sequence[bytes], old: Sequence[bytes], hint: int | None) -> dict:
+    """The region most like ``old`` and its first differing line, to help fix the hunk."""
+    keys = [_key_ws(line) for line in old]
+    wanted: dict[bytes, list[int]] = {}
+    for j, k in enumerate(keys):
+        wanted.setdefault(k, []).append(j)
+    votes: Counter[int] = Counter()
+    hits: Counter[bytes] = Counter()
+    for pos, line in enumerate(current):
+        k = _key_ws(line)
+        offsets = wanted.get(k)
+        if offsets and hits[k] < 500:
+            hits[k] += 1
+            for j in offsets:
+                votes[pos - j] += 1
+    if votes:
+        start = max(votes, key=lambda s: (votes[s], -abs(s - (hint or 0))))
+    else:
+        start = max(0, min(hint or 0, max(len(current) - 1, 0)))
+    first_diff = next(
+        (j for j in range(len(old))
+         if start + j >= len(current) or _key_ws(current[start + j]) != keys[j]),
+        None,
+    )
+    lo, hi = max(start, 0), min(max(start, 0) + len(old), len(current))
+    region = [
+        {"line": i + 1, "text": current[i].decode("utf-8", "replace").rstrip("\r\n")}
+        for i in range(lo, hi)
+    ]
+    out: dict = {"nearest_line": lo + 1, "region": region}
+    if first_diff is not None:
+        at = start + first_diff
+        out["first_difference"] = {
+            "line": at + 1,
+            "expected": old[first_diff].decode("utf-8", "replace").rstrip("\r\n"),
+            "found": current[at].decode("utf-8", "replace").rstrip("\r\n")
+            if 0 <= at < len(current) else None,
+        }
+    return out

@@ -1,0 +1,130 @@
+"""The patch model every parser produces and every later step consumes.
+
+Lines are bytes and keep their line ending as written in the patch ("\\n", "\\r\\n"), or none
+when a "\\ No newline at end of file" marker followed them, so nothing is lost in transit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import Enum
+
+CONTEXT = " "
+REMOVE = "-"
+ADD = "+"
+
+
+class FileKind(str, Enum):
+    MODIFY = "modify"
+    ADD = "add"
+    DELETE = "delete"
+    RENAME = "rename"
+
+
+@dataclass(frozen=True, slots=True)
+class HunkLine:
+    kind: str  # CONTEXT, REMOVE or ADD
+    text: bytes  # content plus its line ending as written; no ending before a no-newline marker
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """Advisory note: the patch applied (or parsed), but something was tolerated or odd."""
+
+    code: str
+    message: str
+    patch_line: int | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"code": self.code, "message": self.message}
+        if self.patch_line is not None:
+            out["patch_line"] = self.patch_line
+        return out
+
+
+@dataclass
+class Hunk:
+    old_start: int | None  # as written; None for a bare "@@" header
+    old_count: int | None
+    new_start: int | None
+    new_count: int | None
+    lines: list[HunkLine]
+    patch_line: int = 0  # 1-based line of the "@@" header in the patch text
+    section: str = ""  # text after the closing "@@", informational
+    old_no_newline: bool = False  # "\ No newline at end of file" after the old side
+    new_no_newline: bool = False
+    blank_context_lines: int = 0  # blank context lines whose leading space was stripped
+    optional_tail: int = 0  # trailing stripped-blank context lines that may be separators
+
+    @property
+    def old_lines(self) -> list[bytes]:
+        return [line.text for line in self.lines if line.kind != ADD]
+
+    @property
+    def new_lines(self) -> list[bytes]:
+        return [line.text for line in self.lines if line.kind != REMOVE]
+
+    @property
+    def added(self) -> int:
+        return sum(1 for line in self.lines if line.kind == ADD)
+
+    @property
+    def removed(self) -> int:
+        return sum(1 for line in self.lines if line.kind == REMOVE)
+
+    def reversed(self) -> Hunk:
+        flip = {ADD: REMOVE, REMOVE: ADD, CONTEXT: CONTEXT}
+        return replace(
+            self,
+            old_start=self.new_start,
+            old_count=self.new_count,
+            new_start=self.old_start,
+            new_count=self.old_count,
+            lines=[HunkLine(flip[line.kind], line.text) for line in self.lines],
+            old_no_newline=self.new_no_newline,
+            new_no_newline=self.old_no_newline,
+        )
+
+
+@dataclass
+class FilePatch:
+    kind: FileKind
+    old_path: str | None  # None for an added file
+    new_path: str | None  # None for a deleted file
+    hunks: list[Hunk] = field(default_factory=list)
+    ignored_metadata: list[str] = field(default_factory=list)
+    patch_line: int = 0  # 1-based line where this file patch began
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def path(self) -> str:
+        """The path this file patch is known by: the new path, else the old one."""
+        path = self.new_path if self.new_path is not None else self.old_path
+        assert path is not None
+        return path
+
+    @property
+    def paths(self) -> list[str]:
+        return [p for p in dict.fromkeys((self.old_path, self.new_path)) if p is not None]
+
+    def reversed(self) -> FilePatch:
+        kind = {FileKind.ADD: FileKind.DELETE, FileKind.DELETE: FileKind.ADD}.get(
+            self.kind, self.kind
+        )
+        return replace(
+            self,
+            kind=kind,
+            old_path=self.new_path,
+            new_path=self.old_path,
+            hunks=[hunk.reversed() for hunk in self.hunks],
+        )
+
+
+@dataclass
+class Patch:
+    files: list[FilePatch]
+    format: str = "unified"  # "unified" or "envelope"
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def reversed(self) -> Patch:
+        return replace(self, files=[f.reversed() for f in self.files])

@@ -1,0 +1,50 @@
+"""Patch text in, Patch model out. Knows nothing of git or files."""
+
+from __future__ import annotations
+
+from ..errors import PatchError
+from ..model import Patch
+from .checks import check_duplicates
+from .text import split_lines, unfence
+from .unified import parse_unified
+
+FORMATS = ("auto", "unified", "envelope")
+
+
+def detect_format(data: bytes) -> str:
+    """'envelope' when the first non-blank line (after any fence) opens a Begin Patch block."""
+    lines, _ = unfence(split_lines(data))
+    for line in lines.items:
+        if line.strip():
+            return "envelope" if line.strip() == b"*** Begin Patch" else "unified"
+    return "unified"
+
+
+def parse_patch(data: bytes | str, *, format: str = "auto", strip: int | None = None) -> Patch:
+    """Parse patch text (bytes, or str encoded as UTF-8) into a Patch, or raise PatchError."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogateescape")
+    if format not in FORMATS:
+        raise PatchError("usage_error", f"unknown patch format {format!r}")
+    if format == "auto":
+        format = detect_format(data)
+    lines, notes = unfence(split_lines(data))
+    if format == "envelope":
+        from .envelope import parse_envelope
+
+        patch = parse_envelope(lines)
+    else:
+        patch = parse_unified(lines, strip)
+    patch.diagnostics[:0] = notes
+    return patch
+
+
+def merge_patches(patches: list[Patch]) -> Patch:
+    """Several patches applied as one: all or nothing, each path in one file patch only."""
+    if len(patches) == 1:
+        return patches[0]
+    files = [fp for patch in patches for fp in patch.files]
+    check_duplicates(files)
+    formats = {patch.format for patch in patches}
+    return Patch(files, formats.pop() if len(formats) == 1 else "mixed",
+                 [d for patch in patches for d in patch.diagnostics])

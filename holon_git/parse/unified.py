@@ -1,0 +1,547 @@
+"""Parse unified diffs (plain, and git's extended form) into the Patch model.
+
+The body, not the header, decides where a hunk ends: header counts are hints, recorded as a
+diagnostic when they disagree with the body. Nothing here knows about git repositories or files.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .. import paths
+from ..errors import PatchError
+from ..model import (
+    ADD,
+    CONTEXT,
+    REMOVE,
+    Diagnostic,
+    FileKind,
+    FilePatch,
+    Hunk,
+    HunkLine,
+    Patch,
+)
+from .checks import check_duplicates
+from .text import Lines, header_text
+
+DEV_NULL = "/dev/null"
+_HUNK = re.compile(rb"^@@ -(\d{1,18})(?:,(\d{1,18}))? \+(\d{1,18})(?:,(\d{1,18}))? @@(.*)$")
+_BARE_HUNK = re.compile(rb"^@@(?: @@)?[ \t]*$")
+# Old/new prefix pairs git writes: a/ b/ by default, the others with diff.mnemonicPrefix.
+_PREFIX_PAIRS = {("a", "b"), ("c", "w"), ("i", "w"), ("c", "i"), ("o", "w"), ("w", "i")}
+_UNSUPPORTED_MODES = {"120000": "symbolic link", "160000": "submodule (gitlink)"}
+_METADATA = (
+    "old mode ",
+    "new mode ",
+    "deleted file mode ",
+    "new file mode ",
+    "similarity index ",
+    "dissimilarity index ",
+    "index ",
+)
+_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
+
+
+def unquote(text: str) -> str:
+    """Decode a C-style quoted path as git writes it ("a/caf\\303\\251")."""
+    body = text[1:-1] if len(text) >= 2 and text[0] == text[-1] == '"' else text
+    out = bytearray()
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch != "\\" or i + 1 == len(body):
+            out += ch.encode("utf-8", "surrogateescape")
+            i += 1
+            continue
+        nxt = body[i + 1]
+        if nxt in _ESCAPES:
+            out.append(_ESCAPES[nxt])
+            i += 2
+        elif len(body[i + 1 : i + 4]) == 3 and all(c in "01234567" for c in body[i + 1 : i + 4]):
+            out.append(int(body[i + 1 : i + 4], 8) & 0xFF)
+            i += 4
+        else:
+            out += nxt.encode("utf-8", "surrogateescape")
+            i += 2
+    return out.decode("utf-8", "surrogateescape")
+
+
+def _decode(raw: bytes) -> str:
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def _quoted_token(text: str) -> tuple[str, str] | None:
+    """Split a leading C-quoted token off ``text``: (decoded token, rest), else None."""
+    if not text.startswith('"'):
+        return None
+    i = 1
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+        elif text[i] == '"':
+            return unquote(text[: i + 1]), text[i + 1 :]
+        else:
+            i += 1
+    return None
+
+
+def _header_path(raw: bytes) -> str:
+    """The path of a '---'/'+++' line: quoted, or up to a tab (dates and revisions follow one)."""
+    text = _decode(raw)
+    quoted = _quoted_token(text)
+    if quoted is not None:
+        return quoted[0]
+    return text.split("\t", 1)[0].rstrip(" ")
+
+
+def _split_git_header(rest: str) -> tuple[str, str] | None:
+    """Split 'a/x b/x' from a 'diff --git' line; None when spaces make it ambiguous."""
+    first = _quoted_token(rest)
+    if first is not None:
+        name, tail = first[0], first[1].lstrip(" ")
+        second = _quoted_token(tail)
+        return name, second[0] if second is not None else tail
+    if ' "' in rest:
+        left, right = rest.split(' "', 1)
+        second = _quoted_token('"' + right)
+        return (left, second[0]) if second is not None else None
+    spaces = [i for i, ch in enumerate(rest) if ch == " "]
+    if len(spaces) == 1:
+        return rest[: spaces[0]], rest[spaces[0] + 1 :]
+    for i in spaces:  # a/name b/name: the split where both halves name the same file
+        left, right = rest[:i], rest[i + 1 :]
+        if left[2:] == right[2:] and left[1:2] == right[1:2] == "/":
+            return left, right
+        if left == right:
+            return left, right
+    return None
+
+
+def _has_prefix_pair(old: str | None, new: str | None) -> bool:
+    """Do these paths use git's a/ b/ style prefixes? /dev/null stands in for either side."""
+    def prefix(path: str | None) -> str | None:
+        if path is None or path == DEV_NULL:
+            return None
+        return path[0] if len(path) > 2 and path[1] == "/" else ""
+
+    old_p, new_p = prefix(old), prefix(new)
+    if old_p is None and new_p is None:
+        return False
+    if old_p is None:
+        return new_p in {b for _, b in _PREFIX_PAIRS}
+    if new_p is None:
+        return old_p in {a for a, _ in _PREFIX_PAIRS}
+    return (old_p, new_p) in _PREFIX_PAIRS
+
+
+def _strip(path: str, count: int) -> str:
+    if path == DEV_NULL or count == 0:
+        return path
+    parts = path.split("/")
+    if len(parts) <= count:
+        raise PatchError("invalid_path", f"cannot strip {count} component(s) from {path!r}")
+    return "/".join(parts[count:])
+
+
+@dataclass
+class _Header:
+    """What the lines before the first hunk of one file patch said."""
+
+    start: int  # index into the line list
+    git: tuple[str, str] | None = None
+    is_git: bool = False
+    old: str | None = None  # from '---'
+    new: str | None = None  # from '+++'
+    rename_from: str | None = None
+    rename_to: str | None = None
+    new_file: bool = False
+    deleted_file: bool = False
+    mode_change: bool = False
+    metadata: list[str] = field(default_factory=list)
+
+
+class UnifiedParser:
+    def __init__(self, lines: Lines, strip: int | None = None) -> None:
+        self.items = lines.items
+        self.numbers = lines.numbers
+        self.strip = strip
+        self.pos = 0
+        self.diagnostics: list[Diagnostic] = []
+
+    # -- helpers -----------------------------------------------------------------------------
+    def _line(self, index: int) -> bytes | None:
+        return self.items[index] if index < len(self.items) else None
+
+    def _no(self, index: int) -> int:
+        if index < len(self.numbers):
+            return self.numbers[index]
+        return (self.numbers[-1] + 1) if self.numbers else 1
+
+    def _error(self, code: str, message: str, index: int, path: str | None = None,
+               hunk: int | None = None) -> PatchError:
+        return PatchError(code, message, patch_line=self._no(index), path=path, hunk=hunk)
+
+    def _is_traditional_header(self, index: int) -> bool:
+        line, nxt = self._line(index), self._line(index + 1)
+        return bool(line and nxt and line.startswith(b"--- ") and nxt.startswith(b"+++ "))
+
+    def _is_file_start(self, index: int) -> bool:
+        line = self._line(index)
+        return bool(line and line.startswith(b"diff --git ")) or self._is_traditional_header(index)
+
+    # -- top level ---------------------------------------------------------------------------
+    def parse(self) -> Patch:
+        files: list[FilePatch] = []
+        skipped_from: int | None = None
+        while self.pos < len(self.items):
+            line = self.items[self.pos]
+            if self._is_file_start(self.pos):
+                if skipped_from is not None:
+                    self._note_skipped(skipped_from, self.pos)
+                    skipped_from = None
+                files.append(self._file_patch())
+                continue
+            self._refuse_stray(self.pos)
+            if skipped_from is None and line.strip():
+                skipped_from = self.pos
+            self.pos += 1
+        if skipped_from is not None and files:
+            self._note_skipped(skipped_from, len(self.items))
+        if not files:
+            raise PatchError("empty_patch", "no file patch found in the input", patch_line=1)
+        check_duplicates(files)
+        return Patch(files, "unified", self.diagnostics)
+
+    def _note_skipped(self, start: int, end: int) -> None:
+        where = "before the first file patch" if start == 0 else "between or after file patches"
+        self.diagnostics.append(Diagnostic(
+            "skipped_text", f"{end - start} line(s) of text {where} were ignored", self._no(start)
+        ))
+
+    def _refuse_stray(self, index: int) -> None:
+        """Lines that only make sense inside a file patch must not be skipped as prose."""
+        line = self.items[index]
+        text = header_text(line)
+        if text.startswith((b"diff --cc ", b"diff --combined ")):
+            raise self._error("unsupported_git_patch_feature",
+                              "combined (merge) diffs are not supported", index)
+        if _HUNK.match(text) or text.startswith(b"+++ "):
+            raise self._error("missing_file_header",
+                              f"'{_decode(text[:40])}' appears before any '---'/'+++' "
+                              "file header", index)
+        if text.startswith(b"--- ") and (nxt := self._line(index + 1)) and nxt.startswith(b"@@"):
+            raise self._error("missing_file_header",
+                              "'---' line is not followed by a '+++' line", index + 1)
+
+    # -- one file patch ----------------------------------------------------------------------
+    def _file_patch(self) -> FilePatch:
+        header = _Header(start=self.pos)
+        first = header_text(self.items[self.pos])
+        if first.startswith(b"diff --git "):
+            header.is_git = True
+            header.git = _split_git_header(_decode(first[len(b"diff --git "):]))
+            self.pos += 1
+            self._extended_header(header)
+        if self._is_traditional_header(self.pos):
+            header.old = _header_path(header_text(self.items[self.pos])[4:])
+            header.new = _header_path(header_text(self.items[self.pos + 1])[4:])
+            self.pos += 2
+        fp = self._resolve(header)
+        self._hunks(fp)
+        self._validate(fp, header)
+        return fp
+
+    def _extended_header(self, header: _Header) -> None:
+        while self.pos < len(self.items):
+            text = _decode(header_text(self.items[self.pos]))
+            if text.startswith(("rename from ", "rename old ")):
+                header.rename_from = unquote(text.split(" ", 2)[2])
+            elif text.startswith(("rename to ", "rename new ")):
+                header.rename_to = unquote(text.split(" ", 2)[2])
+            elif text.startswith(("copy from ", "copy to ")):
+                raise self._error("unsupported_git_patch_feature",
+                                  "copies ('copy from'/'copy to') are not supported", self.pos)
+            elif text.startswith(("GIT binary patch", "Binary files ", "Binary patch")):
+                raise self._error("unsupported_git_patch_feature",
+                                  "binary patches are not supported", self.pos)
+            elif text.startswith(_METADATA):
+                self._metadata(header, text)
+            else:
+                return
+            self.pos += 1
+
+    def _metadata(self, header: _Header, text: str) -> None:
+        mode = text.rsplit(" ", 1)[-1]
+        kind = _UNSUPPORTED_MODES.get(mode)
+        if kind:
+            raise self._error("unsupported_git_patch_feature",
+                              f"{kind} entries (mode {mode}) are not supported", self.pos)
+        if text.startswith("new file mode "):
+            header.new_file = True
+        elif text.startswith("deleted file mode "):
+            header.deleted_file = True
+        elif text.startswith(("old mode ", "new mode ")):
+            header.mode_change = True
+        header.metadata.append(text)
+
+    def _prefixed(self, header: _Header) -> bool:
+        if header.git is not None:
+            return _has_prefix_pair(*header.git)
+        if header.is_git and header.old is None:
+            return True  # git's own header that spaces made unsplittable: git always prefixes
+        return _has_prefix_pair(header.old, header.new)
+
+    def _clean(self, raw: str | None, count: int) -> str | None:
+        if raw is None:
+            return None
+        stripped = _strip(raw, count)
+        return None if stripped == DEV_NULL else paths.normalize(stripped)
+
+    def _resolve(self, header: _Header) -> FilePatch:
+        """Turn the header lines into a FilePatch with kind and normalized paths."""
+        line_no = self._no(header.start)
+        count = self.strip if self.strip is not None else int(self._prefixed(header))
+        rename_count = max(count - 1, 0) if self.strip is not None else 0
+        try:
+            git = header.git
+            git_old = self._clean(git[0], count) if git else None
+            git_new = self._clean(git[1], count) if git else None
+            old = self._clean(header.old, count)
+            new = self._clean(header.new, count)
+            ren_from = self._clean(header.rename_from, rename_count)
+            ren_to = self._clean(header.rename_to, rename_count)
+        except PatchError as err:
+            raise err.located(patch_line=line_no)
+        has_body_header = header.old is not None
+        if (header.rename_from is None) != (header.rename_to is None):
+            raise PatchError("missing_file_header", "'rename from' and 'rename to' must come "
+                             "together", patch_line=line_no)
+        if ren_from is not None and ren_to is not None:
+            if has_body_header and (old, new) != (ren_from, ren_to):
+                raise PatchError(
+                    "rename_path_mismatch",
+                    f"rename {ren_from!r} -> {ren_to!r} but '---'/'+++' name {old!r} -> {new!r}",
+                    patch_line=line_no, path=ren_to,
+                )
+            if ren_from == ren_to:
+                raise PatchError("rename_path_mismatch", f"rename of {ren_from!r} onto itself",
+                                 patch_line=line_no, path=ren_to)
+            kind, old, new = FileKind.RENAME, ren_from, ren_to
+        elif not has_body_header:
+            if not header.is_git:
+                raise PatchError("missing_file_header", "expected '---' and '+++' lines",
+                                 patch_line=line_no)
+            old, new = git_old, git_new
+            if header.new_file:
+                kind, old = FileKind.ADD, None
+            elif header.deleted_file:
+                kind, new = FileKind.DELETE, None
+            elif header.mode_change:
+                raise PatchError("unsupported_git_patch_feature",
+                                 "a mode change without content changes is not supported",
+                                 patch_line=line_no, path=new or old)
+            else:
+                raise PatchError("missing_file_header",
+                                 "'diff --git' is not followed by '---'/'+++' lines or a rename",
+                                 patch_line=line_no, path=new or old)
+            if (old or new) is None:
+                raise PatchError("missing_file_header", "cannot read the paths of the "
+                                 "'diff --git' line", patch_line=line_no)
+        elif old is None and new is None:
+            raise PatchError("missing_file_header", "both '---' and '+++' are /dev/null",
+                             patch_line=line_no)
+        elif old is None:
+            kind = FileKind.ADD
+        elif new is None:
+            kind = FileKind.DELETE
+        else:
+            if old != new:
+                raise PatchError("file_path_mismatch", f"'---' names {old!r} but '+++' names "
+                                 f"{new!r}", patch_line=line_no, path=new)
+            kind = FileKind.MODIFY
+        if header.is_git and git_old is not None and kind is not FileKind.RENAME:
+            named = new if new is not None else old
+            if named not in (git_old, git_new):
+                raise PatchError("file_path_mismatch",
+                                 f"'diff --git' names {git_new!r} but '---'/'+++' name {named!r}",
+                                 patch_line=line_no, path=named)
+        return FilePatch(kind, old, new, [], header.metadata, line_no)
+
+    def _validate(self, fp: FilePatch, header: _Header) -> None:
+        if not fp.hunks:
+            if fp.kind is FileKind.RENAME or (header.is_git and header.old is None):
+                return
+            raise PatchError("missing_hunks", "file patch has no hunk",
+                             patch_line=fp.patch_line, path=fp.path)
+        forbidden = {FileKind.ADD: (REMOVE, CONTEXT), FileKind.DELETE: (ADD,)}.get(fp.kind, ())
+        for number, hunk in enumerate(fp.hunks, 1):
+            bad = next((line for line in hunk.lines if line.kind in forbidden), None)
+            if bad is not None:
+                what = {REMOVE: "removed", CONTEXT: "context", ADD: "added"}[bad.kind]
+                raise PatchError(
+                    "hunk_kind_mismatch",
+                    f"a {fp.kind.value} file patch cannot have {what} lines",
+                    patch_line=hunk.patch_line, path=fp.path, hunk=number,
+                )
+
+    # -- hunks -------------------------------------------------------------------------------
+    def _hunks(self, fp: FilePatch) -> None:
+        while self.pos < len(self.items):
+            text = header_text(self.items[self.pos])
+            if not text.startswith(b"@@"):
+                return
+            hunk = self._hunk_header(text, fp, len(fp.hunks) + 1)
+            self.pos += 1
+            ended_cleanly = self._hunk_body(hunk, fp)
+            fp.hunks.append(hunk)
+            self._count_diagnostics(hunk, fp)
+            if not ended_cleanly:
+                return
+
+    def _hunk_header(self, text: bytes, fp: FilePatch, number: int) -> Hunk:
+        m = _HUNK.match(text)
+        line_no = self._no(self.pos)
+        if m:
+            def count(raw: bytes | None) -> int:
+                return 1 if raw is None else int(raw)
+
+            return Hunk(int(m.group(1)), count(m.group(2)), int(m.group(3)), count(m.group(4)),
+                        [], line_no, _decode(m.group(5)).strip())
+        if _BARE_HUNK.match(text):
+            fp.diagnostics.append(Diagnostic(
+                "hunk_without_line_numbers",
+                f"hunk {number} has no line numbers; it is placed by its context alone", line_no,
+            ))
+            return Hunk(None, None, None, None, [], line_no)
+        raise PatchError("invalid_hunk_header", f"cannot read hunk header "
+                         f"'{_decode(text[:60])}'", patch_line=line_no, path=fp.path, hunk=number)
+
+    def _counts_met(self, hunk: Hunk, old: int, new: int) -> bool:
+        return hunk.old_count is not None and (old, new) == (hunk.old_count, hunk.new_count)
+
+    def _hunk_body(self, hunk: Hunk, fp: FilePatch) -> bool:
+        """Read body lines; returns False when the file patch ends with this hunk."""
+        lines = hunk.lines
+        old = new = 0
+        blanks: list[bytes] = []  # stripped blank lines not yet known to be context
+        while self.pos < len(self.items):
+            line = self.items[self.pos]
+            kind = line[:1].decode("latin-1")
+            if line in (b"\n", b"\r\n"):
+                blanks.append(line)
+                self.pos += 1
+                continue
+            if kind == "\\":
+                self._no_newline_marker(hunk, line, blanks)
+                self.pos += 1
+                continue
+            if kind not in (CONTEXT, REMOVE, ADD):
+                break
+            if kind == REMOVE and self._is_traditional_header(self.pos) and (
+                self._counts_met(hunk, old, new)
+                or (self._line(self.pos + 2) or b"").startswith(b"@@")
+            ):
+                break
+            if blanks:
+                old, new = self._take_blanks(hunk, blanks, old, new)
+            lines.append(HunkLine(kind, line[1:]))
+            old += kind != ADD
+            new += kind != REMOVE
+            self.pos += 1
+        self._trailing_blanks(hunk, blanks, old, new)
+        old += hunk.optional_tail
+        new += hunk.optional_tail
+        if not lines:
+            raise self._error("malformed_hunk", "hunk has no body lines", self.pos,
+                              fp.path, len(fp.hunks) + 1)
+        return self._after_hunk(hunk, fp, old, new)
+
+    def _take_blanks(self, hunk: Hunk, blanks: list[bytes], old: int, new: int) -> tuple[int, int]:
+        for blank in blanks:
+            hunk.lines.append(HunkLine(CONTEXT, blank))
+        hunk.blank_context_lines += len(blanks)
+        count = len(blanks)
+        blanks.clear()
+        return old + count, new + count
+
+    def _trailing_blanks(self, hunk: Hunk, blanks: list[bytes], old: int, new: int) -> None:
+        """Blank lines at a hunk's end: context when the header counts need them, else
+        separators. Dropping trailing context never changes the edit, only its anchoring, so
+        the matcher may also retry without them."""
+        if not blanks or hunk.old_count is None or hunk.new_count is None:
+            return
+        needed = min(hunk.old_count - old, hunk.new_count - new, len(blanks))
+        if needed > 0:
+            for blank in blanks[:needed]:
+                hunk.lines.append(HunkLine(CONTEXT, blank))
+            hunk.blank_context_lines += needed
+            hunk.optional_tail = needed
+
+    def _no_newline_marker(self, hunk: Hunk, line: bytes, blanks: list[bytes]) -> None:
+        if blanks:  # a stripped blank line directly before the marker is context
+            hunk.lines.extend(HunkLine(CONTEXT, b) for b in blanks)
+            hunk.blank_context_lines += len(blanks)
+            blanks.clear()
+        if not hunk.lines:
+            raise self._error("malformed_hunk", "'\\ No newline at end of file' must follow a "
+                              "body line", self.pos)
+        last = hunk.lines[-1]
+        # A CR before the newline is transport, not content, when the marker line has one too.
+        ending = b"\r\n" if line.endswith(b"\r\n") and last.text.endswith(b"\r\n") else b"\n"
+        text = last.text[: -len(ending)] if last.text.endswith(ending) else last.text
+        hunk.lines[-1] = HunkLine(last.kind, text)
+        if last.kind != ADD:
+            hunk.old_no_newline = True
+        if last.kind != REMOVE:
+            hunk.new_no_newline = True
+
+    def _after_hunk(self, hunk: Hunk, fp: FilePatch, old: int, new: int) -> bool:
+        """Decide what the line that ended the hunk means."""
+        end = self.pos
+        if end >= len(self.items) or self._is_file_start(end):
+            return False
+        if header_text(self.items[end]).startswith(b"@@"):
+            return True
+        nxt = end
+        while nxt < len(self.items) and not self._is_file_start(nxt) and not header_text(
+            self.items[nxt]
+        ).startswith(b"@@"):
+            nxt += 1
+        junk = self.items[end:nxt]
+        hunk_like = any(line[:1] in (b" ", b"-", b"+") and line.strip() for line in junk)
+        if hunk_like and not self._counts_met(hunk, old, new):
+            raise self._error(
+                "malformed_hunk",
+                f"line '{_decode(header_text(self.items[end])[:60])}' inside hunk "
+                f"{len(fp.hunks) + 1} is not a context, removed or added line",
+                end, fp.path, len(fp.hunks) + 1,
+            )
+        if any(line.strip() for line in junk):
+            self._note_skipped(end, nxt)
+        self.pos = nxt
+        return nxt < len(self.items) and header_text(self.items[nxt]).startswith(b"@@")
+
+    def _count_diagnostics(self, hunk: Hunk, fp: FilePatch) -> None:
+        if hunk.old_count is None:
+            return
+        old = sum(1 for line in hunk.lines if line.kind != ADD)
+        new = sum(1 for line in hunk.lines if line.kind != REMOVE)
+        if (old, new) != (hunk.old_count, hunk.new_count):
+            fp.diagnostics.append(Diagnostic(
+                "hunk_count_mismatch",
+                f"hunk {len(fp.hunks)} header says -{hunk.old_count} +{hunk.new_count} lines, "
+                f"the body has -{old} +{new}; the body was used",
+                hunk.patch_line,
+            ))
+        if hunk.blank_context_lines:
+            fp.diagnostics.append(Diagnostic(
+                "blank_context_line",
+                f"hunk {len(fp.hunks)}: {hunk.blank_context_lines} empty line(s) read as blank "
+                "context lines (leading space missing)",
+                hunk.patch_line,
+            ))
+
+
+def parse_unified(lines: Lines, strip: int | None = None) -> Patch:
+    return UnifiedParser(lines, strip).parse()

@@ -1,0 +1,58 @@
+"""Path policy: which repository-relative paths a patch may name. Pure; never touches disk.
+
+The disk-side half (symbolic links on the way to a file) lives in the targets, which walk the
+path one component at a time.
+"""
+
+from __future__ import annotations
+
+from .errors import PatchError
+
+MAX_COMPONENT_BYTES = 255
+MAX_PATH_BYTES = 4096
+
+# Code points HFS+ ignores when comparing names (git's is_hfs_dotgit list), so ".g\u200cit"
+# would open .git on macOS.
+_IGNORABLE = frozenset(
+    [chr(c) for c in range(0x200C, 0x2010)]
+    + [chr(c) for c in range(0x202A, 0x202F)]
+    + [chr(c) for c in range(0x206A, 0x2070)]
+    + ["\ufeff"]
+)
+
+
+def is_dot_git(component: str) -> bool:
+    """True for any spelling that a common filesystem would resolve to ``.git``."""
+    name = "".join(ch for ch in component if ch not in _IGNORABLE)
+    name = name.split(":", 1)[0]  # NTFS alternate data streams: ".git::$INDEX_ALLOCATION"
+    name = name.rstrip(" .").casefold()  # NTFS drops trailing dots and spaces
+    return name in (".git", "git~1")
+
+
+def normalize(path: str) -> str:
+    """Return the canonical form of a repository-relative path, or raise a coded error."""
+    if not path:
+        raise PatchError("invalid_path", "empty path")
+    bad = next((ch for ch in path if ord(ch) < 32 or ord(ch) == 127), None)
+    if bad is not None:
+        raise PatchError("invalid_path", f"path {path!r} contains control character {bad!r}")
+    if "\\" in path:
+        raise PatchError("invalid_path", f"path {path!r} contains a backslash")
+    if path.startswith("/") or (len(path) > 1 and path[1] == ":" and path[0].isalpha()):
+        raise PatchError("path_escape", f"absolute path {path!r}")
+    parts = [part for part in path.split("/") if part not in ("", ".")]
+    if not parts:
+        raise PatchError("invalid_path", f"path {path!r} names no file")
+    for part in parts:
+        if part == "..":
+            raise PatchError("path_escape", f"path {path!r} contains '..'")
+        if is_dot_git(part):
+            raise PatchError("path_escape", f"path {path!r} is inside a .git directory")
+        if len(part.encode("utf-8", "surrogateescape")) > MAX_COMPONENT_BYTES:
+            raise PatchError("invalid_path", f"a component of {path[:80]!r}... is too long")
+    if parts[0].startswith("~"):
+        raise PatchError("path_escape", f"path {path!r} starts with '~' (a home directory)")
+    clean = "/".join(parts)
+    if len(clean.encode("utf-8", "surrogateescape")) > MAX_PATH_BYTES:
+        raise PatchError("invalid_path", f"path {clean[:80]!r}... is too long")
+    return clean

@@ -1,0 +1,263 @@
+"""Plan a whole patch in memory: every hunk of every file matched, nothing written.
+
+The planner reads pre-images through a callable the target supplies, so it works the same for
+the working tree, the index and a commit. Any failure raises a located PatchError; a Plan
+exists only when the entire patch would apply.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import PatchError
+from .match import KEYS, LEVELS, RunningFile, choose, near_miss, split_lines
+from .model import ADD, REMOVE, Diagnostic, FileKind, FilePatch, Hunk, Patch
+from .splice import dominant_eol, new_window
+
+REGULAR = 0o100644
+EXECUTABLE = 0o100755
+
+
+@dataclass
+class SourceFile:
+    """A file's pre-image as a target read it."""
+
+    content: bytes
+    mode: int = REGULAR
+    token: Any = None  # target-specific identity, re-checked before writing
+
+
+Reader = Callable[[str], "SourceFile | None"]
+
+
+@dataclass
+class HunkResult:
+    index: int  # 1-based
+    hinted_line: int | None  # old_start as written
+    applied_line: int  # 1-based line in the pre-image where the old side was found
+    tolerances: list[str] = field(default_factory=list)
+    by_line_number: bool = False  # several copies matched; the one at the hinted line won
+
+    @property
+    def offset(self) -> int | None:
+        return None if self.hinted_line is None else self.applied_line - self.hinted_line
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "index": self.index,
+            "hinted_line": self.hinted_line,
+            "applied_line": self.applied_line,
+            "offset": self.offset,
+            "tolerances": self.tolerances,
+        }
+        if self.by_line_number:
+            out["by_line_number"] = True
+        return out
+
+
+@dataclass
+class FileChange:
+    action: str  # modify | add | delete | rename
+    old_path: str | None
+    new_path: str | None
+    before: SourceFile | None
+    after: bytes | None  # None for a delete
+    mode: int | None
+    hunks: list[HunkResult] = field(default_factory=list)
+    ignored_metadata: list[str] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    added: int = 0
+    removed: int = 0
+
+    @property
+    def path(self) -> str:
+        path = self.new_path if self.new_path is not None else self.old_path
+        assert path is not None
+        return path
+
+
+@dataclass
+class Plan:
+    changes: list[FileChange]
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    format: str = "unified"
+
+
+def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False) -> Plan:
+    """Match every hunk against the pre-images ``read`` returns; raise on the first refusal."""
+    changes = [_plan_file(fp, read, reverse) for fp in patch.files]
+    return Plan(changes, list(patch.diagnostics), patch.format)
+
+
+def _plan_file(fp: FilePatch, read: Reader, reverse: bool) -> FileChange:
+    try:
+        if fp.kind is FileKind.ADD:
+            return _plan_add(fp, read)
+        if fp.kind is FileKind.DELETE:
+            return _plan_delete(fp, read)
+        return _plan_modify(fp, read, reverse)
+    except PatchError as err:
+        raise err.located(path=fp.path, patch_line=fp.patch_line) from None
+
+
+def _change(fp: FilePatch, before: SourceFile | None, after: bytes | None,
+            mode: int | None) -> FileChange:
+    return FileChange(
+        fp.kind.value, fp.old_path, fp.new_path, before, after, mode,
+        ignored_metadata=list(fp.ignored_metadata), diagnostics=list(fp.diagnostics),
+        added=sum(h.added for h in fp.hunks), removed=sum(h.removed for h in fp.hunks),
+    )
+
+
+def _plan_add(fp: FilePatch, read: Reader) -> FileChange:
+    path = fp.path
+    lines = [line for hunk in fp.hunks for line in hunk.lines]
+    ends_newline = not (fp.hunks and fp.hunks[-1].new_no_newline)
+    content = b"".join(new_window([], lines, added_eol=None, fill_eol=b"\n", at_end=True,
+                                  final_newline=ends_newline))
+    existing = read(path)
+    if existing is not None:
+        if existing.content == content:
+            raise PatchError("already_applied", f"{path!r} already exists with this content")
+        raise PatchError("already_exists", f"cannot add {path!r}: it already exists")
+    return _change(fp, None, content, REGULAR)
+
+
+def _plan_delete(fp: FilePatch, read: Reader) -> FileChange:
+    path = fp.path
+    existing = read(path)
+    if existing is None:
+        raise PatchError("not_found", f"cannot delete {path!r}: it does not exist")
+    old = [line.text for hunk in fp.hunks for line in hunk.lines if line.kind != ADD]
+    current = split_lines(existing.content)
+    change = _change(fp, existing, None, None)
+    for level, key in enumerate(KEYS):
+        if len(old) == len(current) and all(key(a) == key(b) for a, b in zip(old, current)):
+            if level:
+                change.diagnostics.append(Diagnostic(
+                    "tolerance", f"deletion body matched the file with {LEVELS[level]} "
+                    "tolerance", fp.patch_line))
+            return change
+    details = near_miss(current, old, 0) if old else {}
+    raise PatchError(
+        "content_mismatch",
+        f"cannot delete {path!r}: the patch lists {len(old)} line(s) but the file has "
+        f"{len(current)} line(s) that differ",
+        details=details,
+    )
+
+
+def _plan_modify(fp: FilePatch, read: Reader, reverse: bool) -> FileChange:
+    assert fp.old_path is not None and fp.new_path is not None
+    existing = read(fp.old_path)
+    if fp.kind is FileKind.RENAME:
+        target = read(fp.new_path)
+        if target is not None:
+            code = "already_applied" if existing is None else "already_exists"
+            raise PatchError(code, f"cannot rename {fp.old_path!r} to {fp.new_path!r}: the "
+                             "destination already exists", path=fp.new_path)
+    if existing is None:
+        raise PatchError("not_found", f"{fp.old_path!r} does not exist", path=fp.old_path)
+    change = _change(fp, existing, existing.content, existing.mode)
+    if fp.hunks:
+        running = RunningFile(split_lines(existing.content))
+        applier = _HunkApplier(running, existing.content, reverse)
+        for number, hunk in enumerate(fp.hunks, 1):
+            try:
+                change.hunks.append(applier.apply(hunk, number))
+            except PatchError as err:
+                raise err.located(hunk=number, patch_line=hunk.patch_line) from None
+        change.after = b"".join(running.current)
+        change.diagnostics.extend(applier.diagnostics)
+    return change
+
+
+class _HunkApplier:
+    """Applies the hunks of one file in order, carrying the drift between hint and match."""
+
+    def __init__(self, running: RunningFile, content: bytes, reverse: bool) -> None:
+        self.running = running
+        self.eol = dominant_eol(content)
+        self.reverse = reverse
+        self.drift = 0
+        self.diagnostics: list[Diagnostic] = []
+
+    def apply(self, hunk: Hunk, number: int) -> HunkResult:
+        running = self.running
+        lines = hunk.lines
+        old = [line.text for line in lines if line.kind != ADD]
+        raw_hint = None
+        if hunk.old_start is not None:
+            raw_hint = max(hunk.old_start - (1 if old else 0), 0)
+        hints = [raw_hint, None if raw_hint is None else raw_hint + self.drift]
+        at_end = hunk.old_no_newline or hunk.new_no_newline
+        tolerances: list[str] = []
+        if not old:
+            if running.current:
+                raise PatchError("ambiguous_context", "the hunk has no context or removed "
+                                 "lines, so nothing anchors it in a non-empty file",
+                                 hint="add a few unchanged lines around the insertion as "
+                                 "context")
+            start, original, level, by_hint = 0, 0, 0, False
+        else:
+            found = running.search(old, at_end)
+            if not found.candidates and hunk.optional_tail:
+                lines = lines[: len(lines) - hunk.optional_tail]
+                old = old[: len(old) - hunk.optional_tail]
+                found = running.search(old, at_end)
+                tolerances.append("trailing_blank_lines_as_separator")
+            if not found.candidates:
+                raise self._not_found(hunk, lines, old, hints[1])
+            candidate, by_hint = choose(found, hints)
+            if candidate.original is None:
+                raise PatchError("overlapping_edits", "the hunk's old lines include lines an "
+                                 "earlier hunk of this file changed")
+            start, original, level = candidate.start, candidate.original, found.level
+        if level:
+            tolerances.append(LEVELS[level])
+        if hunk.blank_context_lines:
+            tolerances.append("blank_context_line")
+        size = len(old)
+        at_end_now = start + size == len(running.current)
+        had_newline = bool(running.current) and running.current[-1].endswith(b"\n")
+        final_newline = had_newline
+        if hunk.old_no_newline != hunk.new_no_newline:
+            final_newline = hunk.old_no_newline
+        window = running.current[start : start + size]
+        new = new_window(
+            window, lines,
+            added_eol=self.eol if level else None,
+            fill_eol=self.eol or b"\n",
+            at_end=at_end_now,
+            final_newline=final_newline,
+        )
+        running.replace(start, size, new)
+        if raw_hint is not None:
+            self.drift = original - raw_hint
+        if by_hint:
+            self.diagnostics.append(Diagnostic(
+                "placed_by_line_number",
+                f"hunk {number}: its old lines occur more than once; the copy at the hinted "
+                f"line {original + 1} was used", hunk.patch_line))
+        hinted = hunk.old_start
+        return HunkResult(number, hinted, original + 1, tolerances, by_hint)
+
+    def _not_found(self, hunk: Hunk, lines: list, old: list[bytes],
+                   hint: int | None) -> PatchError:
+        new = [line.text for line in lines if line.kind != REMOVE]
+        at_end = hunk.old_no_newline or hunk.new_no_newline
+        if new and new != old and self.running.search(new, at_end).candidates:
+            message = ("the hunk's new lines are already in the file and its old lines are not"
+                       if not self.reverse else
+                       "the file already has the hunk's old lines: the patch is not applied")
+            return PatchError("already_applied", message)
+        details = near_miss(self.running.current, old, hint)
+        diff = details.get("first_difference")
+        message = "the hunk's old lines were not found"
+        if diff:
+            message += (f"; nearest match at line {details['nearest_line']}, first difference "
+                        f"at line {diff['line']}: expected {diff['expected']!r}, found "
+                        f"{diff['found']!r}")
+        return PatchError("context_not_found", message, details=details)

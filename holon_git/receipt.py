@@ -1,0 +1,67 @@
+"""The receipt: what was (or would be) applied, how, and why not. Stable JSON (docs/receipt.md)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import __version__
+from .errors import PatchError
+from .model import Diagnostic
+from .plan import FileChange, Plan
+
+RECEIPT_VERSION = 1
+APPLIED, CHECKED, REFUSED = "applied", "checked", "refused"
+
+
+def _file_dict(change: FileChange) -> dict[str, Any]:
+    return {
+        "action": change.action,
+        "old_path": change.old_path,
+        "new_path": change.new_path,
+        "added_lines": change.added,
+        "removed_lines": change.removed,
+        "hunks": [hunk.to_dict() for hunk in change.hunks],
+        "ignored_metadata": change.ignored_metadata,
+        "diagnostics": [d.to_dict() for d in change.diagnostics],
+    }
+
+
+@dataclass
+class Receipt:
+    status: str  # applied | checked | refused
+    target: str = "worktree"
+    format: str = "unified"
+    reverse: bool = False
+    files: list[FileChange] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    error: PatchError | None = None
+    extra: dict[str, Any] = field(default_factory=dict)  # target results: commit id, ...
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @classmethod
+    def from_plan(cls, plan: Plan, status: str, **kwargs: Any) -> Receipt:
+        return cls(status, format=plan.format, files=plan.changes,
+                   diagnostics=plan.diagnostics, **kwargs)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "receipt_version": RECEIPT_VERSION,
+            "tool": f"holon-git {__version__}",
+            "status": self.status,
+            "target": self.target,
+            "format": self.format,
+            "reverse": self.reverse,
+            "files": [_file_dict(change) for change in self.files],
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+        }
+        out.update(self.extra)
+        out["error"] = self.error.to_dict() if self.error else None
+        return out
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)

@@ -1,0 +1,120 @@
+"""Symlink-proof file access below a root directory.
+
+Every path is walked one component at a time through directory file descriptors opened with
+O_NOFOLLOW, so a symbolic link anywhere on the way is seen and refused, also when it appears
+between planning and writing.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from contextlib import suppress
+
+from ..errors import PatchError
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+class Missing(Exception):
+    """A directory on the way does not exist."""
+
+
+class Tree:
+    """Directory descriptors below ``root``, opened safely and cached by relative path."""
+
+    def __init__(self, root: str) -> None:
+        self.root = os.path.abspath(root)
+        self._fds: dict[str, int] = {"": os.open(self.root, _DIR_FLAGS)}
+
+    def close(self) -> None:
+        for fd in self._fds.values():
+            with suppress(OSError):
+                os.close(fd)
+        self._fds.clear()
+
+    def __enter__(self) -> Tree:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def forget(self, rel_dir: str) -> None:
+        """Drop cached descriptors at or below a directory that was removed."""
+        for key in [k for k in self._fds if k == rel_dir or k.startswith(rel_dir + "/")]:
+            with suppress(OSError):
+                os.close(self._fds.pop(key))
+
+    def _symlink_error(self, rel: str, parent_fd: int, name: str) -> PatchError:
+        target = os.readlink(name, dir_fd=parent_fd)
+        resolved = os.path.realpath(os.path.join(self.root, os.path.dirname(rel), target))
+        inside = resolved == self.root or resolved.startswith(self.root + os.sep)
+        if not inside:
+            return PatchError("path_escape", f"{rel!r} is a symbolic link to {target!r}, "
+                              "outside the repository", path=rel)
+        return PatchError("symlink_in_path", f"{rel!r} is a symbolic link", path=rel)
+
+    def dir_fd(self, rel_dir: str, create: bool = False,
+               created: list[str] | None = None) -> int:
+        """Descriptor of a directory below root; raises Missing, or makes it when ``create``."""
+        fd = self._fds.get(rel_dir)
+        if fd is not None:
+            return fd
+        parent, _, name = rel_dir.rpartition("/")
+        parent_fd = self.dir_fd(parent, create, created)
+        try:
+            st = os.stat(name, dir_fd=parent_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            if not create:
+                raise Missing(rel_dir) from None
+            os.mkdir(name, 0o777, dir_fd=parent_fd)
+            if created is not None:
+                created.append(rel_dir)
+            st = os.stat(name, dir_fd=parent_fd, follow_symlinks=False)
+        if stat.S_ISLNK(st.st_mode):
+            raise self._symlink_error(rel_dir, parent_fd, name)
+        if not stat.S_ISDIR(st.st_mode):
+            raise PatchError("already_exists", f"{rel_dir!r} is a file, not a directory",
+                             path=rel_dir)
+        fd = os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
+        self._fds[rel_dir] = fd
+        return fd
+
+    def lstat(self, rel: str) -> os.stat_result | None:
+        """The entry at ``rel`` (not followed), None if it or a parent is missing; a symlink
+        on the way or at the end is refused."""
+        parent, _, name = rel.rpartition("/")
+        try:
+            fd = self.dir_fd(parent)
+        except Missing:
+            return None
+        try:
+            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return None
+        if stat.S_ISLNK(st.st_mode):
+            raise self._symlink_error(rel, fd, name)
+        return st
+
+    def read(self, rel: str) -> tuple[bytes, os.stat_result] | None:
+        st = self.lstat(rel)
+        if st is None:
+            return None
+        if not stat.S_ISREG(st.st_mode):
+            raise PatchError("not_a_regular_file", f"{rel!r} is not a regular file", path=rel)
+        parent, _, name = rel.rpartition("/")
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
+                     dir_fd=self.dir_fd(parent))
+        try:
+            st = os.fstat(fd)
+            chunks = []
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+            return b"".join(chunks), st
+        finally:
+            os.close(fd)
+
+
+def identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
+    """What must not change between reading a file and replacing it."""
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode)

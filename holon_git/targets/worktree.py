@@ -1,0 +1,188 @@
+"""The working-tree target: all files of a plan change together, or none do.
+
+Writing happens in three steps. Stage: every new content goes to a temporary sibling file,
+fsync'd (directories created as needed). Check: every pre-image is still what was planned
+against. Commit: removals, then renames of the staged files over their targets. Any failure,
+Ctrl-C included, undoes what was done from the pre-images held in memory.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import stat
+from contextlib import suppress
+from dataclasses import dataclass
+
+from ..errors import PatchError
+from ..plan import EXECUTABLE, REGULAR, FileChange, Plan, SourceFile
+from .fsops import Tree, identity
+
+_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+def _split(rel: str) -> tuple[str, str]:
+    parent, _, name = rel.rpartition("/")
+    return parent, name
+
+
+@dataclass
+class _Done:
+    path: str
+    before: SourceFile | None  # None: nothing was at path before
+
+
+class WorktreeTarget:
+    name = "worktree"
+
+    def __init__(self, root: str) -> None:
+        self.root = os.path.abspath(root)
+        self.tree = Tree(self.root)
+
+    def close(self) -> None:
+        self.tree.close()
+
+    def read(self, path: str) -> SourceFile | None:
+        got = self.tree.read(path)
+        if got is None:
+            return None
+        content, st = got
+        mode = EXECUTABLE if st.st_mode & stat.S_IXUSR else REGULAR
+        return SourceFile(content, mode, identity(st))
+
+    # -- writing -----------------------------------------------------------------------------
+    def write(self, plan: Plan) -> dict[str, object]:
+        txn = _Transaction(self.tree)
+        try:
+            txn.run(plan.changes)
+        except BaseException as exc:
+            problems = txn.rollback()
+            if isinstance(exc, OSError):
+                raise PatchError(
+                    "io_error", f"writing failed: {exc.strerror or exc}",
+                    path=txn.current, details={"rollback_problems": problems} if problems else {},
+                ) from exc
+            raise
+        return {}
+
+
+class _Transaction:
+    def __init__(self, tree: Tree) -> None:
+        self.tree = tree
+        self.created_dirs: list[str] = []
+        self.staged: dict[str, str] = {}  # path -> temporary name in the same directory
+        self.done: list[_Done] = []
+        self.current: str | None = None  # path being worked on, for error messages
+
+    def run(self, changes: list[FileChange]) -> None:
+        removals = [c for c in changes if c.action in ("delete", "rename")]
+        writes = [c for c in changes if c.action != "delete"]
+        for change in writes:
+            self.current = change.path
+            self._stage(change)
+        self._check(changes)
+        for change in removals:
+            assert change.old_path is not None and change.before is not None
+            self.current = change.old_path
+            parent, name = _split(change.old_path)
+            os.unlink(name, dir_fd=self.tree.dir_fd(parent))
+            self.done.append(_Done(change.old_path, change.before))
+        for change in writes:
+            self.current = change.path
+            self._commit(change)
+        self._sync_dirs({_split(c.path)[0] for c in changes}
+                        | {_split(c.old_path)[0] for c in removals if c.old_path})
+        self._prune([c.old_path for c in removals if c.old_path])
+        self.current = None
+
+    def _perm(self, change: FileChange) -> int | None:
+        if change.before is None or change.before.token is None:
+            return None
+        return change.before.token[4] & 0o7777
+
+    def _write_temp(self, path: str, content: bytes, perm: int | None) -> str:
+        parent, _ = _split(path)
+        fd_dir = self.tree.dir_fd(parent, create=True, created=self.created_dirs)
+        temp = f".holon-{secrets.token_hex(6)}.tmp"
+        fd = os.open(temp, _FILE_FLAGS, 0o666, dir_fd=fd_dir)
+        try:
+            if perm is not None:
+                os.fchmod(fd, perm)
+            view = memoryview(content)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        except BaseException:
+            os.close(fd)
+            with suppress(OSError):
+                os.unlink(temp, dir_fd=fd_dir)
+            raise
+        os.close(fd)
+        return temp
+
+    def _stage(self, change: FileChange) -> None:
+        assert change.after is not None
+        self.staged[change.path] = self._write_temp(change.path, change.after, self._perm(change))
+
+    def _check(self, changes: list[FileChange]) -> None:
+        """Refuse if anything changed on disk since the plan read it."""
+        for change in changes:
+            if change.before is not None and change.old_path is not None:
+                st = self.tree.lstat(change.old_path)
+                if st is None or identity(st) != change.before.token:
+                    raise PatchError("stale_file", f"{change.old_path!r} changed on disk while "
+                                     "the patch was being applied", path=change.old_path)
+            if change.action in ("add", "rename") and self.tree.lstat(change.path) is not None:
+                raise PatchError("already_exists", f"{change.path!r} appeared on disk while "
+                                 "the patch was being applied", path=change.path)
+
+    def _commit(self, change: FileChange) -> None:
+        parent, name = _split(change.path)
+        fd = self.tree.dir_fd(parent)
+        os.rename(self.staged[change.path], name, src_dir_fd=fd, dst_dir_fd=fd)
+        del self.staged[change.path]
+        before = change.before if change.action == "modify" else None
+        self.done.append(_Done(change.path, before))
+
+    def _sync_dirs(self, dirs: set[str]) -> None:
+        for rel in dirs:
+            with suppress(OSError):
+                os.fsync(self.tree.dir_fd(rel))
+
+    def _prune(self, removed: list[str]) -> None:
+        """Remove directories a deletion or rename left empty, as git does."""
+        for path in removed:
+            parent = _split(path)[0]
+            while parent:
+                up, name = _split(parent)
+                try:
+                    os.rmdir(name, dir_fd=self.tree.dir_fd(up))
+                except OSError:
+                    break
+                self.tree.forget(parent)
+                parent = up
+
+    def rollback(self) -> list[str]:
+        """Undo everything, newest first; returns what could not be undone."""
+        problems: list[str] = []
+        for done in reversed(self.done):
+            try:
+                parent, name = _split(done.path)
+                if done.before is None:
+                    os.unlink(name, dir_fd=self.tree.dir_fd(parent))
+                else:
+                    perm = done.before.token[4] & 0o7777 if done.before.token else None
+                    temp = self._write_temp(done.path, done.before.content, perm)
+                    fd = self.tree.dir_fd(parent)
+                    os.rename(temp, name, src_dir_fd=fd, dst_dir_fd=fd)
+            except (OSError, PatchError) as exc:
+                problems.append(f"{done.path}: {exc}")
+        for path, temp in self.staged.items():
+            with suppress(OSError, PatchError):
+                os.unlink(temp, dir_fd=self.tree.dir_fd(_split(path)[0]))
+        for rel in reversed(self.created_dirs):
+            up, name = _split(rel)
+            with suppress(OSError, PatchError):
+                os.rmdir(name, dir_fd=self.tree.dir_fd(up))
+                self.tree.forget(rel)
+        return problems
