@@ -130,6 +130,8 @@ def _summary(receipt: Any, verbose: bool) -> list[str]:
                            f"{offset}{extra}")
         if verbose and change.ignored_metadata:
             out.append(f"    ignored metadata: {'; '.join(change.ignored_metadata)}")
+    if receipt.extra.get("commit"):
+        out.append(f"Committed {receipt.extra['commit'][:12]} on {receipt.extra['ref']}.")
     if verbose:
         out.extend(f"  note: {d.message}" for d in receipt.diagnostics)
         out.extend(f"  note: {d.message}" for f in files for d in f.diagnostics)
@@ -151,11 +153,32 @@ def _summary(receipt: Any, verbose: bool) -> list[str]:
               default="auto", show_default=True, help="Patch format.")
 @click.option("--repo", "repo", type=click.Path(file_okay=False), default=".",
               help="Repository to apply to (default: the current directory's).")
+@click.option("--cached", is_flag=True, help="Apply to the index only (blobs in, blobs out); "
+              "leave the working tree alone.")
+@click.option("--index", "to_index", is_flag=True, help="Apply to the working tree and the "
+              "index together; refuse paths where the two differ.")
+@click.option("--commit", is_flag=True, help="Also commit on the current branch (implies "
+              "--index unless --cached is given).")
+@click.option("-m", "--message", default=None, help="Commit message for --commit/--ref.")
+@click.option("--author", default=None, metavar="'NAME <EMAIL>'", help="Commit author.")
+@click.option("--ref", default=None, metavar="BRANCH", help="Apply to BRANCH's tree in the "
+              "object database and advance it with a commit; no working tree or index is "
+              "touched (works in bare repositories).")
+@click.option("--include", multiple=True, metavar="PATTERN", help="Apply only file patches "
+              "whose path matches PATTERN (gitignore-style; repeatable).")
+@click.option("--exclude", multiple=True, metavar="PATTERN", help="Skip file patches whose "
+              "path matches PATTERN (gitignore-style; repeatable).")
+@click.option("--emit-diff", "emit_diff", default=None, metavar="FILE",
+              type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write the canonical git diff of what was applied to FILE ('-': stdout).")
 @click.option("-v", "--verbose", is_flag=True, help="Report every file and hunk placement.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
 def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat: bool,
                   force_apply: bool, reverse: bool, strip: int | None, fmt: str, repo: str,
-                  verbose: bool, quiet: bool) -> None:
+                  cached: bool, to_index: bool, commit: bool, message: str | None,
+                  author: str | None, ref: str | None, include: tuple[str, ...],
+                  exclude: tuple[str, ...], emit_diff: str | None, verbose: bool,
+                  quiet: bool) -> None:
     """Apply PATCH (a unified diff, or stdin) to the working tree: every file or none.
 
     Hunks are placed by their context lines; line numbers are hints. A patch that cannot be
@@ -164,25 +187,51 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
     from .api import apply_patch
     from .receipt import REFUSED, Receipt
 
+    if ref is not None and (cached or to_index):
+        raise click.UsageError("--ref works in the object database only; drop --cached/--index")
+    if (commit or ref is not None) and not (message or "").strip():
+        raise click.UsageError("--commit and --ref need a commit message (-m/--message)")
+    if message is not None and not (commit or ref is not None):
+        raise click.UsageError("-m/--message is for --commit or --ref")
+    if author is not None and not (commit or ref is not None):
+        raise click.UsageError("--author is for --commit or --ref")
+    target = "index" if cached else "both" if (to_index or commit) else "worktree"
     inputs = _read_inputs(patch_files)
     try:
         patch = _parse_all(inputs, fmt, strip)
     except PatchError as err:
-        receipt = Receipt(REFUSED, reverse=reverse, error=err)
+        receipt = Receipt(REFUSED, target=target, reverse=reverse, error=err)
     else:
         if stat:
             click.echo("\n".join(_stat_lines(patch.files)))
             if not (force_apply or check):
                 sys.exit(EXIT_OK)
-        receipt = apply_patch(patch, repo, check=check, reverse=reverse)
+        receipt = apply_patch(patch, repo, check=check, reverse=reverse, target=target,
+                              commit=commit, message=message, author=author, ref=ref,
+                              include=include, exclude=exclude,
+                              emit_diff=emit_diff is not None)
+    if receipt.diff is not None and emit_diff is not None:
+        _write_diff(emit_diff, receipt.diff)
     if as_json:
         click.echo(receipt.to_json())
     if receipt.error is not None:
         click.echo(_describe_error(receipt.error), err=True)
-        sys.exit(EXIT_REFUSED)
-    if not as_json and not quiet:
+        sys.exit(EXIT_USAGE if receipt.error.code == "usage_error" else EXIT_REFUSED)
+    if not as_json and not quiet and emit_diff != "-":
         click.echo("\n".join(_summary(receipt, verbose)))
     sys.exit(EXIT_OK)
+
+
+def _write_diff(name: str, diff: bytes) -> None:
+    if name == "-":
+        sys.stdout.buffer.write(diff)
+        sys.stdout.buffer.flush()
+        return
+    try:
+        with open(name, "wb") as fh:
+            fh.write(diff)
+    except OSError as exc:
+        click.echo(f"warning: cannot write the diff to {name}: {exc.strerror}", err=True)
 
 
 def main(argv: list[str] | None = None) -> None:
