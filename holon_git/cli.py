@@ -21,7 +21,7 @@ class _DefaultToApply(click.Group):
     """`holon-apply PATCH` means `holon-apply apply PATCH`; other words name subcommands."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if not args or args[0] not in self.commands:
+        if not args or (args[0] not in self.commands and args[0] != "--version"):
             args = ["apply", *args]
         return super().parse_args(ctx, args)
 

@@ -134,7 +134,8 @@ def _plan_delete(fp: FilePatch, read: Reader) -> FileChange:
     current = split_lines(existing.content)
     change = _change(fp, existing, None, None)
     for level, key in enumerate(KEYS):
-        if len(old) == len(current) and all(key(a) == key(b) for a, b in zip(old, current)):
+        same_length = len(old) == len(current)
+        if same_length and all(key(a) == key(b) for a, b in zip(old, current, strict=True)):
             if level:
                 change.diagnostics.append(Diagnostic(
                     "tolerance", f"deletion body matched the file with {LEVELS[level]} "
@@ -221,7 +222,8 @@ class _HunkApplier:
             tolerances.append("blank_context_line")
         size = len(old)
         at_end_now = start + size == len(running.current)
-        had_newline = bool(running.current) and running.current[-1].endswith(b"\n")
+        # an empty file does not "lack" a final newline: only a last line can
+        had_newline = not running.current or running.current[-1].endswith(b"\n")
         final_newline = had_newline
         if hunk.old_no_newline != hunk.new_no_newline:
             final_newline = hunk.old_no_newline
@@ -249,10 +251,13 @@ class _HunkApplier:
         new = [line.text for line in lines if line.kind != REMOVE]
         at_end = hunk.old_no_newline or hunk.new_no_newline
         if new and new != old and self.running.search(new, at_end).candidates:
-            message = ("the hunk's new lines are already in the file and its old lines are not"
-                       if not self.reverse else
-                       "the file already has the hunk's old lines: the patch is not applied")
-            return PatchError("already_applied", message)
+            if self.reverse:
+                return PatchError("already_applied", "the file has the hunk's old lines, not its "
+                                  "new ones: the patch is not applied, so there is nothing to "
+                                  "reverse", hint="check that this patch was applied to this "
+                                  "file before reversing it")
+            return PatchError("already_applied", "the hunk's new lines are already in the file "
+                              "and its old lines are not")
         details = near_miss(self.running.current, old, hint)
         diff = details.get("first_difference")
         message = "the hunk's old lines were not found"

@@ -312,7 +312,7 @@ class UnifiedParser:
             ren_from = self._clean(header.rename_from, rename_count)
             ren_to = self._clean(header.rename_to, rename_count)
         except PatchError as err:
-            raise err.located(patch_line=line_no)
+            raise err.located(patch_line=line_no) from None
         has_body_header = header.old is not None
         if (header.rename_from is None) != (header.rename_to is None):
             raise PatchError("missing_file_header", "'rename from' and 'rename to' must come "
@@ -438,6 +438,8 @@ class UnifiedParser:
                 continue
             if kind not in (CONTEXT, REMOVE, ADD):
                 break
+            if line.rstrip(b"\r\n") == b"-- " and self._is_mail_signature(hunk, old, new):
+                break
             if kind == REMOVE and self._is_traditional_header(self.pos) and (
                 self._counts_met(hunk, old, new)
                 or (self._line(self.pos + 2) or b"").startswith(b"@@")
@@ -456,6 +458,14 @@ class UnifiedParser:
             raise self._error("malformed_hunk", "hunk has no body lines", self.pos,
                               fp.path, len(fp.hunks) + 1)
         return self._after_hunk(hunk, fp, old, new)
+
+    def _is_mail_signature(self, hunk: Hunk, old: int, new: int) -> bool:
+        """git format-patch ends a mail with '-- ' and the git version: not a removed line
+        when the hunk's counts are already met and no hunk line follows it."""
+        following = self._line(self.pos + 1)
+        return self._counts_met(hunk, old, new) and (
+            following is None or following[:1] not in (b" ", b"-", b"+", b"\\")
+        )
 
     def _take_blanks(self, hunk: Hunk, blanks: list[bytes], old: int, new: int) -> tuple[int, int]:
         for blank in blanks:
