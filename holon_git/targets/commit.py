@@ -265,11 +265,10 @@ class BranchUpdate:
         reflog = f"holon-apply{initial}: {subject}"
         try:
             _set_target(txn, self.tip.ref, commit_id, self.ids.committer, reflog)
-            txn.commit()
+            txn.__exit__(None, None, None)  # the context-manager exit commits, then frees
         except pygit2.GitError as exc:
-            txn.__exit__(type(exc), exc, None)
+            txn.__exit__(type(exc), exc, None)  # frees (and so unlocks) without committing
             raise git_error(exc, f"updating {self.tip.ref}") from exc
-        txn.__exit__(None, None, None)  # frees the transaction (already committed)
 
     def abort(self, exc: BaseException | None = None) -> None:
         txn, self._txn = self._txn, None

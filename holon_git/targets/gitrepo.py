@@ -139,17 +139,18 @@ def open_repository(start: str) -> GitRepo:
     if location.git_dir is None:
         raise PatchError("not_a_repository", f"{os.path.abspath(start)} is not in a git "
                          "repository")
+    explicit_tree = os.environ.get("GIT_WORK_TREE")
     try:
         with _git_config_environment():
             repo = pygit2.Repository(location.git_dir, RepositoryOpenFlag.NO_SEARCH)
-            if location.work_tree is not None and not repo.is_bare:
+            if location.work_tree is not None and (explicit_tree or not repo.is_bare):
                 current = os.path.realpath(repo.workdir) if repo.workdir else None
                 if current != os.path.realpath(location.work_tree):
                     repo.workdir = location.work_tree
             repo.config  # noqa: B018 -- load the configuration under the search paths above
     except pygit2.GitError as exc:
         raise PatchError("not_a_repository", f"cannot open {location.git_dir}: {exc}") from exc
-    work_tree = None if repo.is_bare else location.work_tree
+    work_tree = location.work_tree if repo.workdir else None
     index_env = os.environ.get("GIT_INDEX_FILE")
     index_path = os.path.abspath(index_env) if index_env else os.path.join(repo.path, "index")
     return GitRepo(repo, os.path.abspath(repo.path), work_tree, index_path)

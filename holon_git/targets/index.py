@@ -127,7 +127,7 @@ class IndexTarget:
 
     def diff_sides(self, plan: Plan) -> list[Side]:
         sides = []
-        for change, side in zip(plan.changes, plan_sides(plan)):
+        for change, side in zip(plan.changes, plan_sides(plan), strict=True):
             old = self.old_blob(change)
             new = self.blob_content(change) if change.after is not None else None
             sides.append(replace(side, old=old[0] if old else None, new=new,
