@@ -406,3 +406,17 @@ def test_reverse_swaps_sides():
     assert hunk.old_lines == [b"one\n", b"TWO\n", b"three\n", b"four\n"]
     add = parse_patch("--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+a\n").reversed().files[0]
     assert add.kind is FileKind.DELETE and add.old_path == "n" and add.new_path is None
+
+
+def test_git_header_followed_directly_by_hunks():
+    fp = parse_patch("diff --git a/x.py b/x.py\n@@ -1 +1 @@\n-a\n+b\n").files[0]
+    assert fp.kind is FileKind.MODIFY and fp.path == "x.py" and len(fp.hunks) == 1
+    assert [d.code for d in fp.diagnostics] == ["missing_file_lines"]
+    # different paths would need a rename: still refused
+    text = "diff --git a/x.py b/y.py\n@@ -1 +1 @@\n-a\n+b\n"
+    assert parse_error(text).code == "missing_file_header"
+
+
+def test_hunk_header_with_extra_spaces():
+    hunk = parse_patch("--- a/f\n+++ b/f\n@@  -3,2  +3,2  @@\n a\n-b\n+c\n").files[0].hunks[0]
+    assert (hunk.old_start, hunk.old_count, hunk.new_start, hunk.new_count) == (3, 2, 3, 2)

@@ -26,7 +26,9 @@ from .checks import check_duplicates
 from .text import Lines, header_text
 
 DEV_NULL = "/dev/null"
-_HUNK = re.compile(rb"^@@ -(\d{1,18})(?:,(\d{1,18}))? \+(\d{1,18})(?:,(\d{1,18}))? @@(.*)$")
+_HUNK = re.compile(
+    rb"^@@[ \t]+-(\d{1,18})(?:,(\d{1,18}))?[ \t]+\+(\d{1,18})(?:,(\d{1,18}))?[ \t]*@@(.*)$"
+)
 _BARE_HUNK = re.compile(rb"^@@(?: @@)?[ \t]*$")
 # Old/new prefix pairs git writes: a/ b/ by default, the others with diff.mnemonicPrefix.
 _PREFIX_PAIRS = {("a", "b"), ("c", "w"), ("i", "w"), ("c", "i"), ("o", "w"), ("w", "i")}
@@ -314,6 +316,7 @@ class UnifiedParser:
         except PatchError as err:
             raise err.located(patch_line=line_no) from None
         has_body_header = header.old is not None
+        notes: list[Diagnostic] = []
         if (header.rename_from is None) != (header.rename_to is None):
             raise PatchError("missing_file_header", "'rename from' and 'rename to' must come "
                              "together", patch_line=line_no)
@@ -333,10 +336,16 @@ class UnifiedParser:
                 raise PatchError("missing_file_header", "expected '---' and '+++' lines",
                                  patch_line=line_no)
             old, new = git_old, git_new
+            hunks_follow = header_text(self._line(self.pos) or b"").startswith(b"@@")
             if header.new_file:
                 kind, old = FileKind.ADD, None
             elif header.deleted_file:
                 kind, new = FileKind.DELETE, None
+            elif hunks_follow and git_old is not None and git_old == git_new:
+                kind = FileKind.MODIFY
+                notes.append(Diagnostic(
+                    "missing_file_lines", "'diff --git' was followed by hunks without '---'/"
+                    "'+++' lines; the 'diff --git' path was used", line_no))
             elif header.mode_change:
                 raise PatchError("unsupported_git_patch_feature",
                                  "a mode change without content changes is not supported",
@@ -366,7 +375,7 @@ class UnifiedParser:
                 raise PatchError("file_path_mismatch",
                                  f"'diff --git' names {git_new!r} but '---'/'+++' name {named!r}",
                                  patch_line=line_no, path=named)
-        return FilePatch(kind, old, new, [], header.metadata, line_no)
+        return FilePatch(kind, old, new, [], header.metadata, line_no, notes)
 
     def _validate(self, fp: FilePatch, header: _Header) -> None:
         if not fp.hunks:
