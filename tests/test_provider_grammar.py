@@ -9,6 +9,7 @@ pins the difference (documented in docs/providers.md, "Grammar and parser").
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -126,7 +127,9 @@ INVALID = {
     "mode_only": "diff --git a/t.sh b/t.sh\nold mode 100644\nnew mode 100755\n",
     "git_header_alone": "diff --git a/x b/x\n",
     "rename_from_without_to": "diff --git a/o b/n\nrename from o\n",
-    "combined_diff": "diff --cc f\nindex 1,2..3\n--- a/f\n+++ b/f\n@@@ -1,1 -1,1 +1,1 @@@\n- a\n +b\n",
+    "combined_diff": (
+        "diff --cc f\nindex 1,2..3\n--- a/f\n+++ b/f\n@@@ -1,1 -1,1 +1,1 @@@\n- a\n +b\n"
+    ),
     "stray_text_in_hunk": "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n(then)\n-b\n+c\n",
 }
 
@@ -143,11 +146,13 @@ PERMISSIVE = {
         "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n\\ Kein Zeilenumbruch am Dateiende.\n+b\n"
     ),
     "text_between_files": (
-        "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\nOnly in dir: y\n--- a/z\n+++ b/z\n@@ -1 +1 @@\n-c\n+d\n"
+        "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\nOnly in dir: y\n"
+        "--- a/z\n+++ b/z\n@@ -1 +1 @@\n-c\n+d\n"
     ),
     "old_git_rename_words": "diff --git a/o b/n\nrename old o\nrename new n\n",
     "other_regular_mode": (
-        "diff --git a/t b/t\nold mode 100664\nnew mode 100644\n--- a/t\n+++ b/t\n@@ -1 +1 @@\n-a\n+b\n"
+        "diff --git a/t b/t\nold mode 100664\nnew mode 100644\n"
+        "--- a/t\n+++ b/t\n@@ -1 +1 @@\n-a\n+b\n"
     ),
 }
 
@@ -258,7 +263,7 @@ def test_example_patch_is_valid_once_its_blank_context_lines_keep_their_space() 
 C_LOCALE = {"LC_ALL": "C", "LANG": "C"}
 
 
-def _scenarios() -> dict[str, tuple[dict[str, bytes], callable]]:
+def _scenarios() -> dict[str, tuple[dict[str, bytes], Callable[[Path], None]]]:
     def edit(**files: bytes):
         return lambda repo: write_files(repo, files)
 
@@ -292,7 +297,8 @@ def _scenarios() -> dict[str, tuple[dict[str, bytes], callable]]:
             "old.txt", "new.txt", lines.replace(b"line 20\n", b"line twenty\n"))),
         "remove_final_newline": ({"t": b"a\nb\n"}, edit(t=b"a\nc")),
         "add_final_newline": ({"t": b"a\nb"}, edit(t=b"a\nb\n")),
-        "crlf": ({"w.txt": b"one\r\ntwo\r\nthree\r\n"}, edit(**{"w.txt": b"one\r\n2\r\nthree\r\n"})),
+        "crlf": ({"w.txt": b"one\r\ntwo\r\nthree\r\n"}, edit(
+            **{"w.txt": b"one\r\n2\r\nthree\r\n"})),
         "sql_comments": ({"q.sql": b"-- a\nSELECT 1;\n++ x\n"}, edit(
             **{"q.sql": b"-- b\nSELECT 1;\n++ y\n"})),
         "mode_and_content": ({"run.sh": b"echo a\n"}, chmod_and_edit("run.sh", b"echo b\n")),
@@ -416,7 +422,8 @@ def _looks_like_header_pair(text: str) -> bool:
     """A removed '-- x' line followed by an added '++ y' line reads as a '---'/'+++' file header:
     unified diff itself is ambiguous there, and only the counts tell them apart."""
     lines = text.split("\n")
-    return any(a.startswith("--- ") and b.startswith("+++ ") for a, b in zip(lines, lines[1:]))
+    pairs = zip(lines, lines[1:], strict=False)
+    return any(a.startswith("--- ") and b.startswith("+++ ") for a, b in pairs)
 
 
 @given(_patch())

@@ -115,7 +115,8 @@ def test_prompt_example_is_valid_and_applies(tmp_path: Path) -> None:
     receipt = apply_patch(patch, repo)
     assert receipt.ok, receipt.error
     assert receipt.files[0].hunks[0].applied_line == 12
-    assert (repo / "src/app.py").read_text().endswith("    run(config, verbose=True)\n    return 0\n")
+    written = (repo / "src/app.py").read_text()
+    assert written.endswith("    run(config, verbose=True)\n    return 0\n")
 
 
 # -- shipped as package data ------------------------------------------------------------------

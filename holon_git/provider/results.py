@@ -56,7 +56,13 @@ def _tolerated(change: FileChange) -> list[str]:
 
 def _file_line(change: FileChange) -> str:
     name = change.path if change.action != "rename" else f"{change.old_path} -> {change.new_path}"
-    parts = [f"{change.action} {name}: {_plural(len(change.hunks), 'hunk')}{_where(change.hunks)}"]
+    counts = [f"+{change.added}" if change.added else "", f"-{change.removed}" if change.removed
+              else ""]
+    what = " ".join(c for c in counts if c) or (
+        "content unchanged" if change.action == "rename" else "empty file")
+    if change.hunks:
+        what += f", {_plural(len(change.hunks), 'hunk')}{_where(change.hunks)}"
+    parts = [f"{change.action} {name}: {what}"]
     tolerated = _tolerated(change)
     if tolerated:
         parts.append(f"tolerated: {', '.join(tolerated)}")
@@ -67,9 +73,8 @@ def _file_line(change: FileChange) -> str:
 
 def _success(receipt: Receipt) -> str:
     files = receipt.files
-    hunks = sum(len(change.hunks) for change in files)
     verb = "would apply (checked, nothing written)" if receipt.status == CHECKED else "applied"
-    lines = [f"ApplyPatch {verb}: {_plural(len(files), 'file')}, {_plural(hunks, 'hunk')}."]
+    lines = [f"ApplyPatch {verb}: {_plural(len(files), 'file')}."]
     lines.extend(_file_line(change) for change in files)
     if receipt.diagnostics:
         codes = dict.fromkeys(d.code for d in receipt.diagnostics)
