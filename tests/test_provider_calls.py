@@ -78,7 +78,7 @@ def test_context_not_found_shows_the_current_text(repo: Path, provider: str) -> 
     assert lines[1] == "error: context_not_found (src/greet.py, hunk 1, patch line 3)"
     assert lines[2].startswith("what: the hunk's old lines were not found; nearest match at line 9")
     assert "expected '    return \"Bye, \" + name'" in lines[2]
-    assert lines[3].startswith("fix: re-emit the hunk with its context and removed lines copied")
+    assert lines[3].startswith("fix: re-emit the hunk with context and removed lines copied")
     assert lines[4] == "current text of src/greet.py, lines 9-11 (number|text):"
     current = GREET.split("\n")
     assert lines[5:] == [f"{n}|{current[n - 1]}" for n in (9, 10, 11)]

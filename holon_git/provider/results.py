@@ -16,8 +16,8 @@ MAX_LINE_CHARS = 240
 
 # With the current text shown, the model need not re-read the file first.
 _REGION_HINTS = {
-    "context_not_found": "re-emit the hunk with its context and removed lines copied exactly "
-    "from the current text below (re-read the file if the change belongs elsewhere)",
+    "context_not_found": "re-emit the hunk with context and removed lines copied exactly from "
+    "the current text below (or re-read the file if the hunk belongs elsewhere)",
 }
 
 # Diagnostics that repeat a hunk tolerance already listed.
