@@ -271,3 +271,12 @@ def test_typical_failure_stays_cheap(repo: Path) -> None:
     """The figures in docs/providers.md: a refused 3-line hunk costs a few hundred characters."""
     text = handle_tool_call("anthropic", {"patch": STALE}, repo)
     assert len(text) < 700
+
+
+def test_invalid_tool_input_is_catalogued() -> None:
+    from holon_git.errors import HINTS
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "errors.md").read_text()
+    entry = doc.split("## `invalid_tool_input`", 1)[1].split("\n## ", 1)[0]
+    assert f"Hint: {HINTS['invalid_tool_input']}" in entry
+    assert "Example:" in entry
