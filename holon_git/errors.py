@@ -65,6 +65,8 @@ HINTS: dict[str, str] = {
     "git_error": "libgit2 refused the operation (an unsupported repository feature or a "
     "damaged repository); nothing was changed",
     "usage_error": "see 'git holon-apply -h'",
+    "invalid_tool_input": "call ApplyPatch with the unified diff as its input: the raw diff "
+    "text for a custom tool, {\"patch\": \"--- a/PATH\\n+++ b/PATH\\n@@ ...\"} for a JSON tool",
 }
 
 

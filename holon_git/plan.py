@@ -170,7 +170,7 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool) -> FileChange:
                 change.hunks.append(applier.apply(hunk, number))
             except PatchError as err:
                 raise err.located(hunk=number, patch_line=hunk.patch_line) from None
-        change.after = b"".join(running.current)
+        change.after = b"".join(running.lines())
         change.diagnostics.extend(applier.diagnostics)
     return change
 
@@ -196,7 +196,7 @@ class _HunkApplier:
         at_end = hunk.old_no_newline or hunk.new_no_newline
         tolerances: list[str] = []
         if not old:
-            if running.current:
+            if running.length:
                 raise PatchError("ambiguous_context", "the hunk has no context or removed "
                                  "lines, so nothing anchors it in a non-empty file",
                                  hint="add a few unchanged lines around the insertion as "
@@ -220,14 +220,17 @@ class _HunkApplier:
             tolerances.append(LEVELS[level])
         if hunk.blank_context_lines:
             tolerances.append("blank_context_line")
+        if hunk.unprefixed_context_lines:
+            tolerances.append("unprefixed_context_line")
         size = len(old)
-        at_end_now = start + size == len(running.current)
+        at_end_now = start + size == running.length
         # an empty file does not "lack" a final newline: only a last line can
-        had_newline = not running.current or running.current[-1].endswith(b"\n")
+        last = running.window(running.length - 1, 1)
+        had_newline = not last or last[0].endswith(b"\n")
         final_newline = had_newline
         if hunk.old_no_newline != hunk.new_no_newline:
             final_newline = hunk.old_no_newline
-        window = running.current[start : start + size]
+        window = running.window(start, size)
         new = new_window(
             window, lines,
             added_eol=self.eol if level else None,
@@ -258,7 +261,7 @@ class _HunkApplier:
                                   "file before reversing it")
             return PatchError("already_applied", "the hunk's new lines are already in the file "
                               "and its old lines are not")
-        details = near_miss(self.running.current, old, hint)
+        details = near_miss(self.running.lines(), old, hint)
         diff = details.get("first_difference")
         message = "the hunk's old lines were not found"
         if diff:
