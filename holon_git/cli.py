@@ -197,6 +197,8 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
         raise click.UsageError("-m/--message is for --commit or --ref")
     if author is not None and not (commit or ref is not None):
         raise click.UsageError("--author is for --commit or --ref")
+    if emit_diff == "-" and as_json:
+        raise click.UsageError("--emit-diff - and --json both write to stdout; give a file")
     target = "index" if cached else "both" if (to_index or commit) else "worktree"
     inputs = _read_inputs(patch_files)
     try:
