@@ -269,6 +269,29 @@ def test_ctrl_c_releases_the_lock_and_changes_nothing(repo: Path):
     assert everything(repo) == before
 
 
+def test_ctrl_c_at_the_commit_point_is_held_until_it_is_passed(repo: Path,
+                                                              monkeypatch: pytest.MonkeyPatch):
+    """A real SIGINT arriving while the branch and index are being switched is delivered only
+    after both are: the commit is complete, the index matches it, no lock is left."""
+    import signal
+
+    from holon_git.targets.lock import IndexLock
+
+    real_commit = IndexLock.commit
+
+    def commit_with_interrupt(self: IndexLock, new_index: str) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        real_commit(self, new_index)
+
+    monkeypatch.setattr(IndexLock, "commit", commit_with_interrupt)
+    parent = git(repo, "rev-parse", "HEAD").strip()
+    with pytest.raises(KeyboardInterrupt):
+        apply_patch(MIXED, repo, target="both", commit=True, message="m")
+    assert git(repo, "rev-parse", "HEAD~1").strip() == parent
+    assert git(repo, "status", "--porcelain") == ""
+    assert lock_files(repo) == []
+
+
 # -- environment ---------------------------------------------------------------------------------
 def test_git_index_file_is_honoured(repo: Path, monkeypatch: pytest.MonkeyPatch):
     alternate = repo.parent / "hook-index"

@@ -175,6 +175,8 @@ class IndexTarget:
                 self.lock.commit(self.scratch)
                 self.scratch = None
         except BaseException as exc:
+            if self.scratch is None:  # past the commit point: a Ctrl-C held over it
+                raise
             if branch_moved:
                 raise PatchError("io_error", f"committed {commit_id} but could not update the "
                                  f"index: {exc}", hint="run 'git reset' to make the index "
