@@ -319,3 +319,17 @@ def test_ctrl_c_before_the_branch_moves(tmp_path: Path):
     with pytest.raises(KeyboardInterrupt):
         apply_patch(MODIFY, bare, ref="main", message="m", on_ref_update=interrupt)
     assert everything(bare) == before and lock_files(bare) == []
+
+
+def test_commit_in_a_linked_worktree(repo: Path):
+    linked = repo.parent / "linked"
+    git(repo, "worktree", "add", "-q", str(linked), "-b", "side")
+    main_before = everything(repo)
+    receipt = applied(linked, MODIFY, commit=True, message="on side")
+    assert receipt.extra["ref"] == "refs/heads/side"
+    assert head(repo, "side") == receipt.extra["commit"]
+    assert git(linked, "status", "--porcelain") == ""
+    assert reflog(repo, "refs/heads/side")[-1].endswith("holon-apply: on side")
+    assert everything(repo)["files"] == main_before["files"]
+    assert everything(repo)["index"] == main_before["index"]
+    assert head(repo, "main") != head(repo, "side")
