@@ -153,10 +153,18 @@ def _summary(receipt: Any, verbose: bool) -> list[str]:
               default="auto", show_default=True, help="Patch format.")
 @click.option("--repo", "repo", type=click.Path(file_okay=False), default=".",
               help="Repository to apply to (default: the current directory's).")
+@click.option("--holon-output", "holon_output", type=click.Path(file_okay=False), default=None,
+              metavar="DIR", help="Apply a Holon run's output folder: DIR/diff.patch (or "
+              "patch.diff) if DIR/manifest.json reports success.")
+@click.option("--force", is_flag=True, help="With --holon-output: apply even if the run's "
+              "status is not success.")
+@click.option("--write-receipt", is_flag=True, help="With --holon-output: also write the "
+              "receipt to DIR/apply-receipt.json.")
 @click.option("-v", "--verbose", is_flag=True, help="Report every file and hunk placement.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
 def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat: bool,
                   force_apply: bool, reverse: bool, strip: int | None, fmt: str, repo: str,
+                  holon_output: str | None, force: bool, write_receipt: bool,
                   verbose: bool, quiet: bool) -> None:
     """Apply PATCH (a unified diff, or stdin) to the working tree: every file or none.
 
@@ -166,8 +174,15 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
     from .api import apply_patch
     from .receipt import REFUSED, Receipt
 
-    inputs = _read_inputs(patch_files)
+    run = None
     try:
+        if holon_output is not None:
+            run = _load_holon_output(holon_output, patch_files, force)
+            inputs = [(os.path.join(holon_output, run.patch_name), run.patch)]
+        else:
+            if force or write_receipt:
+                raise click.UsageError("--force and --write-receipt go with --holon-output")
+            inputs = _read_inputs(patch_files)
         patch = _parse_all(inputs, fmt, strip)
     except PatchError as err:
         receipt = Receipt(REFUSED, reverse=reverse, error=err)
@@ -177,6 +192,8 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
             if not (force_apply or check):
                 sys.exit(EXIT_OK)
         receipt = apply_patch(patch, repo, check=check, reverse=reverse)
+    if holon_output is not None:
+        _record_holon_output(holon_output, run, receipt, write_receipt)
     if as_json:
         click.echo(receipt.to_json())
     if receipt.error is not None:
@@ -185,6 +202,28 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
     if not as_json and not quiet:
         click.echo("\n".join(_summary(receipt, verbose)))
     sys.exit(EXIT_OK)
+
+
+def _load_holon_output(directory: str, patch_files: tuple[str, ...], force: bool) -> Any:
+    from .holon_output import load_run_output
+
+    if patch_files:
+        raise click.UsageError("--holon-output reads the patch from DIR; give no PATCH")
+    return load_run_output(directory, force=force)
+
+
+def _record_holon_output(directory: str, run: Any, receipt: Any, write: bool) -> None:
+    from .holon_output import write_receipt
+
+    if run is not None:
+        receipt.extra.update(run.receipt_fields())
+    if not write:
+        return
+    try:
+        write_receipt(directory, receipt.to_json())
+    except OSError as exc:
+        click.echo(f"warning: cannot write the receipt into {directory}: {exc.strerror}",
+                   err=True)
 
 
 _PROVIDER = click.option("--provider", type=click.Choice(["openai", "anthropic"]), required=True,
@@ -238,6 +277,80 @@ def tool_call_command(call_file: str, provider: str, repo: str, check: bool) -> 
     outcome = run_tool_call(provider, data, repo, check=check)
     click.echo(outcome.text)
     sys.exit(EXIT_OK if outcome.ok else EXIT_REFUSED)
+
+
+def _report_problems(problems: list[Any]) -> None:
+    for item in problems:
+        click.echo(str(item), err=True)
+    sys.exit(EXIT_REFUSED if problems else EXIT_OK)
+
+
+@cli.command("patch-check", context_settings=CONTEXT)
+@click.argument("files", metavar="[FILE]...", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("--apply-check", is_flag=True, help="Also require each patch to apply cleanly "
+              "to the index as it is about to be committed.")
+def patch_check_command(files: tuple[str, ...], apply_check: bool) -> None:
+    """Check patch files (default: the staged *.diff and *.patch files, as staged).
+
+    Each must parse as a V1 unified diff or a '*** Begin Patch' envelope. Prints one line per
+    problem, 'path:line: code: message (hint)', and exits 1 if there is any. Used by the
+    holon-patch-check pre-commit hook and the plain pre-commit hook.
+    """
+    from .hooks import check_patch_files, is_patch_file
+    from .targets.staged import read_staged, staged_changes, top_level
+
+    try:
+        if files:
+            inputs = _read_inputs(files)
+            repo = "."
+        else:
+            repo = top_level(".")
+            inputs = [(change.path, read_staged(repo, change.path))
+                      for change in staged_changes(repo)
+                      if change.status != "D" and is_patch_file(change.path)]
+        problems = check_patch_files(inputs, apply_check=apply_check, repo=repo)
+    except PatchError as err:
+        click.echo(_describe_error(err), err=True)
+        sys.exit(EXIT_REFUSED)
+    _report_problems(problems)
+
+
+@cli.command("protect-check", context_settings=CONTEXT)
+def protect_check_command() -> None:
+    """Refuse staged changes to protected paths (git config holon.protect, .holon/protect).
+
+    Prints one line per staged path the apply policy protects and exits 1 if there is any.
+    Used by the holon-protect pre-commit hook and the plain pre-commit hook.
+    """
+    from .hooks import protected_problems
+    from .targets.staged import protect_patterns, staged_changes, top_level
+
+    try:
+        repo = top_level(".")
+        problems = protected_problems([c.path for c in staged_changes(repo)],
+                                      protect_patterns(repo))
+    except PatchError as err:
+        click.echo(_describe_error(err), err=True)
+        sys.exit(EXIT_REFUSED)
+    _report_problems(problems)
+
+
+@cli.command("install-hooks", context_settings=CONTEXT)
+@click.argument("names", metavar="[HOOK]...", nargs=-1)
+@click.option("--force", is_flag=True, help="Replace an existing hook that is not holon-git's.")
+def install_hooks_command(names: tuple[str, ...], force: bool) -> None:
+    """Install holon-git's git hooks (pre-commit, pre-merge-commit; default: all) into this
+    repository's hooks directory (core.hooksPath honoured). An existing different hook is
+    left alone unless --force is given."""
+    from .targets.hookinstall import install_hooks
+
+    try:
+        done = install_hooks(".", names, force=force)
+    except PatchError as err:
+        click.echo(_describe_error(err), err=True)
+        sys.exit(EXIT_USAGE if err.code == "usage_error" else EXIT_REFUSED)
+    for item in done:
+        click.echo(f"{item.action}: {item.path}")
 
 
 def main(argv: list[str] | None = None) -> None:
