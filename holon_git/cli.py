@@ -138,7 +138,12 @@ def _summary(receipt: Any, verbose: bool) -> list[str]:
     return out
 
 
-@cli.command("apply", context_settings=CONTEXT)
+_APPLY_EPILOG = """\b
+Exit status: 0 applied (or would apply), 1 refused (nothing was changed), 2 usage error.
+Other commands: 'git holon-apply COMMAND -h'. Documentation: docs/cli.md, docs/errors.md."""
+
+
+@cli.command("apply", context_settings=CONTEXT, epilog=_APPLY_EPILOG)
 @click.argument("patch_files", metavar="[PATCH|-]...", nargs=-1, type=click.Path(dir_okay=False,
                 allow_dash=True))
 @click.option("--check", is_flag=True, help="Plan the patch and report; write nothing.")
@@ -290,9 +295,9 @@ def _report_problems(problems: list[Any]) -> None:
 @click.option("--apply-check", is_flag=True, help="Also require each patch to apply cleanly "
               "to the index as it is about to be committed.")
 def patch_check_command(files: tuple[str, ...], apply_check: bool) -> None:
-    """Check patch files (default: the staged *.diff and *.patch files, as staged).
+    """Check that patch files parse (and, with --apply-check, apply).
 
-    Each must parse as a V1 unified diff or a '*** Begin Patch' envelope. Prints one line per
+    FILE defaults to the staged *.diff and *.patch files, read as staged. Each must parse as a V1 unified diff or a '*** Begin Patch' envelope. Prints one line per
     problem, 'path:line: code: message (hint)', and exits 1 if there is any. Used by the
     holon-patch-check pre-commit hook and the plain pre-commit hook.
     """
@@ -317,9 +322,10 @@ def patch_check_command(files: tuple[str, ...], apply_check: bool) -> None:
 
 @cli.command("protect-check", context_settings=CONTEXT)
 def protect_check_command() -> None:
-    """Refuse staged changes to protected paths (git config holon.protect, .holon/protect).
+    """Refuse staged changes to protected paths.
 
-    Prints one line per staged path the apply policy protects and exits 1 if there is any.
+    The patterns are the apply policy's: git config holon.protect and the .holon/protect
+    file as committed at HEAD; the policy file itself is always protected. Prints one line per staged path the apply policy protects and exits 1 if there is any.
     Used by the holon-protect pre-commit hook and the plain pre-commit hook.
     """
     from .hooks import protected_problems
@@ -339,9 +345,12 @@ def protect_check_command() -> None:
 @click.argument("names", metavar="[HOOK]...", nargs=-1)
 @click.option("--force", is_flag=True, help="Replace an existing hook that is not holon-git's.")
 def install_hooks_command(names: tuple[str, ...], force: bool) -> None:
-    """Install holon-git's git hooks (pre-commit, pre-merge-commit; default: all) into this
-    repository's hooks directory (core.hooksPath honoured). An existing different hook is
-    left alone unless --force is given."""
+    """Install holon-git's plain git hooks into this repository.
+
+    HOOK is pre-commit or pre-merge-commit (default: both). They go into the repository's
+    hooks directory (core.hooksPath honoured) and run patch-check and protect-check. An
+    existing hook that is not holon-git's is left alone unless --force is given.
+    """
     from .targets.hookinstall import install_hooks
 
     try:
