@@ -297,8 +297,9 @@ def _report_problems(problems: list[Any]) -> None:
 def patch_check_command(files: tuple[str, ...], apply_check: bool) -> None:
     """Check that patch files parse (and, with --apply-check, apply).
 
-    FILE defaults to the staged *.diff and *.patch files, read as staged. Each must parse as a V1 unified diff or a '*** Begin Patch' envelope. Prints one line per
-    problem, 'path:line: code: message (hint)', and exits 1 if there is any. Used by the
+    FILE defaults to the staged *.diff and *.patch files, read as staged. Each must parse
+    as a V1 unified diff or a '*** Begin Patch' envelope. Prints one line per problem,
+    'path:line: code: message (hint)', and exits 1 if there is any. Used by the
     holon-patch-check pre-commit hook and the plain pre-commit hook.
     """
     from .hooks import check_patch_files, is_patch_file
@@ -325,7 +326,8 @@ def protect_check_command() -> None:
     """Refuse staged changes to protected paths.
 
     The patterns are the apply policy's: git config holon.protect and the .holon/protect
-    file as committed at HEAD; the policy file itself is always protected. Prints one line per staged path the apply policy protects and exits 1 if there is any.
+    file as committed at HEAD; the policy file itself is always protected. Prints one line
+    per staged path the apply policy protects and exits 1 if there is any.
     Used by the holon-protect pre-commit hook and the plain pre-commit hook.
     """
     from .hooks import protected_problems

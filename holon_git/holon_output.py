@@ -105,7 +105,7 @@ def commit_message(summary: bytes, path: str = SUMMARY) -> str:
     if not lines:
         raise PatchError("holon_output_invalid", f"{path} is empty: no subject line",
                          path=path)
-    subject = re.sub(r"^#{1,6}\s+", "", lines[0].strip()).strip()
+    subject = re.sub(r"^#{1,6}(\s+|$)", "", lines[0].strip()).strip()
     if not subject:
         raise PatchError("holon_output_invalid", f"{path} has an empty heading as its first "
                          "line: no subject", path=path)

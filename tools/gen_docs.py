@@ -1,6 +1,6 @@
 """Generate the files that are built from the code, so they cannot drift from it:
 
-- man/git-holon-apply.1: the man page `git help holon-apply` shows, from the same click
+- man/man1/git-holon-apply.1: the man page `git help holon-apply` shows, from the same click
   commands, docstrings and option help that `git holon-apply -h` prints;
 - hooks/*: the plain git hook scripts, from holon_git.githooks.
 
@@ -22,7 +22,7 @@ from holon_git import __version__  # noqa: E402
 from holon_git.cli import cli  # noqa: E402
 from holon_git.githooks import HOOKS  # noqa: E402
 
-MAN_PAGE = ROOT / "man" / "git-holon-apply.1"
+MAN_PAGE = ROOT / "man" / "man1" / "git-holon-apply.1"
 PROG = "git holon-apply"
 
 
