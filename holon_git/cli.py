@@ -132,6 +132,8 @@ def _summary(receipt: Any, verbose: bool) -> list[str]:
                            f"{offset}{extra}")
         if verbose and change.ignored_metadata:
             out.append(f"    ignored metadata: {'; '.join(change.ignored_metadata)}")
+    if receipt.extra.get("commit"):
+        out.append(f"Committed {receipt.extra['commit'][:12]} on {receipt.extra['ref']}.")
     if verbose:
         out.extend(f"  note: {d.message}" for d in receipt.diagnostics)
         out.extend(f"  note: {d.message}" for f in files for d in f.diagnostics)
@@ -158,6 +160,24 @@ Other commands: 'git holon-apply COMMAND -h'. Documentation: docs/cli.md, docs/e
               default="auto", show_default=True, help="Patch format.")
 @click.option("--repo", "repo", type=click.Path(file_okay=False), default=".",
               help="Repository to apply to (default: the current directory's).")
+@click.option("--cached", is_flag=True, help="Apply to the index only (blobs in, blobs out); "
+              "leave the working tree alone.")
+@click.option("--index", "to_index", is_flag=True, help="Apply to the working tree and the "
+              "index together; refuse paths where the two differ.")
+@click.option("--commit", is_flag=True, help="Also commit on the current branch (implies "
+              "--index unless --cached is given).")
+@click.option("-m", "--message", default=None, help="Commit message for --commit/--ref.")
+@click.option("--author", default=None, metavar="'NAME <EMAIL>'", help="Commit author.")
+@click.option("--ref", default=None, metavar="BRANCH", help="Apply to BRANCH's tree in the "
+              "object database and advance it with a commit; no working tree or index is "
+              "touched (works in bare repositories).")
+@click.option("--include", multiple=True, metavar="PATTERN", help="Apply only file patches "
+              "whose path matches PATTERN (gitignore-style; repeatable).")
+@click.option("--exclude", multiple=True, metavar="PATTERN", help="Skip file patches whose "
+              "path matches PATTERN (gitignore-style; repeatable).")
+@click.option("--emit-diff", "emit_diff", default=None, metavar="FILE",
+              type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write the canonical git diff of what was applied to FILE ('-': stdout).")
 @click.option("--holon-output", "holon_output", type=click.Path(file_okay=False), default=None,
               metavar="DIR", help="Apply a Holon run's output folder: DIR/diff.patch (or "
               "patch.diff) if DIR/manifest.json reports success.")
@@ -169,8 +189,10 @@ Other commands: 'git holon-apply COMMAND -h'. Documentation: docs/cli.md, docs/e
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
 def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat: bool,
                   force_apply: bool, reverse: bool, strip: int | None, fmt: str, repo: str,
-                  holon_output: str | None, force: bool, write_receipt: bool,
-                  verbose: bool, quiet: bool) -> None:
+                  cached: bool, to_index: bool, commit: bool, message: str | None,
+                  author: str | None, ref: str | None, include: tuple[str, ...],
+                  exclude: tuple[str, ...], emit_diff: str | None, holon_output: str | None,
+                  force: bool, write_receipt: bool, verbose: bool, quiet: bool) -> None:
     """Apply PATCH (a unified diff, or stdin) to the working tree: every file or none.
 
     Hunks are placed by their context lines; line numbers are hints. A patch that cannot be
@@ -179,42 +201,62 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
     from .api import apply_patch
     from .receipt import REFUSED, Receipt
 
+    if ref is not None and (cached or to_index):
+        raise click.UsageError("--ref works in the object database only; drop --cached/--index")
+    wants_commit = commit or ref is not None
+    has_message = bool((message or "").strip())
+    if wants_commit and not has_message and holon_output is None:
+        raise click.UsageError("--commit and --ref need a commit message (-m/--message, or "
+                               "--holon-output DIR with DIR/summary.md)")
+    if message is not None and not wants_commit:
+        raise click.UsageError("-m/--message is for --commit or --ref")
+    if author is not None and not wants_commit:
+        raise click.UsageError("--author is for --commit or --ref")
+    target = "index" if cached else "both" if (to_index or commit) else "worktree"
     run = None
     try:
         if holon_output is not None:
-            run = _load_holon_output(holon_output, patch_files, force)
+            run = _load_holon_output(holon_output, patch_files, force,
+                                     commit=wants_commit and not has_message)
             inputs = [(os.path.join(holon_output, run.patch_name), run.patch)]
+            message = run.message or message
         else:
             if force or write_receipt:
                 raise click.UsageError("--force and --write-receipt go with --holon-output")
             inputs = _read_inputs(patch_files)
         patch = _parse_all(inputs, fmt, strip)
     except PatchError as err:
-        receipt = Receipt(REFUSED, reverse=reverse, error=err)
+        receipt = Receipt(REFUSED, target=target, reverse=reverse, error=err)
     else:
         if stat:
             click.echo("\n".join(_stat_lines(patch.files)))
             if not (force_apply or check):
                 sys.exit(EXIT_OK)
-        receipt = apply_patch(patch, repo, check=check, reverse=reverse)
+        receipt = apply_patch(patch, repo, check=check, reverse=reverse, target=target,
+                              commit=commit, message=message, author=author, ref=ref,
+                              include=include, exclude=exclude,
+                              emit_diff=emit_diff is not None)
     if holon_output is not None:
         _record_holon_output(holon_output, run, receipt, write_receipt)
+    if receipt.diff is not None and emit_diff is not None:
+        _write_diff(emit_diff, receipt.diff)
     if as_json:
         click.echo(receipt.to_json())
     if receipt.error is not None:
         click.echo(_describe_error(receipt.error), err=True)
-        sys.exit(EXIT_REFUSED)
-    if not as_json and not quiet:
+        sys.exit(EXIT_USAGE if receipt.error.code == "usage_error" else EXIT_REFUSED)
+    if not as_json and not quiet and emit_diff != "-":
         click.echo("\n".join(_summary(receipt, verbose)))
     sys.exit(EXIT_OK)
 
 
-def _load_holon_output(directory: str, patch_files: tuple[str, ...], force: bool) -> Any:
+def _load_holon_output(directory: str, patch_files: tuple[str, ...], force: bool,
+                       commit: bool) -> Any:
     from .holon_output import load_run_output
 
     if patch_files:
         raise click.UsageError("--holon-output reads the patch from DIR; give no PATCH")
-    return load_run_output(directory, force=force)
+    return load_run_output(directory, force=force, commit=commit)
 
 
 def _record_holon_output(directory: str, run: Any, receipt: Any, write: bool) -> None:
@@ -229,6 +271,18 @@ def _record_holon_output(directory: str, run: Any, receipt: Any, write: bool) ->
     except OSError as exc:
         click.echo(f"warning: cannot write the receipt into {directory}: {exc.strerror}",
                    err=True)
+
+
+def _write_diff(name: str, diff: bytes) -> None:
+    if name == "-":
+        sys.stdout.buffer.write(diff)
+        sys.stdout.buffer.flush()
+        return
+    try:
+        with open(name, "wb") as fh:
+            fh.write(diff)
+    except OSError as exc:
+        click.echo(f"warning: cannot write the diff to {name}: {exc.strerror}", err=True)
 
 
 _PROVIDER = click.option("--provider", type=click.Choice(["openai", "anthropic"]), required=True,

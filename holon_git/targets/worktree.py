@@ -50,11 +50,22 @@ class WorktreeTarget:
         mode = EXECUTABLE if st.st_mode & stat.S_IXUSR else REGULAR
         return SourceFile(content, mode, identity(st))
 
+    def protected_patterns(self) -> list[str]:
+        from .protect import worktree_patterns
+
+        return worktree_patterns(self.root)
+
     # -- writing -----------------------------------------------------------------------------
     def write(self, plan: Plan) -> dict[str, object]:
+        self.write_changes(plan.changes)
+        return {}
+
+    def write_changes(self, changes: list[FileChange]) -> _Transaction:
+        """Write all of ``changes`` or none; the returned transaction can still undo them
+        (the index target does, if its commit point fails)."""
         txn = _Transaction(self.tree)
         try:
-            txn.run(plan.changes)
+            txn.run(changes)
         except BaseException as exc:
             problems = txn.rollback()
             if isinstance(exc, OSError):
@@ -63,7 +74,7 @@ class WorktreeTarget:
                     path=txn.current, details={"rollback_problems": problems} if problems else {},
                 ) from exc
             raise
-        return {}
+        return txn
 
 
 class _Transaction:
