@@ -219,8 +219,9 @@ def test_installed_man_page_is_found_by_git_help(tmp_path: Path):
     subprocess.run([*pip, "wheel", "--no-deps", "-w", str(wheels), str(ROOT)], check=True,
                    capture_output=True)
     wheel, = wheels.glob("*.whl")
-    subprocess.run([*pip, "install", "--no-deps", "--prefix", str(prefix), str(wheel)],
-                   check=True, capture_output=True)
+    # --ignore-installed: without it pip would uninstall the running (editable) holon-git
+    subprocess.run([*pip, "install", "--no-deps", "--ignore-installed", "--prefix", str(prefix),
+                    str(wheel)], check=True, capture_output=True)
     page = prefix / "share" / "man" / "man1" / "git-holon-apply.1"
     assert page.read_bytes() == (ROOT / "man" / "man1" / "git-holon-apply.1").read_bytes()
     env = git_env({"MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "100"})
