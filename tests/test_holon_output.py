@@ -182,3 +182,36 @@ def test_commit_message_refuses_no_subject_or_not_utf8(summary: bytes):
     with pytest.raises(PatchError) as info:
         commit_message(summary)
     assert info.value.code == "holon_output_invalid"
+
+
+def test_commit_takes_subject_and_body_from_summary(repo: Path, tmp_path: Path):
+    from repos.builders import git
+
+    out = make_output(tmp_path / "out", {"status": "Success"},
+                      summary="# Capitalise three\n\nThe run fixed the third line.\n")
+    head = git(repo, "rev-parse", "HEAD")
+    done = run(repo, "--holon-output", str(out), "--commit", "--write-receipt")
+    assert done.returncode == 0, done.stderr
+    assert git(repo, "log", "-1", "--format=%B") == ("Capitalise three\n\nThe run fixed the "
+                                                     "third line.\n\n")
+    assert git(repo, "rev-parse", "HEAD^") == head
+    assert git(repo, "status", "--porcelain") == ""
+    receipt = json.loads((out / "apply-receipt.json").read_text())
+    assert receipt["commit"] == git(repo, "rev-parse", "HEAD").strip()
+
+
+def test_commit_message_option_overrides_summary(repo: Path, tmp_path: Path):
+    from repos.builders import git
+
+    out = make_output(tmp_path / "out", {"status": "Success"})  # no summary.md needed with -m
+    done = run(repo, "--holon-output", str(out), "--commit", "-m", "Explicit")
+    assert done.returncode == 0, done.stderr
+    assert git(repo, "log", "-1", "--format=%s") == "Explicit\n"
+
+
+def test_commit_without_summary_or_with_bad_summary_is_refused(repo: Path, tmp_path: Path):
+    out = make_output(tmp_path / "out", {"status": "Success"})
+    done = refused_with(repo, "holon_output_missing", "--holon-output", str(out), "--commit")
+    assert "summary.md" in done.stderr
+    (out / "summary.md").write_text("\n\n")
+    refused_with(repo, "holon_output_invalid", "--holon-output", str(out), "--commit")

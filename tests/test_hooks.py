@@ -226,3 +226,92 @@ def test_hook_says_so_when_holon_git_is_not_on_path(repo: Path):
                           text=True, env=env)
     assert done.returncode != 0
     assert "git-holon-apply is not on PATH" in done.stderr
+
+
+# protect-check
+
+def test_protect_check_refuses_staged_changes_to_protected_paths(repo: Path):
+    git(repo, "config", "--add", "holon.protect", "ci/")
+    git(repo, "config", "--add", "holon.protect", "*.lock")
+    (repo / "ci").mkdir()
+    (repo / "ci" / "run.sh").write_text("make\n")
+    (repo / "deps.lock").write_text("x\n")
+    (repo / "f.txt").write_text("changed\n")
+    git(repo, "add", "-A")
+    state = git_state(repo)
+    done = run(repo, "protect-check")
+    assert done.returncode == 1
+    lines = done.stderr.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["ci/run.sh", "deps.lock"]
+    assert all(": protected_path: " in line and "--no-verify" in line for line in lines)
+    assert git_state(repo) == state
+    git(repo, "reset", "-q", "ci/run.sh", "deps.lock")
+    assert run(repo, "protect-check").returncode == 0
+
+
+def test_protect_check_reads_the_committed_policy_file_and_protects_it(repo: Path):
+    (repo / ".holon").mkdir()
+    (repo / ".holon" / "protect").write_text("# secrets\nsecret/\n")
+    git(repo, "add", "-A")
+    done = run(repo, "protect-check")  # the policy file itself is always protected
+    assert done.returncode == 1 and done.stderr.startswith(".holon/protect: protected_path: ")
+    git(repo, "commit", "-q", "--no-verify", "-m", "policy")
+    (repo / "secret").mkdir()
+    (repo / "secret" / "key").write_text("k\n")
+    git(repo, "add", "-A")
+    assert run(repo, "protect-check").stderr.startswith("secret/key: protected_path: ")
+    git(repo, "reset", "-q")
+    git(repo, "rm", "-q", "f.txt")  # deletions count too
+    git(repo, "config", "holon.protect", "f.txt")
+    assert run(repo, "protect-check").stderr.startswith("f.txt: protected_path: ")
+
+
+def test_pre_commit_hook_refuses_protected_path_and_renames(repo: Path):
+    assert run(repo, "install-hooks").returncode == 0
+    git(repo, "config", "holon.protect", "f.txt")
+    git(repo, "mv", "f.txt", "g.txt")  # a rename touches both names
+    head = git(repo, "rev-parse", "HEAD")
+    done = commit(repo)
+    assert done.returncode != 0 and "f.txt: protected_path: " in done.stderr
+    assert git(repo, "rev-parse", "HEAD") == head
+
+
+# --apply-check
+
+def test_apply_check_uses_the_index_not_the_working_tree(repo: Path):
+    (repo / "p.diff").write_text(GOOD)
+    git(repo, "add", "p.diff")
+    assert run(repo, "patch-check", "--apply-check").returncode == 0
+    (repo / "f.txt").write_text("a\nq\n")  # the working tree no longer matches the patch...
+    assert run(repo, "patch-check", "--apply-check").returncode == 0  # ...the index does
+    git(repo, "add", "f.txt")
+    done = run(repo, "patch-check", "--apply-check")
+    assert done.returncode == 1
+    assert done.stderr.startswith("p.diff:3: context_not_found: hunk 1 of f.txt: ")
+    assert run(repo, "patch-check").returncode == 0  # parsing alone is still fine
+
+
+def test_apply_check_honours_git_index_file(repo: Path, tmp_path: Path):
+    (repo / "p.diff").write_text(GOOD)
+    git(repo, "add", "p.diff")
+    other = tmp_path / "other-index"
+    env = git_env({"GIT_INDEX_FILE": str(other)})
+    subprocess.run(["git", "read-tree", "HEAD"], cwd=repo, env=env, check=True)
+    blob = git(repo, "hash-object", "-w", "--stdin", input=b"a\nq\n").strip()
+    subprocess.run(["git", "update-index", "--cacheinfo", f"100644,{blob},f.txt"], cwd=repo,
+                   env=env, check=True)
+    assert run(repo, "patch-check", "--apply-check", "p.diff").returncode == 0
+    done = run(repo, "patch-check", "--apply-check", "p.diff", env=env)
+    assert done.returncode == 1 and "context_not_found" in done.stderr
+
+
+def test_plain_hook_apply_check_via_config(repo: Path):
+    assert run(repo, "install-hooks", "pre-commit").returncode == 0
+    (repo / "p.diff").write_text(GOOD.replace("-b", "-q").replace(" a", " a"))
+    git(repo, "add", "p.diff")
+    assert commit(repo).returncode == 0  # parses: enough without holon.applyCheck
+    git(repo, "config", "holon.applyCheck", "true")
+    (repo / "p2.diff").write_text(GOOD.replace("-b", "-q"))
+    git(repo, "add", "p2.diff")
+    done = commit(repo)
+    assert done.returncode != 0 and "p2.diff:3: context_not_found" in done.stderr
