@@ -140,7 +140,12 @@ def _summary(receipt: Any, verbose: bool) -> list[str]:
     return out
 
 
-@cli.command("apply", context_settings=CONTEXT)
+_APPLY_EPILOG = """\b
+Exit status: 0 applied (or would apply), 1 refused (nothing was changed), 2 usage error.
+Other commands: 'git holon-apply COMMAND -h'. Documentation: docs/cli.md, docs/errors.md."""
+
+
+@cli.command("apply", context_settings=CONTEXT, epilog=_APPLY_EPILOG)
 @click.argument("patch_files", metavar="[PATCH|-]...", nargs=-1, type=click.Path(dir_okay=False,
                 allow_dash=True))
 @click.option("--check", is_flag=True, help="Plan the patch and report; write nothing.")
@@ -173,14 +178,21 @@ def _summary(receipt: Any, verbose: bool) -> list[str]:
 @click.option("--emit-diff", "emit_diff", default=None, metavar="FILE",
               type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the canonical git diff of what was applied to FILE ('-': stdout).")
+@click.option("--holon-output", "holon_output", type=click.Path(file_okay=False), default=None,
+              metavar="DIR", help="Apply a Holon run's output folder: DIR/diff.patch (or "
+              "patch.diff) if DIR/manifest.json reports success.")
+@click.option("--force", is_flag=True, help="With --holon-output: apply even if the run's "
+              "status is not success.")
+@click.option("--write-receipt", is_flag=True, help="With --holon-output: also write the "
+              "receipt to DIR/apply-receipt.json.")
 @click.option("-v", "--verbose", is_flag=True, help="Report every file and hunk placement.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
 def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat: bool,
                   force_apply: bool, reverse: bool, strip: int | None, fmt: str, repo: str,
                   cached: bool, to_index: bool, commit: bool, message: str | None,
                   author: str | None, ref: str | None, include: tuple[str, ...],
-                  exclude: tuple[str, ...], emit_diff: str | None, verbose: bool,
-                  quiet: bool) -> None:
+                  exclude: tuple[str, ...], emit_diff: str | None, holon_output: str | None,
+                  force: bool, write_receipt: bool, verbose: bool, quiet: bool) -> None:
     """Apply PATCH (a unified diff, or stdin) to the working tree: every file or none.
 
     Hunks are placed by their context lines; line numbers are hints. A patch that cannot be
@@ -191,17 +203,29 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
 
     if ref is not None and (cached or to_index):
         raise click.UsageError("--ref works in the object database only; drop --cached/--index")
-    if (commit or ref is not None) and not (message or "").strip():
-        raise click.UsageError("--commit and --ref need a commit message (-m/--message)")
-    if message is not None and not (commit or ref is not None):
+    wants_commit = commit or ref is not None
+    has_message = bool((message or "").strip())
+    if wants_commit and not has_message and holon_output is None:
+        raise click.UsageError("--commit and --ref need a commit message (-m/--message, or "
+                               "--holon-output DIR with DIR/summary.md)")
+    if message is not None and not wants_commit:
         raise click.UsageError("-m/--message is for --commit or --ref")
-    if author is not None and not (commit or ref is not None):
+    if author is not None and not wants_commit:
         raise click.UsageError("--author is for --commit or --ref")
     if emit_diff == "-" and as_json:
         raise click.UsageError("--emit-diff - and --json both write to stdout; give a file")
     target = "index" if cached else "both" if (to_index or commit) else "worktree"
-    inputs = _read_inputs(patch_files)
+    run = None
     try:
+        if holon_output is not None:
+            run = _load_holon_output(holon_output, patch_files, force,
+                                     commit=wants_commit and not has_message)
+            inputs = [(os.path.join(holon_output, run.patch_name), run.patch)]
+            message = run.message or message
+        else:
+            if force or write_receipt:
+                raise click.UsageError("--force and --write-receipt go with --holon-output")
+            inputs = _read_inputs(patch_files)
         patch = _parse_all(inputs, fmt, strip)
     except PatchError as err:
         receipt = Receipt(REFUSED, target=target, reverse=reverse, error=err)
@@ -214,6 +238,8 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
                               commit=commit, message=message, author=author, ref=ref,
                               include=include, exclude=exclude,
                               emit_diff=emit_diff is not None)
+    if holon_output is not None:
+        _record_holon_output(holon_output, run, receipt, write_receipt)
     if receipt.diff is not None and emit_diff is not None:
         _write_diff(emit_diff, receipt.diff)
     if as_json:
@@ -224,6 +250,29 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
     if not as_json and not quiet and emit_diff != "-":
         click.echo("\n".join(_summary(receipt, verbose)))
     sys.exit(EXIT_OK)
+
+
+def _load_holon_output(directory: str, patch_files: tuple[str, ...], force: bool,
+                       commit: bool) -> Any:
+    from .holon_output import load_run_output
+
+    if patch_files:
+        raise click.UsageError("--holon-output reads the patch from DIR; give no PATCH")
+    return load_run_output(directory, force=force, commit=commit)
+
+
+def _record_holon_output(directory: str, run: Any, receipt: Any, write: bool) -> None:
+    from .holon_output import write_receipt
+
+    if run is not None:
+        receipt.extra.update(run.receipt_fields())
+    if not write:
+        return
+    try:
+        write_receipt(directory, receipt.to_json())
+    except OSError as exc:
+        click.echo(f"warning: cannot write the receipt into {directory}: {exc.strerror}",
+                   err=True)
 
 
 def _write_diff(name: str, diff: bytes) -> None:
@@ -289,6 +338,86 @@ def tool_call_command(call_file: str, provider: str, repo: str, check: bool) -> 
     outcome = run_tool_call(provider, data, repo, check=check)
     click.echo(outcome.text)
     sys.exit(EXIT_OK if outcome.ok else EXIT_REFUSED)
+
+
+def _report_problems(problems: list[Any]) -> None:
+    for item in problems:
+        click.echo(str(item), err=True)
+    sys.exit(EXIT_REFUSED if problems else EXIT_OK)
+
+
+@cli.command("patch-check", context_settings=CONTEXT)
+@click.argument("files", metavar="[FILE]...", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("--apply-check", is_flag=True, help="Also require each patch to apply cleanly "
+              "to the index as it is about to be committed.")
+def patch_check_command(files: tuple[str, ...], apply_check: bool) -> None:
+    """Check that patch files parse (and, with --apply-check, apply).
+
+    FILE defaults to the staged *.diff and *.patch files, read as staged. Each must parse
+    as a V1 unified diff or a '*** Begin Patch' envelope. Prints one line per problem,
+    'path:line: code: message (hint)', and exits 1 if there is any. Used by the
+    holon-patch-check pre-commit hook and the plain pre-commit hook.
+    """
+    from .hooks import check_patch_files, is_patch_file
+    from .targets.staged import read_staged, staged_changes, top_level
+
+    try:
+        if files:
+            inputs = _read_inputs(files)
+            repo = "."
+        else:
+            repo = top_level(".")
+            inputs = [(change.path, read_staged(repo, change.path))
+                      for change in staged_changes(repo)
+                      if change.status != "D" and is_patch_file(change.path)]
+        problems = check_patch_files(inputs, apply_check=apply_check, repo=repo)
+    except PatchError as err:
+        click.echo(_describe_error(err), err=True)
+        sys.exit(EXIT_REFUSED)
+    _report_problems(problems)
+
+
+@cli.command("protect-check", context_settings=CONTEXT)
+def protect_check_command() -> None:
+    """Refuse staged changes to protected paths.
+
+    The patterns are the apply policy's: git config holon.protect and the .holon/protect
+    file as committed at HEAD; the policy file itself is always protected. Prints one line
+    per staged path the apply policy protects and exits 1 if there is any.
+    Used by the holon-protect pre-commit hook and the plain pre-commit hook.
+    """
+    from .hooks import protected_problems
+    from .targets.staged import protect_patterns, staged_changes, top_level
+
+    try:
+        repo = top_level(".")
+        problems = protected_problems([c.path for c in staged_changes(repo)],
+                                      protect_patterns(repo))
+    except PatchError as err:
+        click.echo(_describe_error(err), err=True)
+        sys.exit(EXIT_REFUSED)
+    _report_problems(problems)
+
+
+@cli.command("install-hooks", context_settings=CONTEXT)
+@click.argument("names", metavar="[HOOK]...", nargs=-1)
+@click.option("--force", is_flag=True, help="Replace an existing hook that is not holon-git's.")
+def install_hooks_command(names: tuple[str, ...], force: bool) -> None:
+    """Install holon-git's plain git hooks into this repository.
+
+    HOOK is pre-commit or pre-merge-commit (default: both). They go into the repository's
+    hooks directory (core.hooksPath honoured) and run patch-check and protect-check. An
+    existing hook that is not holon-git's is left alone unless --force is given.
+    """
+    from .targets.hookinstall import install_hooks
+
+    try:
+        done = install_hooks(".", names, force=force)
+    except PatchError as err:
+        click.echo(_describe_error(err), err=True)
+        sys.exit(EXIT_USAGE if err.code == "usage_error" else EXIT_REFUSED)
+    for item in done:
+        click.echo(f"{item.action}: {item.path}")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -67,6 +67,14 @@ HINTS: dict[str, str] = {
     "usage_error": "see 'git holon-apply -h'",
     "invalid_tool_input": "call ApplyPatch with the unified diff as its input: the raw diff "
     "text for a custom tool, {\"patch\": \"--- a/PATH\\n+++ b/PATH\\n@@ ...\"} for a JSON tool",
+    "hook_exists": "a different hook is already installed there; merge it by hand, or "
+    "replace it with install-hooks --force",
+    "holon_output_missing": "a Holon run output folder needs manifest.json, diff.patch (or "
+    "patch.diff), and summary.md for --commit",
+    "holon_output_invalid": "manifest.json must be a JSON object with a string \"status\"; "
+    "summary.md must be UTF-8 with a subject line; diff.patch and patch.diff may not disagree",
+    "holon_run_unsuccessful": "the run's manifest status is not success; review its output "
+    "and apply with --force if the patch is wanted anyway",
 }
 
 
