@@ -204,7 +204,7 @@ class _HunkApplier:
             start, original, level, by_hint = 0, 0, 0, False
         else:
             found = running.search(old, at_end)
-            if not found.candidates and hunk.optional_tail:
+            if not found.candidates and 0 < hunk.optional_tail < len(old):
                 lines = lines[: len(lines) - hunk.optional_tail]
                 old = old[: len(old) - hunk.optional_tail]
                 found = running.search(old, at_end)
@@ -267,5 +267,6 @@ class _HunkApplier:
         if diff:
             message += (f"; nearest match at line {details['nearest_line']}, first difference "
                         f"at line {diff['line']}: expected {diff['expected']!r}, found "
-                        f"{diff['found']!r}")
+                        + ("the end of the file" if diff["found"] is None
+                           else repr(diff["found"])))
         return PatchError("context_not_found", message, details=details)

@@ -226,6 +226,12 @@ def test_mixed_path_prefix_names_one_file(repo: Path):
     assert (repo / "f.txt").read_text() == BASE.replace("line 3\n", "LINE 3\n")
 
 
+def test_hunk_of_only_trailing_blank_lines_on_an_empty_file(tmp_path: Path):
+    repo = make_repo(tmp_path / "r", {"f": ""})
+    err = refused(repo, "diff --git a/f b/f\n@@ -1,2 +1,2 @@\n\n", "context_not_found")
+    assert "found the end of the file" in err.message
+
+
 def test_trailing_blank_line_counted_as_context_but_absent_is_dropped(tmp_path: Path):
     repo = make_repo(tmp_path / "r", {"b.py": "a\nb\nc\n"})
     receipt = applied(repo, "--- a/b.py\n+++ b/b.py\n@@ -2,3 +2,3 @@\n-b\n+B\n c\n\n")
