@@ -260,6 +260,15 @@ def test_delete_removes_file_and_empty_parents(tmp_path: Path):
     assert not (repo / "a/b").exists() and (repo / "a/other.txt").exists()
 
 
+def test_deleting_a_deep_file_then_a_shallower_one_prunes_both_parents(tmp_path: Path):
+    # The first deletion's pruning removes a/b and a; the second's parent is then gone too.
+    repo = make_repo(tmp_path / "r", {"a/b/c/z.txt": "z\n", "a/b/x.txt": "x\n", "keep": "k\n"})
+    applied(repo, "--- a/a/b/c/z.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-z\n"
+                  "--- a/a/b/x.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n")
+    assert not (repo / "a").exists() and (repo / "keep").exists()
+    assert git(repo, "status", "--porcelain") == " D a/b/c/z.txt\n D a/b/x.txt\n"
+
+
 def test_delete_must_match_the_whole_file(repo: Path):
     err = refused(repo, "--- a/keep.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-something else\n",
                   "content_mismatch")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ..errors import PatchError
 from ..plan import EXECUTABLE, REGULAR, FileChange, Plan, SourceFile
-from .fsops import Tree, identity
+from .fsops import Missing, Tree, identity
 
 _FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
@@ -157,7 +157,7 @@ class _Transaction:
                 up, name = _split(parent)
                 try:
                     os.rmdir(name, dir_fd=self.tree.dir_fd(up))
-                except OSError:
+                except (OSError, Missing):  # not empty, or pruned already with a deeper path
                     break
                 self.tree.forget(parent)
                 parent = up
