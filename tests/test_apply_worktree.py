@@ -341,6 +341,45 @@ def test_write_failure_restores_every_file(repo: Path, monkeypatch: pytest.Monke
     assert snapshot(repo) == before and git_state(repo) == state
 
 
+def _many_files_patch(count: int) -> tuple[dict[str, str], str]:
+    files = {f"d{i % 3}/f{i}.txt": f"a{i}\nb{i}\n" for i in range(count)}
+    patch = "".join(f"--- a/{p}\n+++ b/{p}\n@@ -1,2 +1,2 @@\n a{i}\n-b{i}\n+c{i}\n"
+                    for i, p in enumerate(files))
+    return files, patch
+
+
+def test_many_files_are_staged_and_synced_together(tmp_path: Path):
+    files, patch = _many_files_patch(40)  # above the thread-pool threshold
+    repo = make_repo(tmp_path / "r", files)
+    applied(repo, patch)
+    for i, path in enumerate(files):
+        assert (repo / path).read_text() == f"a{i}\nc{i}\n"
+    assert not [p for p in repo.rglob("*.tmp")]
+
+
+def test_fsync_failure_among_many_files_restores_everything(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch):
+    """Fault injection: one fsync of the thread pool fails; nothing changes, no temp files."""
+    files, patch = _many_files_patch(40)
+    repo = make_repo(tmp_path / "r", files)
+    before, state = snapshot(repo), git_state(repo)
+    real_fsync = os.fsync
+    calls = []
+
+    def failing_fsync(fd: int) -> None:
+        calls.append(fd)
+        if len(calls) == 7:
+            raise OSError(5, "Input/output error")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", failing_fsync)
+    receipt = apply_patch(patch, repo)
+    monkeypatch.setattr(os, "fsync", real_fsync)
+    assert receipt.error is not None and receipt.error.code == "io_error"
+    assert receipt.error.path in files
+    assert snapshot(repo) == before and git_state(repo) == state
+
+
 def test_check_writes_nothing(repo: Path):
     before = snapshot(repo)
     receipt = check_patch("--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-line 1\n+x\n", repo)
