@@ -175,7 +175,7 @@ def _touched(patch_text: bytes, old_tree: Path, new_tree: Path) -> tuple[int, in
 
 
 # -- one big file --------------------------------------------------------------------------------
-HUNK_EVERY = 100  # one hunk per this many lines: 100 hunks at 10k lines, 1,000 at 100k
+HUNKS = 1000  # in the big file, whatever its size: the cost of size alone shows
 CONTEXT = 3
 
 
@@ -201,10 +201,11 @@ def drift(j: int) -> int:
     return d if d else 17
 
 
-def big_file_patch(lines: list[bytes], name: str, drifted: bool) -> bytes:
-    """One hunk every HUNK_EVERY lines, each replacing one line amid CONTEXT lines each side."""
+def big_file_patch(lines: list[bytes], name: str, drifted: bool, hunks: int = HUNKS) -> bytes:
+    """``hunks`` hunks spread evenly, each replacing one line amid CONTEXT lines each side."""
     out = [f"diff --git a/{name} b/{name}\n--- a/{name}\n+++ b/{name}\n".encode()]
-    for j, centre in enumerate(range(HUNK_EVERY // 2, len(lines) - CONTEXT, HUNK_EVERY)):
+    every = len(lines) // hunks
+    for j, centre in enumerate(range(every // 2, len(lines) - CONTEXT, every)):
         start = centre - CONTEXT  # 0-based first old line
         stated = start + 1 + (drift(j) if drifted else 0)
         size = 2 * CONTEXT + 1
@@ -227,7 +228,7 @@ class BigFile:
 
 
 def big_file(cache: Path, n: int) -> BigFile:
-    root = cache / f"bigfile-{n}"
+    root = cache / f"bigfile-{n}-{HUNKS}"
     name = "big.py"
     exact, drifted = root / "exact.patch", root / "drifted.patch"
     if not (root / "ready").exists():

@@ -355,9 +355,11 @@ def scenario_commit(cache: Path, reps: int, flags: set[str]) -> list[Row]:
 
 
 def scenario_bigfile(cache: Path, reps: int, pyg: bool,
-                     sizes: Sequence[int] = (10_000, 100_000, 1_000_000)) -> list[Row]:
+                     sizes: Sequence[int] = (10_000, 100_000, 1_000_000),
+                     big_reps: int = 2) -> list[Row]:
     rows = []
     for n in sizes:
+        rounds = reps if n < 1_000_000 else min(reps, big_reps)
         bf = inputs.big_file(cache, n)
         original = (bf.repo / bf.name).read_bytes()
         for kind, patch in (("exact", bf.exact), ("drifted", bf.drifted)):
@@ -388,10 +390,10 @@ def scenario_bigfile(cache: Path, reps: int, pyg: bool,
 
             # git apply first in the first round, so its result is the reference.
             ordered = {GIT: tools.pop(GIT), **tools}
-            cells = alternate(ordered, reps, reset, verify)
+            cells = alternate(ordered, rounds, reset, verify)
             reset("")
             rows.append(Row(f"one file, {n:,} lines, {kind}",
-                            f"{bf.hunks:,} hunks" + (", headers off by -30..+30" if
+                            f"{bf.hunks:,} hunks, {rounds} rounds" + (", headers off by -30..+30" if
                                                      kind == "drifted" else ""), cells))
     return rows
 
@@ -583,6 +585,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="calls per tool in the in-process scenario (default 200)")
     parser.add_argument("--sizes", default="10000,100000,1000000",
                         help="line counts for the one-big-file scenario")
+    parser.add_argument("--big-reps", type=int, default=2,
+                        help="rounds for files of 1,000,000 lines or more, where git apply "
+                        "takes tens of seconds (default 2)")
     parser.add_argument("--cache", type=Path, default=None,
                         help="where inputs are built (default $HOLON_BENCH_CACHE or "
                         "~/.cache/holon-git-bench)")
@@ -609,7 +614,7 @@ def main(argv: list[str] | None = None) -> int:
             touched = inputs.large_patch(cache).touched_bytes
         elif name == "bigfile":
             sizes = [int(s) for s in args.sizes.split(",") if s]
-            rows += scenario_bigfile(cache, args.reps, pyg, sizes)
+            rows += scenario_bigfile(cache, args.reps, pyg, sizes, args.big_reps)
         elif name == "startup":
             rows += scenario_startup(cache, args.startup_reps, pyg)
         elif name == "inprocess":
