@@ -207,7 +207,8 @@ def big_file_patch(lines: list[bytes], name: str, drifted: bool, hunks: int = HU
     every = len(lines) // hunks
     for j, centre in enumerate(range(every // 2, len(lines) - CONTEXT, every)):
         start = centre - CONTEXT  # 0-based first old line
-        stated = start + 1 + (drift(j) if drifted else 0)
+        offset = drift(j) if drifted else 0
+        stated = start + 1 + (offset if start + 1 + offset >= 1 else -offset)
         size = 2 * CONTEXT + 1
         out.append(f"@@ -{stated},{size} +{stated},{size} @@\n".encode())
         out.extend(b" " + line for line in lines[start:centre])
@@ -228,7 +229,7 @@ class BigFile:
 
 
 def big_file(cache: Path, n: int) -> BigFile:
-    root = cache / f"bigfile-{n}-{HUNKS}"
+    root = cache / f"bigfile-{n}-{HUNKS}-v2"
     name = "big.py"
     exact, drifted = root / "exact.patch", root / "drifted.patch"
     if not (root / "ready").exists():

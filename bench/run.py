@@ -146,8 +146,11 @@ class Cell:
             return f"wrong result ({self.mismatch})"
         failed = next((r for r in [self.probe, *self.runs] if r and not r.ok), None)
         if failed:
-            first = failed.error.splitlines()[0] if failed.error else "exit status != 0"
-            return f"failed: {first[:60]}"
+            lines = failed.error.strip().splitlines()
+            # a traceback's last line says what went wrong; git's and patch's first line does
+            said = lines[-1] if lines and lines[0].startswith("Traceback") else (
+                lines[0] if lines else "exit status != 0")
+            return f"failed: {said[:70]}"
         return format_seconds(self.median)
 
 
