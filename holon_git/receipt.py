@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,4 +64,6 @@ class Receipt:
         return out
 
     def to_json(self) -> str:
+        import json  # here: only --json needs it, and startup counts
+
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..errors import PatchError
 from ..model import Patch
 from .checks import check_duplicates
-from .text import split_lines, unfence
+from .text import Lines, split_lines, unfence
 from .unified import parse_unified
 
 FORMATS = ("auto", "unified", "envelope")
@@ -14,6 +14,10 @@ FORMATS = ("auto", "unified", "envelope")
 def detect_format(data: bytes) -> str:
     """'envelope' when the first non-blank line (after any fence) opens a Begin Patch block."""
     lines, _ = unfence(split_lines(data))
+    return _format_of(lines)
+
+
+def _format_of(lines: Lines) -> str:
     for line in lines.items:
         if line.strip():
             return "envelope" if line.strip() == b"*** Begin Patch" else "unified"
@@ -26,9 +30,9 @@ def parse_patch(data: bytes | str, *, format: str = "auto", strip: int | None = 
         data = data.encode("utf-8", "surrogateescape")
     if format not in FORMATS:
         raise PatchError("usage_error", f"unknown patch format {format!r}")
-    if format == "auto":
-        format = detect_format(data)
     lines, notes = unfence(split_lines(data))
+    if format == "auto":
+        format = _format_of(lines)
     if format == "envelope":
         from .envelope import parse_envelope
 

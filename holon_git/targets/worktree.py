@@ -1,24 +1,44 @@
 """The working-tree target: all files of a plan change together, or none do.
 
 Writing happens in three steps. Stage: every new content goes to a temporary sibling file,
-fsync'd (directories created as needed). Check: every pre-image is still what was planned
-against. Commit: removals, then renames of the staged files over their targets. Any failure,
-Ctrl-C included, undoes what was done from the pre-images held in memory.
+fsync'd (directories created as needed; many files are fsync'd together by a thread pool).
+Check: every pre-image is still what was planned against. Commit: removals, then renames of
+the staged files over their targets. Any failure, Ctrl-C included, undoes what was done from
+the pre-images held in memory.
 """
 
 from __future__ import annotations
 
 import os
-import secrets
 import stat
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ..errors import PatchError
 from ..plan import EXECUTABLE, REGULAR, FileChange, Plan, SourceFile
-from .fsops import Tree, identity
+from .fsops import Missing, Tree, identity
 
+T = TypeVar("T")
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+_PARALLEL_SYNC = 16  # from this many files on, staged files are fsync'd by a thread pool
+_SYNC_THREADS = 32
 _FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+def _each(call: Callable[[T], None], items: list[T]) -> None:
+    """call(item) for every item; by a thread pool when there are many (fsync releases the
+    GIL, and concurrent fsyncs share the journal's commits). Raises the first failure after
+    every call has finished."""
+    if len(items) < _PARALLEL_SYNC:
+        for item in items:
+            call(item)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=_SYNC_THREADS) as pool:
+        list(pool.map(call, items))
 
 
 def _split(rel: str) -> tuple[str, str]:
@@ -88,9 +108,12 @@ class _Transaction:
     def run(self, changes: list[FileChange]) -> None:
         removals = [c for c in changes if c.action in ("delete", "rename")]
         writes = [c for c in changes if c.action != "delete"]
+        sync_each = len(writes) < _PARALLEL_SYNC
         for change in writes:
             self.current = change.path
-            self._stage(change)
+            self._stage(change, sync_each)
+        if not sync_each:
+            self._sync_staged()
         self._check(changes)
         for change in removals:
             assert change.old_path is not None and change.before is not None
@@ -111,10 +134,11 @@ class _Transaction:
             return None
         return change.before.token[4] & 0o7777
 
-    def _write_temp(self, path: str, content: bytes, perm: int | None) -> str:
+    def _write_temp(self, path: str, content: bytes, perm: int | None,
+                    sync: bool = True) -> str:
         parent, _ = _split(path)
         fd_dir = self.tree.dir_fd(parent, create=True, created=self.created_dirs)
-        temp = f".holon-{secrets.token_hex(6)}.tmp"
+        temp = f".holon-{os.urandom(6).hex()}.tmp"  # not secrets: its import costs 5 ms
         fd = os.open(temp, _FILE_FLAGS, 0o666, dir_fd=fd_dir)
         try:
             if perm is not None:
@@ -122,7 +146,8 @@ class _Transaction:
             view = memoryview(content)
             while view:
                 view = view[os.write(fd, view):]
-            os.fsync(fd)
+            if sync:
+                os.fsync(fd)
         except BaseException:
             os.close(fd)
             with suppress(OSError):
@@ -131,9 +156,32 @@ class _Transaction:
         os.close(fd)
         return temp
 
-    def _stage(self, change: FileChange) -> None:
+    def _stage(self, change: FileChange, sync: bool) -> None:
         assert change.after is not None
-        self.staged[change.path] = self._write_temp(change.path, change.after, self._perm(change))
+        self.staged[change.path] = self._write_temp(change.path, change.after, self._perm(change),
+                                                    sync)
+
+    def _sync_staged(self) -> None:
+        """fsync every staged file, many at once: the disk then flushes them together, which
+        on a large patch takes a fraction of the time of one fsync after another."""
+        failed: list[str] = []
+
+        def sync(item: tuple[str, str]) -> None:
+            path, temp = item
+            try:
+                fd = os.open(temp, _READ_FLAGS, dir_fd=self.tree.dir_fd(_split(path)[0]))
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            except OSError:
+                failed.append(path)
+                raise
+
+        try:
+            _each(sync, list(self.staged.items()))
+        finally:
+            self.current = failed[0] if failed else self.current
 
     def _check(self, changes: list[FileChange]) -> None:
         """Refuse if anything changed on disk since the plan read it."""
@@ -156,9 +204,15 @@ class _Transaction:
         self.done.append(_Done(change.path, before))
 
     def _sync_dirs(self, dirs: set[str]) -> None:
-        for rel in dirs:
+        def sync(fd: int) -> None:
             with suppress(OSError):
-                os.fsync(self.tree.dir_fd(rel))
+                os.fsync(fd)
+
+        fds = []
+        for rel in dirs:
+            with suppress(OSError, Missing):
+                fds.append(self.tree.dir_fd(rel))
+        _each(sync, fds)
 
     def _prune(self, removed: list[str]) -> None:
         """Remove directories a deletion or rename left empty, as git does."""
@@ -168,7 +222,7 @@ class _Transaction:
                 up, name = _split(parent)
                 try:
                     os.rmdir(name, dir_fd=self.tree.dir_fd(up))
-                except OSError:
+                except (OSError, Missing):  # not empty, or pruned already with a deeper path
                     break
                 self.tree.forget(parent)
                 parent = up
