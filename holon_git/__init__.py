@@ -1,4 +1,5 @@
-"""holon-git: apply patches written by language models to git repositories, exactly or not at all."""
+"""holon-git: apply patches written by language models to git repositories, exactly or not at
+all."""
 
 from __future__ import annotations
 

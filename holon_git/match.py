@@ -151,7 +151,7 @@ class RunningFile:
             if cur is not None:
                 starts.add(cur - anchor)
         if added.get(keys[anchor]):
-            for edit, cstart in zip(self._edits, self._cstarts):
+            for edit, cstart in zip(self._edits, self._cstarts, strict=True):
                 for offset, line in enumerate(edit.new):
                     if key(line) == keys[anchor]:
                         starts.add(cstart + offset - anchor)

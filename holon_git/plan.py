@@ -134,7 +134,9 @@ def _plan_delete(fp: FilePatch, read: Reader) -> FileChange:
     current = split_lines(existing.content)
     change = _change(fp, existing, None, None)
     for level, key in enumerate(KEYS):
-        if len(old) == len(current) and all(key(a) == key(b) for a, b in zip(old, current)):
+        if len(old) == len(current) and all(
+            key(a) == key(b) for a, b in zip(old, current, strict=True)
+        ):
             if level:
                 change.diagnostics.append(Diagnostic(
                     "tolerance", f"deletion body matched the file with {LEVELS[level]} "

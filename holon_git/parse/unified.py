@@ -312,7 +312,7 @@ class UnifiedParser:
             ren_from = self._clean(header.rename_from, rename_count)
             ren_to = self._clean(header.rename_to, rename_count)
         except PatchError as err:
-            raise err.located(patch_line=line_no)
+            raise err.located(patch_line=line_no) from None
         has_body_header = header.old is not None
         if (header.rename_from is None) != (header.rename_to is None):
             raise PatchError("missing_file_header", "'rename from' and 'rename to' must come "
