@@ -130,6 +130,12 @@ def _summary(receipt: Any, verbose: bool) -> list[str]:
                            f"{offset}{extra}")
         if verbose and change.ignored_metadata:
             out.append(f"    ignored metadata: {'; '.join(change.ignored_metadata)}")
+    for saved in receipt.extra.get("deleted_blobs", []):
+        if saved["blob"]:
+            out.append(f"  deleted {saved['path']}: content saved as blob {saved['blob']} "
+                       f"(git cat-file -p {saved['blob'][:12]})")
+        else:
+            out.append(f"  deleted {saved['path']}: {saved['note']}")
     if verbose:
         out.extend(f"  note: {d.message}" for d in receipt.diagnostics)
         out.extend(f"  note: {d.message}" for f in files for d in f.diagnostics)
@@ -151,12 +157,19 @@ def _summary(receipt: Any, verbose: bool) -> list[str]:
               default="auto", show_default=True, help="Patch format.")
 @click.option("--repo", "repo", type=click.Path(file_okay=False), default=".",
               help="Repository to apply to (default: the current directory's).")
+@click.option("--atomic/--no-atomic", default=True, show_default=True,
+              help="All files or none; --no-atomic applies file by file, in order, and stops "
+              "at the first refusal.")
+@click.option("--expect-sha256", "expect", metavar="PATH=HEX", multiple=True,
+              help="Refuse the whole patch (stale_file) unless PATH's current content has this "
+              "sha256; 'PATH=' asserts PATH does not exist. Repeatable.")
 @click.option("-v", "--verbose", is_flag=True, help="Report every file and hunk placement.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
 def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat: bool,
                   force_apply: bool, reverse: bool, strip: int | None, fmt: str, repo: str,
-                  verbose: bool, quiet: bool) -> None:
-    """Apply PATCH (a unified diff, or stdin) to the working tree: every file or none.
+                  atomic: bool, expect: tuple[str, ...], verbose: bool, quiet: bool) -> None:
+    """Apply PATCH (a unified diff or a '*** Begin Patch' envelope, or stdin) to the working
+    tree: every file or none.
 
     Hunks are placed by their context lines; line numbers are hints. A patch that cannot be
     placed exactly once changes nothing and exits 1 with a coded error and a hint.
@@ -164,24 +177,87 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
     from .api import apply_patch
     from .receipt import REFUSED, Receipt
 
+    expect_sha256 = _expectations(expect)
     inputs = _read_inputs(patch_files)
     try:
         patch = _parse_all(inputs, fmt, strip)
     except PatchError as err:
-        receipt = Receipt(REFUSED, reverse=reverse, error=err)
+        receipt = Receipt(REFUSED, reverse=reverse, atomic=atomic, error=err)
     else:
         if stat:
             click.echo("\n".join(_stat_lines(patch.files)))
             if not (force_apply or check):
                 sys.exit(EXIT_OK)
-        receipt = apply_patch(patch, repo, check=check, reverse=reverse)
+        receipt = apply_patch(patch, repo, check=check, reverse=reverse, atomic=atomic,
+                              expect_sha256=expect_sha256)
     if as_json:
         click.echo(receipt.to_json())
     if receipt.error is not None:
         click.echo(_describe_error(receipt.error), err=True)
+        if not receipt.atomic:
+            click.echo("\n".join(_partial_lines(receipt)), err=True)
         sys.exit(EXIT_REFUSED)
     if not as_json and not quiet:
         click.echo("\n".join(_summary(receipt, verbose)))
+    sys.exit(EXIT_OK)
+
+
+def _expectations(values: tuple[str, ...]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for value in values:
+        path, sep, digest = value.rpartition("=")
+        if not sep or not path:
+            raise click.BadParameter(f"expected PATH=HEX, got {value!r}",
+                                     param_hint="'--expect-sha256'")
+        if path in out:
+            raise click.BadParameter(f"{path!r} is given twice", param_hint="'--expect-sha256'")
+        out[path] = digest
+    return out
+
+
+def _partial_lines(receipt: Any) -> list[str]:
+    """For --no-atomic: exactly which files changed before the refusal and which did not."""
+    def name(action: str, old: str | None, new: str | None) -> str:
+        return f"{old} -> {new}" if action == "rename" else str(new or old)
+
+    done = [name(c.action, c.old_path, c.new_path) for c in receipt.files]
+    left = [name(u["action"], u["old_path"], u["new_path"]) for u in receipt.unapplied]
+    if not done:
+        out = ["nothing changed"]
+    elif receipt.status == "partial":
+        out = [f"changed before the refusal: {', '.join(done)}"]
+    else:
+        out = [f"would change before the refusal (nothing was written): {', '.join(done)}"]
+    if left:
+        out.append(f"not applied: {', '.join(left)}")
+    return out
+
+
+@cli.command("convert", context_settings=CONTEXT)
+@click.argument("patch_file", metavar="PATCH|-", required=False, default="-",
+                type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--to", "to", type=click.Choice(["unified"]), default="unified", show_default=True,
+              help="Output format.")
+@click.option("--format", "fmt", type=click.Choice(["auto", "unified", "envelope"]),
+              default="auto", show_default=True, help="Input patch format.")
+@click.option("-p", "strip", type=click.IntRange(min=0), default=None, metavar="N",
+              help="Remove N leading path components (unified input).")
+@click.option("--repo", "repo", type=click.Path(file_okay=False), default=".",
+              help="Repository whose working tree the patch is planned against.")
+def convert_command(patch_file: str, to: str, fmt: str, strip: int | None, repo: str) -> None:
+    """Print PATCH as a unified diff with real line numbers, planned against the current
+    working tree (nothing is written). Applying the output to the same tree gives the same
+    result as applying PATCH."""
+    from .api import convert_patch
+
+    ((_, data),) = _read_inputs((patch_file,))
+    try:
+        out = convert_patch(data, repo, to=to, format=fmt, strip=strip)
+    except PatchError as err:
+        click.echo(_describe_error(err), err=True)
+        sys.exit(EXIT_REFUSED)
+    sys.stdout.buffer.write(out)
+    sys.stdout.buffer.flush()
     sys.exit(EXIT_OK)
 
 

@@ -1,6 +1,7 @@
 """The working-tree target: all files of a plan change together, or none do.
 
-Writing happens in three steps. Stage: every new content goes to a temporary sibling file,
+The pre-image of every deleted file is first saved as a blob (targets/objects.py).
+Writing then happens in three steps. Stage: every new content goes to a temporary sibling file,
 fsync'd (directories created as needed). Check: every pre-image is still what was planned
 against. Commit: removals, then renames of the staged files over their targets. Any failure,
 Ctrl-C included, undoes what was done from the pre-images held in memory.
@@ -52,6 +53,11 @@ class WorktreeTarget:
 
     # -- writing -----------------------------------------------------------------------------
     def write(self, plan: Plan) -> dict[str, object]:
+        saved: list[dict[str, object]] = []
+        if any(change.action == "delete" for change in plan.changes):
+            from .objects import save_deleted
+
+            saved = save_deleted(self.root, plan.changes)  # before anything is deleted
         txn = _Transaction(self.tree)
         try:
             txn.run(plan.changes)
@@ -63,7 +69,7 @@ class WorktreeTarget:
                     path=txn.current, details={"rollback_problems": problems} if problems else {},
                 ) from exc
             raise
-        return {}
+        return {"deleted_blobs": saved}
 
 
 class _Transaction:
