@@ -267,7 +267,8 @@ class _HunkApplier:
             tolerances.append("blank_context_line")
         size = len(old)
         at_end_now = start + size == len(running.current)
-        had_newline = bool(running.current) and running.current[-1].endswith(b"\n")
+        # An empty file has no last line to lack a newline: what is added ends with one.
+        had_newline = not running.current or running.current[-1].endswith(b"\n")
         final_newline = had_newline
         if hunk.old_no_newline != hunk.new_no_newline:
             final_newline = hunk.old_no_newline
