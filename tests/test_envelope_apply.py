@@ -33,22 +33,9 @@ def refused(repo: Path, patch: bytes, code: str, **options: object):
     return receipt.error
 
 
-# -- the spec's full example ---------------------------------------------------------------------
+# -- the spec's full example (verbatim in tests/data/spec_example.patch) ------------------
 
-SPEC_EXAMPLE = b"""*** Begin Patch
-*** Add File: src/utils/clamp.ts
-+export const clamp = (n: number, lo: number, hi: number): number =>
-+  Math.min(Math.max(n, lo), hi);
-*** Update File: src/index.ts
-@@
- import { foo } from "./foo";
-+import { clamp } from "./utils/clamp";
-
- export { foo };
-+export { clamp };
-*** Delete File: src/legacy.ts
-*** End Patch
-"""
+SPEC_EXAMPLE = (Path(__file__).parent / "data" / "spec_example.patch").read_bytes()
 
 
 def test_full_example_from_the_envelope_spec(tmp_path: Path) -> None:
