@@ -7,7 +7,6 @@ exists only when the entire patch would apply.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -104,6 +103,10 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
 def check_expected(expect_sha256: Mapping[str, str], read: Reader) -> None:
     """Stale-file check: every listed path's pre-image hashes to the expected sha256 hex digest
     ("" asserts the path does not exist), or the whole patch is refused with ``stale_file``."""
+    if not expect_sha256:
+        return
+    import hashlib  # loads OpenSSL: only when asked for
+
     for raw_path, raw_expected in expect_sha256.items():
         path = paths.normalize(raw_path)
         expected = raw_expected.strip().lower()

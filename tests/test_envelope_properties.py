@@ -221,7 +221,7 @@ def patches(changes: list[Change]) -> tuple[bytes, bytes]:
 
 
 def three_repos(files: dict[str, bytes], work: Path) -> tuple[Path, Path, Path]:
-    first = make_repo(work / "unified", files or {"README": b"r\n"})
+    first = make_repo(work / "unified", files or {"README": b"r\n"}, commit=False)
     return first, Path(shutil.copytree(first, work / "envelope", symlinks=True)), Path(
         shutil.copytree(first, work / "converted", symlinks=True))
 
