@@ -1,5 +1,4 @@
-"""holon-git: apply patches written by language models to git repositories, exactly or not at
-all."""
+"""holon-git: apply patches written by language models to git repositories, exactly or not."""
 
 from __future__ import annotations
 

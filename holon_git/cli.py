@@ -20,8 +20,10 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 class _DefaultToApply(click.Group):
     """`holon-apply PATCH` means `holon-apply apply PATCH`; other words name subcommands."""
 
+    GROUP_OPTIONS = ("-h", "--help", "--version")  # the group's own: help lists subcommands
+
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if not args or args[0] not in self.commands:
+        if not args or (args[0] not in self.commands and args[0] not in self.GROUP_OPTIONS):
             args = ["apply", *args]
         return super().parse_args(ctx, args)
 
@@ -259,6 +261,59 @@ def convert_command(patch_file: str, to: str, fmt: str, strip: int | None, repo:
     sys.stdout.buffer.write(out)
     sys.stdout.buffer.flush()
     sys.exit(EXIT_OK)
+
+
+_PROVIDER = click.option("--provider", type=click.Choice(["openai", "anthropic"]), required=True,
+                         help="The model provider's API family.")
+
+
+@cli.command("tool-spec", context_settings=CONTEXT)
+@_PROVIDER
+def tool_spec_command(provider: str) -> None:
+    """Print the ApplyPatch tool definition for the provider's API, as JSON."""
+    import json
+
+    from .provider import tool_definition
+
+    click.echo(json.dumps(tool_definition(provider), indent=2, ensure_ascii=False))
+
+
+@cli.command("grammar", context_settings=CONTEXT)
+def grammar_command() -> None:
+    """Print the Lark grammar of the unified-diff subset ApplyPatch accepts."""
+    from .provider import grammar
+
+    click.echo(grammar(), nl=False)
+
+
+@cli.command("prompt", context_settings=CONTEXT)
+@_PROVIDER
+def prompt_command(provider: str) -> None:
+    """Print the guidance for the model's instructions on using ApplyPatch."""
+    from .provider import prompt
+
+    click.echo(prompt(provider), nl=False)
+
+
+@cli.command("tool-call", context_settings=CONTEXT)
+@click.argument("call_file", metavar="[CALL|-]", required=False, default="-",
+                type=click.Path(dir_okay=False, allow_dash=True))
+@_PROVIDER
+@click.option("--repo", "repo", type=click.Path(file_okay=False), default=".",
+              help="Repository to apply to (default: the current directory's).")
+@click.option("--check", is_flag=True, help="Plan the patch and report; write nothing.")
+def tool_call_command(call_file: str, provider: str, repo: str, check: bool) -> None:
+    """Run one ApplyPatch tool call and print the tool result for the model.
+
+    CALL (or stdin) is the call's input: the raw diff for openai, the JSON input object
+    ({"patch": ...}) for anthropic. Exits 0 when the patch applied, 1 when it was refused.
+    """
+    from .provider import run_tool_call
+
+    (_, data), = _read_inputs((call_file,))
+    outcome = run_tool_call(provider, data, repo, check=check)
+    click.echo(outcome.text)
+    sys.exit(EXIT_OK if outcome.ok else EXIT_REFUSED)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -50,6 +50,8 @@ HINTS: dict[str, str] = {
     "io_error": "the filesystem refused a write; every change was rolled back",
     "not_a_repository": "run inside a git repository or pass --repo PATH",
     "usage_error": "see 'git holon-apply -h'",
+    "invalid_tool_input": "call ApplyPatch with the unified diff as its input: the raw diff "
+    "text for a custom tool, {\"patch\": \"--- a/PATH\\n+++ b/PATH\\n@@ ...\"} for a JSON tool",
 }
 
 

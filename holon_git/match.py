@@ -97,18 +97,53 @@ class Found:
 
 
 class RunningFile:
-    """A file as the hunks applied so far left it, searchable through the original's index."""
+    """A file as the hunks applied so far left it, searchable through the original's index.
+
+    The current file is never rebuilt while hunks apply: it is the original plus a sorted list
+    of edits, and any window of it is read through that list. ``lines()`` builds it once.
+    """
 
     def __init__(self, lines: list[bytes]) -> None:
         self.original = lines
-        self.current = list(lines)
         self._edits: list[_Edit] = []
-        self._shift = [0]  # _shift[k]: how far edits[:k] moved later lines
-        self._bends: list[int] = []  # current index after each edit's new lines
         self._ends: list[int] = []  # original end of each edit
         self._cstarts: list[int] = []  # current index of each edit's new lines
+        self._bends: list[int] = []  # current index after each edit's new lines
+        self._shift = [0]  # _shift[k]: how far edits[:k] moved the lines after them
         self._indexes: dict[int, _Index] = {}
         self._added: dict[int, Counter[bytes]] = {}
+
+    # -- reading the current file ------------------------------------------------------------
+    @property
+    def length(self) -> int:
+        return len(self.original) + self._shift[-1]
+
+    def window(self, start: int, size: int) -> list[bytes]:
+        """Lines ``start`` to ``start + size`` of the current file."""
+        out: list[bytes] = []
+        i, end = start, min(start + size, self.length)
+        k = bisect_right(self._bends, i)
+        while i < end:
+            if k < len(self._edits) and self._cstarts[k] <= i:
+                offset = i - self._cstarts[k]
+                take = min(end, self._bends[k]) - i
+                out.extend(self._edits[k].new[offset : offset + take])
+                k += 1
+            else:
+                limit = self._cstarts[k] if k < len(self._edits) else self.length
+                take = min(end, limit) - i
+                first = i - self._shift[k]
+                out.extend(self.original[first : first + take])
+            i += take
+        return out
+
+    def lines(self) -> list[bytes]:
+        """The whole current file."""
+        return self.window(0, self.length)
+
+    @property
+    def current(self) -> list[bytes]:
+        return self.lines()
 
     # -- coordinates -------------------------------------------------------------------------
     def to_current(self, original: int) -> int | None:
@@ -132,7 +167,9 @@ class RunningFile:
         index = self._indexes.get(level)
         if index is None:
             key = KEYS[level]
-            keys = [key(line) for line in self.original]
+            keys = self.original if level == 0 else [key(line) for line in self.original]
+            if level == 0 and keys and not keys[-1].endswith(b"\n"):
+                keys = [*keys[:-1], keys[-1] + b"\n"]
             index = self._indexes[level] = _Index(keys)
             self._added[level] = Counter(key(line) for e in self._edits for line in e.new)
         return index
@@ -155,14 +192,13 @@ class RunningFile:
                 for offset, line in enumerate(edit.new):
                     if key(line) == keys[anchor]:
                         starts.add(cstart + offset - anchor)
-        current, size = self.current, len(keys)
+        size, length = len(keys), self.length
         found = []
         for start in sorted(starts):
-            if start < 0 or start + size > len(current):
+            if start < 0 or start + size > length or (at_end and start + size != length):
                 continue
-            if at_end and start + size != len(current):
-                continue
-            if all(key(current[start + j]) == keys[j] for j in range(size)):
+            window = self.window(start, size)
+            if all(key(line) == want for line, want in zip(window, keys, strict=True)):
                 found.append(Candidate(start, self.to_original(start, size)))
         return found
 
@@ -179,7 +215,7 @@ class RunningFile:
     def replace(self, start: int, old_size: int, new: list[bytes]) -> None:
         """Replace a clean window of the current file; only the lines that differ are recorded
         as the edit, so later hunks may still use this hunk's unchanged context."""
-        window = self.current[start : start + old_size]
+        window = self.window(start, old_size)
         head = 0
         while head < min(len(window), len(new)) and window[head] == new[head]:
             head += 1
@@ -190,25 +226,21 @@ class RunningFile:
         original = self.to_original(start, old_size)
         if original is None:
             raise ValueError("replace() needs a window of untouched original lines")
-        changed = new[head : len(new) - tail]
-        edit = _Edit(original + head, original + old_size - tail, changed)
-        self.current[start + head : start + old_size - tail] = changed
-        k = bisect_right([(e.start, e.end) for e in self._edits], (edit.start, edit.end))
+        edit = _Edit(original + head, original + old_size - tail, new[head : len(new) - tail])
+        k = bisect_right(self._ends, edit.start)
+        while (k < len(self._edits) and self._edits[k].start == self._edits[k].end == edit.start
+               and self._bends[k] <= start + head):
+            k += 1  # an earlier insertion at the same point that lies before this one
         self._edits.insert(k, edit)
-        self._reshift()
+        self._ends.insert(k, edit.end)
+        del self._cstarts[k:], self._bends[k:], self._shift[k + 1:]
+        for later in self._edits[k:]:  # in-order hunks append: this loop runs once
+            cstart = later.start + self._shift[-1]
+            self._cstarts.append(cstart)
+            self._bends.append(cstart + len(later.new))
+            self._shift.append(self._shift[-1] + len(later.new) - (later.end - later.start))
         for level, counter in self._added.items():
-            counter.update(KEYS[level](line) for line in changed)
-
-    def _reshift(self) -> None:
-        shift = [0]
-        cstarts, bends = [], []
-        for edit in self._edits:
-            cstart = edit.start + shift[-1]
-            cstarts.append(cstart)
-            bends.append(cstart + len(edit.new))
-            shift.append(shift[-1] + len(edit.new) - (edit.end - edit.start))
-        self._shift, self._cstarts, self._bends = shift, cstarts, bends
-        self._ends = [edit.end for edit in self._edits]
+            counter.update(KEYS[level](line) for line in edit.new)
 
 
 def choose(found: Found, hints: Sequence[int | None]) -> tuple[Candidate, bool]:

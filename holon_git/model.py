@@ -58,6 +58,7 @@ class Hunk:
     blank_context_lines: int = 0  # blank context lines whose leading space was stripped
     optional_tail: int = 0  # trailing stripped-blank context lines that may be separators
     anchor_end: bool = False  # envelope '*** End of File': the old side ends at the file's end
+    unprefixed_context_lines: int = 0  # non-blank context lines whose leading space was lost
 
     @property
     def old_lines(self) -> list[bytes]:

@@ -172,9 +172,8 @@ def _plan_delete(fp: FilePatch, read: Reader) -> FileChange:
     current = split_lines(existing.content)
     change = _change(fp, existing, None, None)
     for level, key in enumerate(KEYS):
-        if len(old) == len(current) and all(
-            key(a) == key(b) for a, b in zip(old, current, strict=True)
-        ):
+        same_length = len(old) == len(current)
+        if same_length and all(key(a) == key(b) for a, b in zip(old, current, strict=True)):
             if level:
                 change.diagnostics.append(Diagnostic(
                     "tolerance", f"deletion body matched the file with {LEVELS[level]} "
@@ -209,7 +208,7 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool) -> FileChange:
                 change.hunks.append(applier.apply(hunk, number))
             except PatchError as err:
                 raise err.located(hunk=number, patch_line=hunk.patch_line) from None
-        change.after = b"".join(running.current)
+        change.after = b"".join(running.lines())
         change.diagnostics.extend(applier.diagnostics)
     return change
 
@@ -234,20 +233,20 @@ class _HunkApplier:
         hints = [raw_hint, None if raw_hint is None else raw_hint + self.drift]
         at_end = hunk.old_no_newline or hunk.new_no_newline or hunk.anchor_end
         tolerances: list[str] = []
-        if (not old and hunk.anchor_end and running.current
-                and not running.current[-1].endswith(b"\n")):
+        last_line = running.window(running.length - 1, 1) if running.length else []
+        if not old and hunk.anchor_end and last_line and not last_line[0].endswith(b"\n"):
             # Appending after a last line that has no line ending: that line gains one, so it
             # joins the hunk as context (and is found at the end like any other).
-            lines = [HunkLine(CONTEXT, running.current[-1]), *lines]
-            old = [running.current[-1]]
+            lines = [HunkLine(CONTEXT, last_line[0]), *lines]
+            old = [last_line[0]]
         if not old:
-            if running.current and not hunk.anchor_end:
+            if running.length and not hunk.anchor_end:
                 raise PatchError("ambiguous_context", "the hunk has no context or removed "
                                  "lines, so nothing anchors it in a non-empty file",
                                  hint="add a few unchanged lines around the insertion as "
                                  "context (in an envelope, '*** End of File' after the hunk "
                                  "appends it at the end)")
-            start = len(running.current)  # an empty file, or after the last line
+            start = running.length  # an empty file, or after the last line
             original, level, by_hint = running.to_original(start, 0), 0, False
             assert original is not None
         else:
@@ -268,14 +267,17 @@ class _HunkApplier:
             tolerances.append(LEVELS[level])
         if hunk.blank_context_lines:
             tolerances.append("blank_context_line")
+        if hunk.unprefixed_context_lines:
+            tolerances.append("unprefixed_context_line")
         size = len(old)
-        at_end_now = start + size == len(running.current)
-        # An empty file has no last line to lack a newline: what is added ends with one.
-        had_newline = not running.current or running.current[-1].endswith(b"\n")
+        at_end_now = start + size == running.length
+        # an empty file does not "lack" a final newline: only a last line can
+        last = running.window(running.length - 1, 1)
+        had_newline = not last or last[0].endswith(b"\n")
         final_newline = had_newline
         if hunk.old_no_newline != hunk.new_no_newline:
             final_newline = hunk.old_no_newline
-        window = running.current[start : start + size]
+        window = running.window(start, size)
         new = new_window(
             window, lines,
             added_eol=self.eol if level else None,
@@ -299,11 +301,14 @@ class _HunkApplier:
         new = [line.text for line in lines if line.kind != REMOVE]
         at_end = hunk.old_no_newline or hunk.new_no_newline or hunk.anchor_end
         if new and new != old and self.running.search(new, at_end).candidates:
-            message = ("the hunk's new lines are already in the file and its old lines are not"
-                       if not self.reverse else
-                       "the file already has the hunk's old lines: the patch is not applied")
-            return PatchError("already_applied", message)
-        details = near_miss(self.running.current, old, hint)
+            if self.reverse:
+                return PatchError("already_applied", "the file has the hunk's old lines, not its "
+                                  "new ones: the patch is not applied, so there is nothing to "
+                                  "reverse", hint="check that this patch was applied to this "
+                                  "file before reversing it")
+            return PatchError("already_applied", "the hunk's new lines are already in the file "
+                              "and its old lines are not")
+        details = near_miss(self.running.lines(), old, hint)
         diff = details.get("first_difference")
         message = "the hunk's old lines were not found"
         if diff:

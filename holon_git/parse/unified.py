@@ -26,7 +26,9 @@ from .checks import check_duplicates
 from .text import Lines, header_text
 
 DEV_NULL = "/dev/null"
-_HUNK = re.compile(rb"^@@ -(\d{1,18})(?:,(\d{1,18}))? \+(\d{1,18})(?:,(\d{1,18}))? @@(.*)$")
+_HUNK = re.compile(
+    rb"^@@[ \t]+-(\d{1,18})(?:,(\d{1,18}))?[ \t]+\+(\d{1,18})(?:,(\d{1,18}))?[ \t]*@@(.*)$"
+)
 _BARE_HUNK = re.compile(rb"^@@(?: @@)?[ \t]*$")
 # Old/new prefix pairs git writes: a/ b/ by default, the others with diff.mnemonicPrefix.
 _PREFIX_PAIRS = {("a", "b"), ("c", "w"), ("i", "w"), ("c", "i"), ("o", "w"), ("w", "i")}
@@ -133,6 +135,21 @@ def _has_prefix_pair(old: str | None, new: str | None) -> bool:
     if new_p is None:
         return old_p in {a for a, _ in _PREFIX_PAIRS}
     return (old_p, new_p) in _PREFIX_PAIRS
+
+
+def _same_file_one_prefixed(old: str, new: str, notes: list[Diagnostic],
+                            line_no: int) -> tuple[str, str]:
+    """'--- x' with '+++ b/x' (or '--- a/x' with '+++ x'): one side kept git's prefix.
+
+    Only a pair that names the same path once the prefix is dropped is joined; anything else
+    stays a mismatch.
+    """
+    for prefixed, plain, mark in ((new, old, "b/"), (old, new, "a/")):
+        if prefixed.startswith(mark) and prefixed[len(mark):] == plain:
+            notes.append(Diagnostic("mixed_path_prefix", f"only one of '---'/'+++' had the "
+                                    f"{mark!r} prefix; both name {plain!r}", line_no))
+            return plain, plain
+    return old, new
 
 
 def _strip(path: str, count: int) -> str:
@@ -314,6 +331,7 @@ class UnifiedParser:
         except PatchError as err:
             raise err.located(patch_line=line_no) from None
         has_body_header = header.old is not None
+        notes: list[Diagnostic] = []
         if (header.rename_from is None) != (header.rename_to is None):
             raise PatchError("missing_file_header", "'rename from' and 'rename to' must come "
                              "together", patch_line=line_no)
@@ -333,10 +351,16 @@ class UnifiedParser:
                 raise PatchError("missing_file_header", "expected '---' and '+++' lines",
                                  patch_line=line_no)
             old, new = git_old, git_new
+            hunks_follow = header_text(self._line(self.pos) or b"").startswith(b"@@")
             if header.new_file:
                 kind, old = FileKind.ADD, None
             elif header.deleted_file:
                 kind, new = FileKind.DELETE, None
+            elif hunks_follow and git_old is not None and git_old == git_new:
+                kind = FileKind.MODIFY
+                notes.append(Diagnostic(
+                    "missing_file_lines", "'diff --git' was followed by hunks without '---'/"
+                    "'+++' lines; the 'diff --git' path was used", line_no))
             elif header.mode_change:
                 raise PatchError("unsupported_git_patch_feature",
                                  "a mode change without content changes is not supported",
@@ -356,6 +380,8 @@ class UnifiedParser:
         elif new is None:
             kind = FileKind.DELETE
         else:
+            if old != new and count == 0 and self.strip is None:
+                old, new = _same_file_one_prefixed(old, new, notes, line_no)
             if old != new:
                 raise PatchError("file_path_mismatch", f"'---' names {old!r} but '+++' names "
                                  f"{new!r}", patch_line=line_no, path=new)
@@ -366,7 +392,7 @@ class UnifiedParser:
                 raise PatchError("file_path_mismatch",
                                  f"'diff --git' names {git_new!r} but '---'/'+++' name {named!r}",
                                  patch_line=line_no, path=named)
-        return FilePatch(kind, old, new, [], header.metadata, line_no)
+        return FilePatch(kind, old, new, [], header.metadata, line_no, notes)
 
     def _validate(self, fp: FilePatch, header: _Header) -> None:
         if not fp.hunks:
@@ -425,6 +451,7 @@ class UnifiedParser:
         lines = hunk.lines
         old = new = 0
         blanks: list[bytes] = []  # stripped blank lines not yet known to be context
+        unprefixed_at: int | None = None
         while self.pos < len(self.items):
             line = self.items[self.pos]
             kind = line[:1].decode("latin-1")
@@ -437,6 +464,12 @@ class UnifiedParser:
                 self.pos += 1
                 continue
             if kind not in (CONTEXT, REMOVE, ADD):
+                if not self._lost_context_prefix(hunk, old, new):
+                    break
+                kind, line = CONTEXT, b" " + line
+                hunk.unprefixed_context_lines += 1
+                unprefixed_at = unprefixed_at if unprefixed_at is not None else self.pos
+            if line.rstrip(b"\r\n") == b"-- " and self._is_mail_signature(hunk, old, new):
                 break
             if kind == REMOVE and self._is_traditional_header(self.pos) and (
                 self._counts_met(hunk, old, new)
@@ -455,7 +488,41 @@ class UnifiedParser:
         if not lines:
             raise self._error("malformed_hunk", "hunk has no body lines", self.pos,
                               fp.path, len(fp.hunks) + 1)
+        if unprefixed_at is not None and not self._counts_met(hunk, old, new):
+            raise self._error(
+                "malformed_hunk",
+                f"line '{_decode(header_text(self.items[unprefixed_at])[:60])}' inside hunk "
+                f"{len(fp.hunks) + 1} is not a context, removed or added line",
+                unprefixed_at, fp.path, len(fp.hunks) + 1,
+            )
         return self._after_hunk(hunk, fp, old, new)
+
+    def _lost_context_prefix(self, hunk: Hunk, old: int, new: int) -> bool:
+        """Is this unprefixed line an unchanged line whose leading space was lost?
+
+        Only inside a hunk (more hunk lines follow before any header) whose header counts are
+        not yet met; the caller then requires the counts to come out exact, so a line that lost
+        a '-' or '+' (which would shift one count only) is still refused.
+        """
+        if hunk.old_count is None or old >= hunk.old_count or new >= (hunk.new_count or 0):
+            return False
+        index = self.pos
+        while index < len(self.items):
+            line = self.items[index]
+            if self._is_file_start(index) or header_text(line).startswith(b"@@"):
+                return False
+            if line[:1] in (b" ", b"-", b"+", b"\\"):
+                return True
+            index += 1
+        return False
+
+    def _is_mail_signature(self, hunk: Hunk, old: int, new: int) -> bool:
+        """git format-patch ends a mail with '-- ' and the git version: not a removed line
+        when the hunk's counts are already met and no hunk line follows it."""
+        following = self._line(self.pos + 1)
+        return self._counts_met(hunk, old, new) and (
+            following is None or following[:1] not in (b" ", b"-", b"+", b"\\")
+        )
 
     def _take_blanks(self, hunk: Hunk, blanks: list[bytes], old: int, new: int) -> tuple[int, int]:
         for blank in blanks:
@@ -532,6 +599,13 @@ class UnifiedParser:
                 "hunk_count_mismatch",
                 f"hunk {len(fp.hunks)} header says -{hunk.old_count} +{hunk.new_count} lines, "
                 f"the body has -{old} +{new}; the body was used",
+                hunk.patch_line,
+            ))
+        if hunk.unprefixed_context_lines:
+            fp.diagnostics.append(Diagnostic(
+                "unprefixed_context_line",
+                f"hunk {len(fp.hunks)}: {hunk.unprefixed_context_lines} line(s) without a "
+                "prefix read as context lines (leading space missing; the header counts agree)",
                 hunk.patch_line,
             ))
         if hunk.blank_context_lines:

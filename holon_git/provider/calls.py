@@ -1,0 +1,121 @@
+"""Running one ApplyPatch tool call and answering it in the provider's terms."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import PatchError
+from ..receipt import REFUSED, Receipt
+from .definitions import ANTHROPIC, OPENAI, check_provider
+from .results import format_result
+
+
+@dataclass
+class ToolOutcome:
+    """What a tool call did: the text for the model, and the full receipt for the runtime."""
+
+    text: str
+    receipt: Receipt
+
+    @property
+    def ok(self) -> bool:
+        return self.receipt.ok
+
+
+def _bad_input(message: str) -> PatchError:
+    return PatchError("invalid_tool_input", message)
+
+
+def _field(call: Any, name: str) -> Any:
+    return call.get(name) if isinstance(call, dict) else getattr(call, name, None)
+
+
+def patch_from_call(provider: str, call: Any) -> str:
+    """The patch text a tool call carries, or PatchError('invalid_tool_input').
+
+    OpenAI: the custom tool call's raw ``input`` string (or the ``custom_tool_call`` item).
+    Anthropic: the tool input, a dict or its JSON text, ``{"patch": "..."}`` (or the
+    ``tool_use`` content block holding it).
+    """
+    check_provider(provider)
+    if provider == OPENAI:
+        if not isinstance(call, str | bytes):
+            call = _field(call, "input")
+        if isinstance(call, bytes):
+            call = call.decode("utf-8", "surrogateescape")
+        if not isinstance(call, str):
+            raise _bad_input("the custom tool call carries no input text")
+        return call
+    if isinstance(call, bytes):
+        call = call.decode("utf-8", "surrogateescape")
+    if isinstance(call, dict) and call.get("type") == "tool_use":
+        call = call.get("input")
+    elif not isinstance(call, str | dict):
+        call = getattr(call, "input", None)  # an SDK ToolUseBlock
+    if isinstance(call, str):
+        try:
+            call = json.loads(call)
+        except ValueError as exc:
+            raise _bad_input(f"the tool input is not valid JSON ({exc.msg} at character "
+                             f"{exc.pos})") from None
+    if not isinstance(call, dict):
+        raise _bad_input("the tool input must be a JSON object with a 'patch' string")
+    patch = call.get("patch")
+    if not isinstance(patch, str):
+        what = "is missing" if patch is None else f"is a {type(patch).__name__}, not a string"
+        raise _bad_input(f"the tool input's 'patch' property {what}")
+    return patch
+
+
+def _refuse_envelope(patch: str) -> None:
+    from ..parse import detect_format
+
+    if detect_format(patch.encode("utf-8", "surrogateescape")) == "envelope":
+        raise PatchError(
+            "patch_parse_error",
+            "ApplyPatch takes a unified diff, not the '*** Begin Patch' format",
+            hint="send the change as a unified diff: '--- a/PATH', '+++ b/PATH', then "
+            "'@@ -start,count +start,count @@' hunks",
+            patch_line=1,
+        )
+
+
+def run_tool_call(provider: str, call: Any, repo: str | os.PathLike[str] = ".", *,
+                  target: str = "worktree", check: bool = False) -> ToolOutcome:
+    """Apply the patch a tool call carries to ``repo``; all or nothing, never raises
+    PatchError. The outcome's text is the tool result for the model."""
+    from ..api import apply_patch
+
+    try:
+        patch = patch_from_call(provider, call)
+        _refuse_envelope(patch)
+    except PatchError as err:
+        receipt = Receipt(REFUSED, target=target, error=err)
+    else:
+        receipt = apply_patch(patch, repo, target=target, check=check, format="unified")
+    return ToolOutcome(format_result(receipt), receipt)
+
+
+def handle_tool_call(provider: str, call: Any, repo: str | os.PathLike[str] = ".", *,
+                     target: str = "worktree", check: bool = False) -> str:
+    """Apply the patch a tool call carries and return the tool result text for the model."""
+    return run_tool_call(provider, call, repo, target=target, check=check).text
+
+
+def result_item(provider: str, call_id: str, outcome: ToolOutcome) -> dict[str, Any]:
+    """The message item that carries the tool result back to the model.
+
+    OpenAI: a ``custom_tool_call_output`` input item. Anthropic: a ``tool_result`` content
+    block for the next user message, flagged ``is_error`` when the patch was refused.
+    """
+    if check_provider(provider) == OPENAI:
+        return {"type": "custom_tool_call_output", "call_id": call_id, "output": outcome.text}
+    assert provider == ANTHROPIC
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id,
+                             "content": outcome.text}
+    if not outcome.ok:
+        block["is_error"] = True
+    return block

@@ -1,0 +1,116 @@
+"""The tool result a model reads: a receipt in a few short lines.
+
+On success, one line per file: action, path, hunks and where they landed, what was tolerated,
+which metadata was ignored. On refusal: the code, what failed, the hint naming the rule, and for
+a hunk whose context was not found the current text of the nearest region with line numbers,
+so the model can fix the hunk without reading the file again.
+"""
+
+from __future__ import annotations
+
+from ..plan import FileChange, HunkResult
+from ..receipt import CHECKED, Receipt
+
+MAX_REGION_LINES = 40  # of the near-miss region shown after a refusal
+MAX_LINE_CHARS = 240
+
+# With the current text shown, the model need not re-read the file first.
+_REGION_HINTS = {
+    "context_not_found": "re-emit the hunk with context and removed lines copied exactly from "
+    "the current text below (or re-read the file if the hunk belongs elsewhere)",
+}
+
+# Diagnostics that repeat a hunk tolerance already listed.
+_SAME_AS_TOLERANCE = {"blank_context_line", "placed_by_line_number"}
+
+
+def format_result(receipt: Receipt) -> str:
+    return _refusal(receipt) if receipt.error is not None else _success(receipt)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _where(hunks: list[HunkResult]) -> str:
+    spots = []
+    for hunk in hunks:
+        spot = str(hunk.applied_line)
+        if hunk.offset:
+            spot += f" (header said {hunk.hinted_line})"
+        spots.append(spot)
+    return f" at line{'s' if len(spots) > 1 else ''} {', '.join(spots)}" if spots else ""
+
+
+def _tolerated(change: FileChange) -> list[str]:
+    seen: dict[str, None] = {}
+    for hunk in change.hunks:
+        seen.update(dict.fromkeys(hunk.tolerances))
+        if hunk.by_line_number:
+            seen["placed_by_line_number"] = None
+    for diagnostic in change.diagnostics:
+        if diagnostic.code not in _SAME_AS_TOLERANCE:
+            seen[diagnostic.code] = None
+    return list(seen)
+
+
+def _file_line(change: FileChange) -> str:
+    name = change.path if change.action != "rename" else f"{change.old_path} -> {change.new_path}"
+    counts = [f"+{change.added}" if change.added else "", f"-{change.removed}" if change.removed
+              else ""]
+    what = " ".join(c for c in counts if c) or (
+        "content unchanged" if change.action == "rename" else "empty file")
+    if change.hunks:
+        what += f", {_plural(len(change.hunks), 'hunk')}{_where(change.hunks)}"
+    parts = [f"{change.action} {name}: {what}"]
+    tolerated = _tolerated(change)
+    if tolerated:
+        parts.append(f"tolerated: {', '.join(tolerated)}")
+    if change.ignored_metadata:
+        parts.append(f"ignored metadata: {'; '.join(change.ignored_metadata)}")
+    return "; ".join(parts)
+
+
+def _success(receipt: Receipt) -> str:
+    files = receipt.files
+    verb = "would apply (checked, nothing written)" if receipt.status == CHECKED else "applied"
+    lines = [f"ApplyPatch {verb}: {_plural(len(files), 'file')}."]
+    lines.extend(_file_line(change) for change in files)
+    if receipt.diagnostics:
+        codes = dict.fromkeys(d.code for d in receipt.diagnostics)
+        lines.append(f"patch text tolerated: {', '.join(codes)}")
+    return "\n".join(lines)
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= MAX_LINE_CHARS else text[: MAX_LINE_CHARS - 3] + "..."
+
+
+def _refusal(receipt: Receipt) -> str:
+    err = receipt.error
+    assert err is not None
+    where = []
+    if err.path is not None:
+        where.append(err.path)
+    if err.hunk is not None:
+        where.append(f"hunk {err.hunk}")
+    if err.patch_line is not None:
+        where.append(f"patch line {err.patch_line}")
+    region = err.details.get("region") or []
+    hint = _REGION_HINTS.get(err.code, err.hint) if region else err.hint
+    lines = [
+        "ApplyPatch refused the patch; nothing was changed.",
+        f"error: {err.code}" + (f" ({', '.join(where)})" if where else ""),
+        f"what: {err.message}",
+        f"fix: {hint}",
+    ]
+    if region:
+        shown = region[:MAX_REGION_LINES]
+        first, last = shown[0]["line"], shown[-1]["line"]
+        span = f"{first}-{last}" if last != first else f"{first}"
+        subject = err.path or "the file"
+        lines.append(f"current text of {subject}, lines {span} (number|text):")
+        lines.extend(f"{row['line']}|{_clip(row['text'])}" for row in shown)
+        if len(region) > len(shown):
+            lines.append(f"... {len(region) - len(shown)} more lines not shown")
+    return "\n".join(lines)

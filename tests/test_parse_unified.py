@@ -1,0 +1,456 @@
+"""The V1 unified-diff parser: every accepted form and every parse-time refusal."""
+
+from __future__ import annotations
+
+import pytest
+
+from holon_git.errors import PatchError
+from holon_git.model import ADD, CONTEXT, REMOVE, FileKind
+from holon_git.parse import detect_format, merge_patches, parse_patch
+
+
+def parse_error(text: str | bytes, **kwargs: object) -> PatchError:
+    with pytest.raises(PatchError) as info:
+        parse_patch(text, **kwargs)  # type: ignore[arg-type]
+    return info.value
+
+
+MODIFY = """\
+--- a/src/app.py
++++ b/src/app.py
+@@ -10,3 +10,4 @@ def main():
+ one
+-two
++TWO
++three
+ four
+"""
+
+
+def test_modify_with_prefixes():
+    patch = parse_patch(MODIFY)
+    (fp,) = patch.files
+    assert fp.kind is FileKind.MODIFY
+    assert (fp.old_path, fp.new_path) == ("src/app.py", "src/app.py")
+    (hunk,) = fp.hunks
+    assert (hunk.old_start, hunk.old_count, hunk.new_start, hunk.new_count) == (10, 3, 10, 4)
+    assert hunk.section == "def main():"
+    assert [(line.kind, line.text) for line in hunk.lines] == [
+        (CONTEXT, b"one\n"), (REMOVE, b"two\n"), (ADD, b"TWO\n"), (ADD, b"three\n"),
+        (CONTEXT, b"four\n"),
+    ]
+    assert hunk.old_lines == [b"one\n", b"two\n", b"four\n"]
+    assert hunk.new_lines == [b"one\n", b"TWO\n", b"three\n", b"four\n"]
+    assert fp.patch_line == 1 and hunk.patch_line == 3
+    assert not fp.diagnostics
+
+
+def test_paths_without_prefixes_are_taken_as_written():
+    fp = parse_patch(MODIFY.replace("a/src", "src").replace("b/src", "src")).files[0]
+    assert fp.path == "src/app.py"
+
+
+def test_git_header_without_prefixes():
+    text = "diff --git src/x.py src/x.py\nindex 1..2 100644\n--- src/x.py\n+++ src/x.py\n" \
+           "@@ -1 +1 @@\n-a\n+b\n"
+    fp = parse_patch(text).files[0]
+    assert fp.path == "src/x.py" and fp.ignored_metadata == ["index 1..2 100644"]
+
+
+def test_mnemonic_prefixes_are_stripped():
+    text = "diff --git i/x.py w/x.py\n--- i/x.py\n+++ w/x.py\n@@ -1 +1 @@\n-a\n+b\n"
+    assert parse_patch(text).files[0].path == "x.py"
+
+
+def test_strip_option_forces_component_count():
+    text = "--- old/project/x.py\n+++ new/project/x.py\n@@ -1 +1 @@\n-a\n+b\n"
+    assert parse_error(text).code == "file_path_mismatch"
+    assert parse_patch(text, strip=2).files[0].path == "x.py"
+    assert parse_error(MODIFY, strip=0).code == "file_path_mismatch"
+    assert parse_error(MODIFY, strip=5).code == "invalid_path"
+
+
+def test_add_plain_and_git():
+    plain = "--- /dev/null\n+++ b/docs/new.md\n@@ -0,0 +1,2 @@\n+line 1\n+line 2\n"
+    fp = parse_patch(plain).files[0]
+    assert fp.kind is FileKind.ADD and fp.old_path is None and fp.new_path == "docs/new.md"
+    git_form = "diff --git a/run.sh b/run.sh\nnew file mode 100755\nindex 0000000..e69de29\n" \
+               "--- /dev/null\n+++ b/run.sh\n@@ -0,0 +1 @@\n+echo hi\n"
+    fp = parse_patch(git_form).files[0]
+    assert fp.kind is FileKind.ADD and fp.path == "run.sh"
+    assert fp.ignored_metadata == ["new file mode 100755", "index 0000000..e69de29"]
+
+
+def test_delete_plain():
+    fp = parse_patch("--- a/old.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-x\n-y\n").files[0]
+    assert fp.kind is FileKind.DELETE and fp.new_path is None and fp.path == "old.txt"
+
+
+def test_git_empty_file_add_and_delete_have_no_hunks():
+    text = (
+        "diff --git a/pkg/__init__.py b/pkg/__init__.py\nnew file mode 100644\n"
+        "index 0000000..e69de29\n"
+        "diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644\nindex e69de29..0000000\n"
+    )
+    add, delete = parse_patch(text).files
+    assert add.kind is FileKind.ADD and add.path == "pkg/__init__.py" and add.hunks == []
+    assert delete.kind is FileKind.DELETE and delete.path == "gone.txt" and delete.hunks == []
+
+
+def test_rename_only_and_with_edits():
+    text = (
+        "diff --git a/old.txt b/new.txt\nsimilarity index 100%\nrename from old.txt\n"
+        "rename to new.txt\n"
+        "diff --git a/a.py b/pkg/b.py\nsimilarity index 80%\nrename from a.py\n"
+        "rename to pkg/b.py\nindex 1..2 100644\n--- a/a.py\n+++ b/pkg/b.py\n"
+        "@@ -1,2 +1,2 @@\n x\n-y\n+z\n"
+    )
+    pure, edited = parse_patch(text).files
+    assert pure.kind is FileKind.RENAME and (pure.old_path, pure.new_path) == ("old.txt",
+                                                                                "new.txt")
+    assert pure.hunks == [] and pure.ignored_metadata == ["similarity index 100%"]
+    assert edited.kind is FileKind.RENAME and edited.new_path == "pkg/b.py"
+    assert len(edited.hunks) == 1
+
+
+def test_rename_paths_must_agree_with_file_lines():
+    text = ("diff --git a/a.py b/b.py\nrename from a.py\nrename to b.py\n--- a/a.py\n"
+            "+++ b/c.py\n@@ -1 +1 @@\n-x\n+y\n")
+    err = parse_error(text)
+    assert err.code == "rename_path_mismatch" and err.patch_line == 1
+    onto_itself = "diff --git a/a b/a\nrename from a\nrename to a\n"
+    assert parse_error(onto_itself).code == "rename_path_mismatch"
+
+
+def test_several_files_and_hunks():
+    text = MODIFY + "--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-x\n+y\n@@ -9 +9 @@\n-p\n+q\n"
+    first, second = parse_patch(text).files
+    assert first.path == "src/app.py" and second.path == "b.txt"
+    assert [h.old_start for h in second.hunks] == [1, 9]
+    assert second.patch_line == 9
+
+
+def test_no_newline_markers_on_each_side():
+    text = ("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+B\n"
+            "\\ No newline at end of file\n")
+    hunk = parse_patch(text).files[0].hunks[0]
+    assert hunk.old_no_newline and hunk.new_no_newline
+    assert hunk.lines[1].text == b"b" and hunk.lines[2].text == b"B"
+    only_new = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-b\n+b\n\\ No newline at end of file\n"
+    hunk = parse_patch(only_new).files[0].hunks[0]
+    assert hunk.new_no_newline and not hunk.old_no_newline
+
+
+def test_bytes_survive_untouched():
+    body = b"--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n caf\xe9\r\n-\xff\xfe\r\n+ok\r\n"
+    lines = parse_patch(body).files[0].hunks[0].lines
+    assert [line.text for line in lines] == [b"caf\xe9\r\n", b"\xff\xfe\r\n", b"ok\r\n"]
+
+
+def test_whole_patch_in_crlf_reads_headers_and_keeps_content_crlf():
+    text = MODIFY.replace("\n", "\r\n").encode()
+    fp = parse_patch(text).files[0]
+    assert fp.path == "src/app.py"
+    assert fp.hunks[0].lines[0].text == b"one\r\n"
+
+
+def test_crlf_marker_strips_the_transport_cr():
+    text = b"--- a/f\r\n+++ b/f\r\n@@ -1 +1 @@\r\n-a\r\n+b\r\n\\ No newline at end of file\r\n"
+    assert parse_patch(text).files[0].hunks[0].lines[-1].text == b"b"
+
+
+def test_quoted_and_tab_terminated_paths():
+    text = ('diff --git "a/caf\\303\\251 x.txt" "b/caf\\303\\251 x.txt"\n'
+            '--- "a/caf\\303\\251 x.txt"\n+++ "b/caf\\303\\251 x.txt"\n@@ -1 +1 @@\n-a\n+b\n')
+    assert parse_patch(text).files[0].path == "café x.txt"
+    dated = "--- a/x.c\t2024-01-01 10:00:00\n+++ b/x.c\t2024-01-02 10:00:00\n@@ -1 +1 @@\n-a\n+b\n"
+    assert parse_patch(dated).files[0].path == "x.c"
+
+
+def test_git_header_with_spaces_in_name():
+    text = "diff --git a/my file.txt b/my file.txt\n--- a/my file.txt\n+++ b/my file.txt\n" \
+           "@@ -1 +1 @@\n-a\n+b\n"
+    assert parse_patch(text).files[0].path == "my file.txt"
+
+
+def test_metadata_is_recorded_not_applied():
+    text = ("diff --git a/x b/x\nold mode 100644\nnew mode 100755\nindex 1..2\n--- a/x\n+++ b/x\n"
+            "@@ -1 +1 @@\n-a\n+b\n")
+    fp = parse_patch(text).files[0]
+    assert fp.ignored_metadata == ["old mode 100644", "new mode 100755", "index 1..2"]
+
+
+# -- text around the patch ----------------------------------------------------------------------
+
+def test_prose_before_and_after_is_skipped_with_a_diagnostic():
+    text = "Here is my change.\nIt fixes the bug.\n\n" + MODIFY + "\nHope this helps!\n"
+    patch = parse_patch(text)
+    assert patch.files[0].path == "src/app.py"
+    assert [d.code for d in patch.diagnostics] == ["skipped_text", "skipped_text"]
+
+
+def test_mail_headers_from_format_patch_are_skipped():
+    text = ("From 1234 Mon Sep 17 00:00:00 2001\nFrom: A <a@b>\nSubject: [PATCH] fix\n\n---\n"
+            " src/app.py | 2 +-\n\n" + MODIFY + "-- \n2.39.5\n")
+    patch = parse_patch(text)
+    assert len(patch.files) == 1 and patch.files[0].hunks[0].lines[-1].text == b"four\n"
+
+
+def test_markdown_fence_is_tolerated():
+    text = "Sure:\n\n```diff\n" + MODIFY + "```\n\nLet me know.\n"
+    patch = parse_patch(text)
+    assert patch.files[0].path == "src/app.py"
+    assert patch.diagnostics[0].code == "markdown_fence"
+    assert patch.diagnostics[0].patch_line == 3
+
+
+def test_fence_inside_a_patched_markdown_file_is_content():
+    text = ("--- a/README.md\n+++ b/README.md\n@@ -1,3 +1,3 @@\n ```python\n-x = 1\n+x = 2\n"
+            " ```\n")
+    hunk = parse_patch(text).files[0].hunks[0]
+    assert [line.text for line in hunk.lines] == [b"```python\n", b"x = 1\n", b"x = 2\n",
+                                                  b"```\n"]
+
+
+def test_two_fenced_blocks_are_joined():
+    second = "--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-x\n+y\n"
+    text = f"First:\n```diff\n{MODIFY}```\nThen:\n```\n{second}```\n"
+    assert [fp.path for fp in parse_patch(text).files] == ["src/app.py", "b.txt"]
+
+
+# -- what the body decides ------------------------------------------------------------------------
+
+def test_body_beyond_a_too_small_count_is_kept():
+    text = "--- a/f\n+++ b/f\n@@ -1,1 +1,1 @@\n a\n-b\n+c\n d\n"
+    fp = parse_patch(text).files[0]
+    assert len(fp.hunks[0].lines) == 4
+    assert [d.code for d in fp.diagnostics] == ["hunk_count_mismatch"]
+
+
+def test_too_large_counts_are_a_diagnostic():
+    text = "--- a/f\n+++ b/f\n@@ -1,9 +1,9 @@\n a\n-b\n+c\n"
+    fp = parse_patch(text).files[0]
+    assert len(fp.hunks[0].lines) == 3 and fp.diagnostics[0].code == "hunk_count_mismatch"
+
+
+def test_stripped_blank_context_lines_inside_a_hunk():
+    text = "--- a/f\n+++ b/f\n@@ -1,4 +1,4 @@\n a\n\n-b\n+c\n d\n"
+    fp = parse_patch(text).files[0]
+    hunk = fp.hunks[0]
+    assert hunk.lines[1].kind == CONTEXT and hunk.lines[1].text == b"\n"
+    assert hunk.blank_context_lines == 1
+    assert "blank_context_line" in [d.code for d in fp.diagnostics]
+
+
+def test_trailing_blank_line_is_context_only_when_counts_need_it():
+    needed = "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+c\n\n"
+    hunk = parse_patch(needed).files[0].hunks[0]
+    assert hunk.lines[-1] == hunk.lines[-1].__class__(CONTEXT, b"\n")
+    assert hunk.optional_tail == 1
+    separator = "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n\n--- a/g\n+++ b/g\n" \
+                "@@ -1 +1 @@\n-x\n+y\n"
+    first, second = parse_patch(separator).files
+    assert len(first.hunks[0].lines) == 3 and first.hunks[0].optional_tail == 0
+    assert second.path == "g"
+
+
+def test_removed_line_that_looks_like_a_header():
+    text = "--- a/f.sql\n+++ b/f.sql\n@@ -1,2 +1,2 @@\n--- a comment\n+++ changed\n x\n"
+    hunk = parse_patch(text).files[0].hunks[0]
+    assert [(line.kind, line.text) for line in hunk.lines] == [
+        (REMOVE, b"-- a comment\n"), (ADD, b"++ changed\n"), (CONTEXT, b"x\n")]
+
+
+def test_bare_hunk_header_has_no_line_numbers():
+    fp = parse_patch("--- a/f\n+++ b/f\n@@ @@\n a\n-b\n+c\n").files[0]
+    assert fp.hunks[0].old_start is None
+    assert fp.diagnostics[0].code == "hunk_without_line_numbers"
+    assert parse_patch("--- a/f\n+++ b/f\n@@\n-b\n+c\n").files[0].hunks[0].old_start is None
+
+
+def test_huge_counts_are_harmless():
+    text = "--- a/f\n+++ b/f\n@@ -1,1000000000000 +1,1000000000000 @@\n-a\n+b\n"
+    assert parse_patch(text).files[0].hunks[0].old_count == 10**12
+
+
+def test_prose_between_hunks_when_counts_were_met():
+    text = "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+c\nNow the next part:\n" \
+           "@@ -9,2 +9,2 @@\n x\n-y\n+z\n"
+    fp = parse_patch(text).files[0]
+    assert len(fp.hunks) == 2
+
+
+# -- refusals -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["", "\n\n", "Just some prose.\nNo patch here.\n"])
+def test_empty_patch(text: str):
+    assert parse_error(text).code == "empty_patch"
+
+
+def test_hunk_without_file_header():
+    err = parse_error("Here:\n@@ -1,2 +1,2 @@\n-a\n+b\n")
+    assert err.code == "missing_file_header" and err.patch_line == 2
+    assert parse_error("--- a/x\n@@ -1 +1 @@\n-a\n+b\n").code == "missing_file_header"
+    assert parse_error("+++ b/x\n@@ -1 +1 @@\n-a\n+b\n").code == "missing_file_header"
+
+
+def test_git_header_without_file_lines_or_rename():
+    assert parse_error("diff --git a/x b/x\nindex 1..2 100644\n").code == "missing_file_header"
+
+
+@pytest.mark.parametrize("header", ["@@ -a,b +c,d @@", "@@ -1,2 @@", "@@ line 10 @@",
+                                    "@@ -1,2 +1,2", "@@ -" + "9" * 30 + " +1 @@"])
+def test_invalid_hunk_header(header: str):
+    err = parse_error(f"--- a/f\n+++ b/f\n{header}\n-a\n+b\n")
+    assert err.code == "invalid_hunk_header" and err.patch_line == 3 and err.path == "f"
+
+
+def test_line_that_lost_its_space_inside_a_hunk_is_context_when_counts_agree():
+    fp = parse_patch("--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\nb lost its space\n-c\n+C\n").files[0]
+    hunk = fp.hunks[0]
+    assert hunk.old_lines == [b"a\n", b"b lost its space\n", b"c\n"]
+    assert hunk.new_lines == [b"a\n", b"b lost its space\n", b"C\n"]
+    assert hunk.unprefixed_context_lines == 1
+    assert [d.code for d in fp.diagnostics] == ["unprefixed_context_line"]
+
+
+@pytest.mark.parametrize("header", [
+    "@@ -1,3 +1,2 @@",  # the line lost a '-': read as context the counts come out -3 +3
+    "@@ -1,4 +1,4 @@",  # counts that do not match the body give no second opinion
+])
+def test_line_without_prefix_inside_a_hunk_is_refused_unless_counts_agree(header: str):
+    err = parse_error(f"--- a/f\n+++ b/f\n{header}\n a\nb lost its prefix\n-c\n+C\n")
+    assert err.code == "malformed_hunk" and err.patch_line == 5 and err.hunk == 1
+
+
+def test_line_without_prefix_in_a_hunk_without_counts_is_refused():
+    assert parse_error("--- a/f\n+++ b/f\n@@\n a\nb\n-c\n+C\n").code == "malformed_hunk"
+
+
+def test_unprefixed_text_after_the_last_hunk_line_is_not_context():
+    patch = parse_patch("--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-c\n+C\nSome prose.\n")
+    assert patch.files[0].hunks[0].old_lines == [b"a\n", b"c\n"]
+
+
+def test_hunk_with_no_body():
+    assert parse_error("--- a/f\n+++ b/f\n@@ -1 +1 @@\n").code == "malformed_hunk"
+
+
+def test_file_patch_without_hunks():
+    assert parse_error("--- a/f\n+++ b/f\n").code == "missing_hunks"
+
+
+@pytest.mark.parametrize("text", [
+    "--- /dev/null\n+++ b/n\n@@ -0,0 +1,2 @@\n+a\n-b\n",
+    "--- /dev/null\n+++ b/n\n@@ -0,0 +1,2 @@\n+a\n c\n",
+    "--- a/o\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\n+b\n",
+])
+def test_body_contradicting_file_kind(text: str):
+    err = parse_error(text)
+    assert err.code == "hunk_kind_mismatch" and err.hunk == 1
+
+
+@pytest.mark.parametrize("text,what", [
+    ("diff --git a/x b/x\nindex 1..2 100644\nGIT binary patch\nliteral 3\n", "binary"),
+    ("diff --git a/x b/x\nBinary files a/x and b/x differ\n", "binary"),
+    ("diff --git a/x b/y\nsimilarity index 90%\ncopy from x\ncopy to y\n", "copies"),
+    ("diff --git a/l b/l\nnew file mode 120000\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+t\n",
+     "symbolic link"),
+    ("diff --git a/sub b/sub\nindex 1..2 160000\n--- a/sub\n+++ b/sub\n@@ -1 +1 @@\n"
+     "-Subproject commit 1\n+Subproject commit 2\n", "submodule"),
+    ("diff --git a/x b/x\nold mode 100644\nnew mode 100755\n", "mode change"),
+    ("diff --cc f.txt\nindex 1,2..3\n", "combined"),
+])
+def test_unsupported_git_features(text: str, what: str):
+    err = parse_error(text)
+    assert err.code == "unsupported_git_patch_feature" and what in err.message
+
+
+def test_different_paths_without_rename():
+    err = parse_error("--- a/x.py\n+++ b/y.py\n@@ -1 +1 @@\n-a\n+b\n")
+    assert err.code == "file_path_mismatch"
+    err = parse_error("diff --git a/x b/x\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n")
+    assert err.code == "file_path_mismatch"
+
+
+def test_duplicate_file_patches():
+    text = MODIFY + MODIFY.replace("@@ -10", "@@ -40")
+    err = parse_error(text)
+    assert err.code == "duplicate_file_patch" and err.path == "src/app.py" and err.patch_line == 9
+    rename_then_modify = ("diff --git a/a b/b\nrename from a\nrename to b\n"
+                          "diff --git a/b b/b\n--- a/b\n+++ b/b\n@@ -1 +1 @@\n-x\n+y\n")
+    assert parse_error(rename_then_modify).code == "duplicate_file_patch"
+    normalized = MODIFY + MODIFY.replace("src/app.py", "src/./app.py")
+    assert parse_error(normalized).code == "duplicate_file_patch"
+
+
+def test_merge_patches_checks_duplicates_across_inputs():
+    one, two = parse_patch(MODIFY), parse_patch(MODIFY)
+    with pytest.raises(PatchError) as info:
+        merge_patches([one, two])
+    assert info.value.code == "duplicate_file_patch"
+    other = parse_patch("--- a/b\n+++ b/b\n@@ -1 +1 @@\n-x\n+y\n")
+    assert [fp.path for fp in merge_patches([one, other]).files] == ["src/app.py", "b"]
+
+
+@pytest.mark.parametrize("path,code", [
+    ("../outside.txt", "path_escape"),
+    ("src/../../outside.txt", "path_escape"),
+    ("/etc/passwd", "path_escape"),
+    (".git/config", "path_escape"),
+    (".GIT/hooks/pre-commit", "path_escape"),
+    ("sub/.git/config", "path_escape"),
+    ("~/x", "path_escape"),
+    ("a\\b.txt", "invalid_path"),
+])
+def test_hostile_paths_are_refused_at_parse_time(path: str, code: str):
+    for text in (f"--- a/{path}\n+++ b/{path}\n@@ -1 +1 @@\n-a\n+b\n",
+                 f"--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n+a\n"):
+        err = parse_error(text)
+        assert err.code == code and err.patch_line == 1
+
+
+def test_errors_carry_a_hint():
+    err = parse_error("--- a/f\n+++ b/f\n@@ bad @@\n")
+    assert err.hint and "@@ -old_start" in err.hint
+
+
+def test_detect_format():
+    assert detect_format(MODIFY.encode()) == "unified"
+    assert detect_format(b"\n*** Begin Patch\n*** End Patch\n") == "envelope"
+    assert detect_format(b"```\n*** Begin Patch\n*** End Patch\n```\n") == "envelope"
+
+
+def test_reverse_swaps_sides():
+    fp = parse_patch(MODIFY).reversed().files[0]
+    hunk = fp.hunks[0]
+    assert (hunk.old_start, hunk.old_count, hunk.new_count) == (10, 4, 3)
+    assert hunk.old_lines == [b"one\n", b"TWO\n", b"three\n", b"four\n"]
+    add = parse_patch("--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+a\n").reversed().files[0]
+    assert add.kind is FileKind.DELETE and add.old_path == "n" and add.new_path is None
+
+
+def test_git_header_followed_directly_by_hunks():
+    fp = parse_patch("diff --git a/x.py b/x.py\n@@ -1 +1 @@\n-a\n+b\n").files[0]
+    assert fp.kind is FileKind.MODIFY and fp.path == "x.py" and len(fp.hunks) == 1
+    assert [d.code for d in fp.diagnostics] == ["missing_file_lines"]
+    # different paths would need a rename: still refused
+    text = "diff --git a/x.py b/y.py\n@@ -1 +1 @@\n-a\n+b\n"
+    assert parse_error(text).code == "missing_file_header"
+
+
+@pytest.mark.parametrize("old, new", [("m.py", "b/m.py"), ("a/m.py", "m.py")])
+def test_one_side_prefixed_names_the_same_file(old, new):
+    fp = parse_patch(f"--- {old}\n+++ {new}\n@@ -1 +1 @@\n-a\n+b\n").files[0]
+    assert fp.kind is FileKind.MODIFY and fp.path == "m.py"
+    assert [d.code for d in fp.diagnostics] == ["mixed_path_prefix"]
+
+
+@pytest.mark.parametrize("old, new", [("m.py", "b/n.py"), ("b/m.py", "m.py"), ("m.py", "a/m.py")])
+def test_one_side_prefixed_other_file_is_a_mismatch(old, new):
+    assert parse_error(f"--- {old}\n+++ {new}\n@@ -1 +1 @@\n-a\n+b\n").code == "file_path_mismatch"
+
+
+def test_hunk_header_with_extra_spaces():
+    hunk = parse_patch("--- a/f\n+++ b/f\n@@  -3,2  +3,2  @@\n a\n-b\n+c\n").files[0].hunks[0]
+    assert (hunk.old_start, hunk.old_count, hunk.new_start, hunk.new_count) == (3, 2, 3, 2)
