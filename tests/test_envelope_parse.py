@@ -74,6 +74,19 @@ def test_add_file_no_newline_marker() -> None:
     assert not fp.hunks[0].new_no_newline
 
 
+def test_add_file_crlf_empty_last_line() -> None:
+    # In a CRLF envelope '+' CRLF is an empty line too: the last one stands for the final newline.
+    body = b"*** Begin Patch\r\n*** Add File: a\r\n+x\r\n+\r\n+\r\n*** End Patch\r\n"
+    (fp,) = parse_patch(body).files
+    assert [line.text for line in fp.hunks[0].lines] == [b"x\r\n", b"\r\n"]
+    assert not fp.hunks[0].new_no_newline
+    # A lone CR kept by '\\ No newline at end of file' is content, not an empty line.
+    (fp,) = parse_patch(b"*** Begin Patch\n*** Add File: a\n+x\n+\r\n"
+                        b"\\ No newline at end of file\n*** End Patch\n").files
+    assert [line.text for line in fp.hunks[0].lines] == [b"x\n", b"\r"]
+    assert fp.hunks[0].new_no_newline
+
+
 def test_add_file_empty_body_is_an_empty_file() -> None:
     (fp,) = parse_patch(env("*** Add File: empty.txt")).files
     assert fp.kind is FileKind.ADD and fp.hunks == []

@@ -72,7 +72,7 @@ def envelope_add_body(content: bytes) -> bytes:
         return b""
     if content.endswith(b"\n"):
         lines = content[:-1].split(b"\n")
-        if lines[-1] == b"":
+        if lines[-1] in (b"", b"\r"):  # an empty last line (LF or CRLF) needs one more '+':
             lines.append(b"")  # a final empty '+' line stands for the final newline only
         return b"".join(b"+" + line + b"\n" for line in lines)
     return b"".join(b"+" + line + b"\n" for line in content.split(b"\n")) + NO_NEWLINE

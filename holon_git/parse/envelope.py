@@ -222,7 +222,8 @@ class EnvelopeParser:
             self.pos += 1
         # '+' alone on the last line stands for the final newline, not for another line.
         ends_in_newline = not no_newline
-        if lines and lines[-1].text.rstrip(b"\r\n") == b"":
+        last = lines[-1].text if lines else None
+        if last is not None and last.rstrip(b"\r\n") == b"" and (not no_newline or last == b""):
             lines.pop()
             ends_in_newline = True
         if lines:
