@@ -1,10 +1,11 @@
 """The working-tree target: all files of a plan change together, or none do.
 
-Writing happens in three steps. Stage: every new content goes to a temporary sibling file,
-fsync'd (directories created as needed; many files are fsync'd together by a thread pool).
-Check: every pre-image is still what was planned against. Commit: removals, then renames of
-the staged files over their targets. Any failure, Ctrl-C included, undoes what was done from
-the pre-images held in memory.
+Writing happens in three steps, after the pre-image of every deleted file is saved as a blob
+(targets/objects.py). Stage: every new content goes to a temporary sibling file, fsync'd
+(directories created as needed; many files are fsync'd together by a thread pool). Check: every
+pre-image is still what was planned against. Commit: removals, then renames of the staged files
+over their targets. Any failure, Ctrl-C included, undoes what was done from the pre-images held
+in memory.
 """
 
 from __future__ import annotations
@@ -77,8 +78,13 @@ class WorktreeTarget:
 
     # -- writing -----------------------------------------------------------------------------
     def write(self, plan: Plan) -> dict[str, object]:
+        saved: list[dict[str, object]] = []
+        if any(change.action == "delete" for change in plan.changes):
+            from .objects import save_deleted
+
+            saved = save_deleted(self.root, plan.changes)  # before anything is deleted
         self.write_changes(plan.changes)
-        return {}
+        return {"deleted_blobs": saved}
 
     def write_changes(self, changes: list[FileChange]) -> _Transaction:
         """Write all of ``changes`` or none; the returned transaction can still undo them
