@@ -291,3 +291,20 @@ def test_reversing_a_bodyless_delete_is_refused() -> None:
         patch.reversed()
     assert info.value.code == "usage_error"
     assert "cat-file" in info.value.hint
+
+
+@pytest.mark.parametrize("text", [
+    " *** Begin Patch\n*** Update File: f\n@@\n-a\n+b\n*** End Patch \n",
+    "*** Begin Patch \n*** Update File: f\n@@\n-a\n+b\n *** End Patch\n\n",
+    "*** Begin Patch\n  *** Update File: f\n@@\n-a\n+b\n*** End Patch\n",
+])
+def test_markers_padded_with_whitespace(text: str) -> None:
+    assert detect_format(text.encode()) == "envelope"
+    fp = parse_patch(text).files[0]
+    assert fp.path == "f" and fp.hunks[0].lines == [HunkLine(REMOVE, b"a\n"), HunkLine(ADD, b"b\n")]
+
+
+def test_padded_end_marker_inside_a_hunk_is_context() -> None:
+    text = "*** Begin Patch\n*** Update File: f\n@@\n *** End Patch\n-a\n+b\n*** End Patch\n"
+    hunk = parse_patch(text).files[0].hunks[0]
+    assert hunk.lines[0] == HunkLine(CONTEXT, b"*** End Patch\n")

@@ -39,8 +39,8 @@ def _decode(raw: bytes) -> str:
 
 
 def _marker(line: bytes) -> bytes:
-    """A marker line without its line ending or trailing whitespace."""
-    return header_text(line).rstrip()
+    """A marker line without its line ending or surrounding whitespace (models pad them)."""
+    return header_text(line).strip()
 
 
 def _is_directive(line: bytes) -> bool:
@@ -87,6 +87,7 @@ class EnvelopeParser:
                               "'*** Begin Patch' or after '*** End Patch'")
         begin = self.pos
         self.pos += 1
+        self._normalize_end_marker()
         files: list[FilePatch] = []
         while True:
             self._skip_blank()
@@ -111,6 +112,18 @@ class EnvelopeParser:
                               "'*** Begin Patch' and '*** End Patch'")
         check_duplicates(files)
         return Patch(files, "envelope", self.diagnostics)
+
+    def _normalize_end_marker(self) -> None:
+        """A padded '*** End Patch' as the last line still closes the envelope.
+
+        Only the last non-blank line is read this way: elsewhere in a hunk body a line
+        ' *** End Patch' is a context line whose text is '*** End Patch'.
+        """
+        last = len(self.items) - 1
+        while last > self.pos and not self.items[last].strip():
+            last -= 1
+        if last >= self.pos and _marker(self.items[last]) == END:
+            self.items = [*self.items[:last], END + b"\n", *self.items[last + 1:]]
 
     def _section(self, text: bytes) -> FilePatch:
         m = _SECTION.match(text)
