@@ -69,6 +69,7 @@ def apply_patch(
     atomic: bool = True,
     expect_sha256: Mapping[str, str] | None = None,
     progress: Callable[[str, int, int], None] | None = None,
+    durable: bool = True,
 ) -> Receipt:
     """Apply ``patch`` to ``repo``; never raises PatchError, returns a Receipt.
 
@@ -87,10 +88,15 @@ def apply_patch(
     ("" for "must not exist"); any mismatch refuses the whole patch with ``stale_file``.
     ``progress(stage, done, total)`` is called as the work advances: "planning" after each
     file, "writing" before (0 done) and after the write; the CLI draws it on a terminal.
+    ``durable=False`` (working tree only) skips the fsync of new files and their directories:
+    still all or nothing for this process, but a power loss may lose the write. For callers
+    that apply and then commit or snapshot anyway; the default is durable.
     """
     receipt = Receipt(REFUSED, target=target, reverse=reverse, atomic=atomic)
     try:
         target = receipt.target = _resolve_target(target, commit, ref, message)
+        if not durable and target != "worktree":
+            raise PatchError("usage_error", "durable=False applies to the working tree only")
         if not atomic and (target != "worktree" or emit_diff):
             raise PatchError("usage_error", "--no-atomic applies to the working tree only; "
                              "index, commit and ref targets are always all or nothing, and "
@@ -108,7 +114,8 @@ def apply_patch(
         spec = None
         if commit or ref is not None:
             spec = CommitSpec(message or "", author, ref, on_ref_update)
-        destination = open_target(target, os.fspath(repo), check=check, commit=spec)
+        destination = open_target(target, os.fspath(repo), check=check, commit=spec,
+                                  durable=durable)
         try:
             check_protected(parsed, destination.protected_patterns())
             if atomic:
