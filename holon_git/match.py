@@ -274,7 +274,10 @@ class RunningFile:
             self._bends.append(cstart + len(later.new))
             self._shift.append(self._shift[-1] + len(later.new) - (later.end - later.start))
         for level, counter in self._added.items():
-            counter.update(KEYS[level](line) for line in edit.new)
+            if level == 0 and b"".join(edit.new).count(b"\n") == len(edit.new):
+                counter.update(edit.new)  # every line ends with a newline: its own exact key
+            else:
+                counter.update(map(KEYS[level], edit.new))
 
 
 def choose(found: Found, hints: Sequence[int | None]) -> tuple[Candidate, bool]:
