@@ -242,6 +242,7 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
                 raise click.UsageError("--force and --write-receipt go with --holon-output")
             inputs = _read_inputs(patch_files)
         patch = _parse_all(inputs, fmt, strip)
+        inputs.clear()  # the model holds what is needed: the raw text need not stay in memory
     except PatchError as err:
         receipt = Receipt(REFUSED, target=target, reverse=reverse, atomic=atomic, error=err)
     else:
