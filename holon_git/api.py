@@ -68,6 +68,8 @@ def apply_patch(
     on_ref_update: Callable[[], None] | None = None,
     atomic: bool = True,
     expect_sha256: Mapping[str, str] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+    durable: bool = True,
 ) -> Receipt:
     """Apply ``patch`` to ``repo``; never raises PatchError, returns a Receipt.
 
@@ -84,10 +86,17 @@ def apply_patch(
     tree only); the receipt's ``files`` and ``unapplied`` then say which files changed and which
     did not. ``expect_sha256`` maps paths to the sha256 hex digest their pre-image must have
     ("" for "must not exist"); any mismatch refuses the whole patch with ``stale_file``.
+    ``progress(stage, done, total)`` is called as the work advances: "planning" after each
+    file, "writing" before (0 done) and after the write; the CLI draws it on a terminal.
+    ``durable=False`` (working tree only) skips the fsync of new files and their directories:
+    still all or nothing for this process, but a power loss may lose the write. For callers
+    that apply and then commit or snapshot anyway; the default is durable.
     """
     receipt = Receipt(REFUSED, target=target, reverse=reverse, atomic=atomic)
     try:
         target = receipt.target = _resolve_target(target, commit, ref, message)
+        if not durable and target != "worktree":
+            raise PatchError("usage_error", "durable=False applies to the working tree only")
         if not atomic and (target != "worktree" or emit_diff):
             raise PatchError("usage_error", "--no-atomic applies to the working tree only; "
                              "index, commit and ref targets are always all or nothing, and "
@@ -105,12 +114,13 @@ def apply_patch(
         spec = None
         if commit or ref is not None:
             spec = CommitSpec(message or "", author, ref, on_ref_update)
-        destination = open_target(target, os.fspath(repo), check=check, commit=spec)
+        destination = open_target(target, os.fspath(repo), check=check, commit=spec,
+                                  durable=durable)
         try:
             check_protected(parsed, destination.protected_patterns())
             if atomic:
                 plan = plan_patch(parsed, destination.read, reverse=reverse,
-                                  expect_sha256=expect_sha256)
+                                  expect_sha256=expect_sha256, progress=progress)
                 validate = getattr(destination, "validate", None)
                 if validate is not None:
                     validate(plan)
@@ -118,11 +128,16 @@ def apply_patch(
                 receipt = Receipt.from_plan(plan, CHECKED if check else APPLIED, target=target,
                                             reverse=reverse)
                 if not check:
+                    total = len(plan.changes)
+                    if progress is not None:
+                        progress("writing", 0, total)
                     receipt.extra.update(destination.write(plan))
+                    if progress is not None:
+                        progress("writing", total, total)
                 receipt.diff = diff
             else:
                 _file_by_file(parsed, destination, receipt, check=check, reverse=reverse,
-                              expect_sha256=expect_sha256 or {})
+                              expect_sha256=expect_sha256 or {}, progress=progress)
         finally:
             destination.close()
     except PatchError as err:
@@ -132,7 +147,8 @@ def apply_patch(
 
 
 def _file_by_file(parsed: Patch, destination: Any, receipt: Receipt, *, check: bool,
-                  reverse: bool, expect_sha256: Mapping[str, str]) -> None:
+                  reverse: bool, expect_sha256: Mapping[str, str],
+                  progress: Callable[[str, int, int], None] | None) -> None:
     """Non-atomic: plan and write one file patch at a time, in order; the first refusal stops.
 
     Each file is still planned in full before it is written, and one path appears in one file
@@ -150,6 +166,9 @@ def _file_by_file(parsed: Patch, destination: Any, receipt: Receipt, *, check: b
                     receipt.extra[key] = value
         receipt.files.extend(plan.changes)
         receipt.unapplied.pop(0)
+        if progress is not None:
+            progress("checking" if check else "applying", len(receipt.files),
+                     len(parsed.files))
     receipt.status = CHECKED if check else APPLIED
 
 

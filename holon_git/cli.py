@@ -242,6 +242,7 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
                 raise click.UsageError("--force and --write-receipt go with --holon-output")
             inputs = _read_inputs(patch_files)
         patch = _parse_all(inputs, fmt, strip)
+        inputs.clear()  # the model holds what is needed: the raw text need not stay in memory
     except PatchError as err:
         receipt = Receipt(REFUSED, target=target, reverse=reverse, atomic=atomic, error=err)
     else:
@@ -249,11 +250,16 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
             click.echo("\n".join(_stat_lines(patch.files)))
             if not (force_apply or check):
                 sys.exit(EXIT_OK)
-        receipt = apply_patch(patch, repo, check=check, reverse=reverse, target=target,
-                              commit=commit, message=message, author=author, ref=ref,
-                              include=include, exclude=exclude,
-                              emit_diff=emit_diff is not None, atomic=atomic,
-                              expect_sha256=expect_sha256)
+        reporter = _progress_reporter(as_json=as_json, quiet=quiet)
+        try:
+            receipt = apply_patch(patch, repo, check=check, reverse=reverse, target=target,
+                                  commit=commit, message=message, author=author, ref=ref,
+                                  include=include, exclude=exclude,
+                                  emit_diff=emit_diff is not None, atomic=atomic,
+                                  expect_sha256=expect_sha256, progress=reporter)
+        finally:
+            if reporter is not None:
+                reporter.close()
     if holon_output is not None:
         _record_holon_output(holon_output, run, receipt, write_receipt)
     if receipt.diff is not None and emit_diff is not None:
@@ -268,6 +274,14 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
     if not as_json and not quiet and emit_diff != "-":
         click.echo("\n".join(_summary(receipt, verbose)))
     sys.exit(EXIT_OK)
+
+
+def _progress_reporter(*, as_json: bool, quiet: bool) -> Any:
+    """A progress line on stderr for long work, when stderr is a terminal (holon_git.progress)."""
+    from .progress import TerminalProgress, wanted
+
+    stream = sys.stderr
+    return TerminalProgress(stream) if wanted(stream, as_json=as_json, quiet=quiet) else None
 
 
 def _load_holon_output(directory: str, patch_files: tuple[str, ...], force: bool,

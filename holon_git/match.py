@@ -48,34 +48,55 @@ def split_lines(data: bytes) -> list[bytes]:
     return io.BytesIO(data).readlines()  # splits at b"\\n" only, in C
 
 
+_FEW_LOOKUPS = 4  # look-ups answered by scanning before a file's lines are all counted
+
+
 class _Index:
-    """Where each line (under one level's key) occurs in the original file."""
+    """Where each line (under one level's key) occurs in the original file.
+
+    A file that only a few hunks touch is scanned in C for each looked-up line; from the
+    fifth look-up on, every line is counted and indexed once, which many hunks amortize.
+    """
 
     def __init__(self, keys: list[bytes]) -> None:
         self.keys = keys
-        self.count = Counter(keys)
+        self.count: Counter[bytes] | None = None  # None while look-ups are few
+        self._lookups = 0
         self._first: dict[bytes, int] | None = None
         self._positions: dict[bytes, list[int]] = {}
         self._scanned = 0  # lines list.index() walked past before the first dict exists
 
     def positions(self, key: bytes) -> list[int]:
+        found = self._positions.get(key)
+        if found is not None:
+            return found
+        keys = self.keys
+        self._lookups += 1
+        if self.count is None and self._lookups > _FEW_LOOKUPS:
+            self.count = Counter(keys)
+        if self.count is None:
+            found = []
+            try:
+                while True:
+                    found.append(keys.index(key, found[-1] + 1 if found else 0))
+            except ValueError:
+                pass
+            self._positions[key] = found
+            return found
         total = self.count.get(key, 0)
         if not total:
             return []
-        found = self._positions.get(key)
-        if found is None:
-            keys = self.keys
-            if self._first is None and self._scanned < len(keys):
-                # Few look-ups (a file with few hunks): scanning in C beats indexing every line.
-                found = [keys.index(key)]
-                self._scanned += found[0] + 1
-            else:
-                if self._first is None:
-                    self._first = {keys[i]: i for i in range(len(keys) - 1, -1, -1)}
-                found = [self._first[key]]
-            while len(found) < total:
-                found.append(self.keys.index(key, found[-1] + 1))
-            self._positions[key] = found
+        if self._first is None and self._scanned < len(keys):
+            # Few look-ups (a file with few hunks): scanning in C beats indexing every line.
+            found = [keys.index(key)]
+            self._scanned += found[0] + 1
+        else:
+            if self._first is None:
+                self._first = {keys[i]: i for i in range(len(keys) - 1, -1, -1)}
+            found = [self._first[key]]
+        while len(found) < total:
+            found.append(keys.index(key, found[-1] + 1))
+        self._positions[key] = found
         return found
 
 
@@ -179,11 +200,21 @@ class RunningFile:
     def find(self, old: Sequence[bytes], level: int, at_end: bool = False) -> list[Candidate]:
         """Every current position where ``old`` matches under ``level``."""
         key = KEYS[level]
-        keys = [key(line) for line in old]
+        if level == 0:  # _key_exact, inline: this runs for every line of every hunk
+            keys = [line if line.endswith(b"\n") else line + b"\n" for line in old]
+        else:
+            keys = [key(line) for line in old]
         index = self._index(level)
         added = self._added[level]
-        anchor = min(range(len(keys)), key=lambda j: index.count.get(keys[j], 0)
-                     + added.get(keys[j], 0))
+        # Every match contains every old line, so any line finds them all; a rare one finds
+        # the fewest places to check. Before a file's lines are counted, the longest is taken.
+        if index.count is None:
+            sizes = [len(k) for k in keys]
+            anchor = sizes.index(max(sizes))
+        else:
+            in_file, in_edits = index.count.get, added.get
+            rarity = [in_file(k, 0) + in_edits(k, 0) for k in keys]
+            anchor = rarity.index(min(rarity))
         starts: set[int] = set()
         for pos in index.positions(keys[anchor]):
             cur = self.to_current(pos)
@@ -200,7 +231,8 @@ class RunningFile:
             if start < 0 or start + size > length or (at_end and start + size != length):
                 continue
             window = self.window(start, size)
-            if all(key(line) == want for line, want in zip(window, keys, strict=True)):
+            if (level == 0 and window == keys) or all(
+                    key(line) == want for line, want in zip(window, keys, strict=True)):
                 found.append(Candidate(start, self.to_original(start, size)))
         return found
 
@@ -242,7 +274,10 @@ class RunningFile:
             self._bends.append(cstart + len(later.new))
             self._shift.append(self._shift[-1] + len(later.new) - (later.end - later.start))
         for level, counter in self._added.items():
-            counter.update(KEYS[level](line) for line in edit.new)
+            if level == 0 and b"".join(edit.new).count(b"\n") == len(edit.new):
+                counter.update(edit.new)  # every line ends with a newline: its own exact key
+            else:
+                counter.update(map(KEYS[level], edit.new))
 
 
 def choose(found: Found, hints: Sequence[int | None]) -> tuple[Candidate, bool]:

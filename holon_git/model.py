@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from typing import NamedTuple
 
 from .errors import PatchError
 
@@ -23,8 +24,10 @@ class FileKind(str, Enum):
     RENAME = "rename"
 
 
-@dataclass(frozen=True, slots=True)
-class HunkLine:
+class HunkLine(NamedTuple):
+    """One body line of a hunk. A named tuple: immutable, and about a third cheaper to create
+    than a frozen dataclass, which counts at a hundred thousand lines per large patch."""
+
     kind: str  # CONTEXT, REMOVE or ADD
     text: bytes  # content plus its line ending as written; no ending before a no-newline marker
 

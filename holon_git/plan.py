@@ -89,14 +89,21 @@ class Plan:
 
 
 def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
-               expect_sha256: Mapping[str, str] | None = None) -> Plan:
+               expect_sha256: Mapping[str, str] | None = None,
+               progress: Callable[[str, int, int], None] | None = None) -> Plan:
     """Match every hunk against the pre-images ``read`` returns; raise on the first refusal.
 
     ``expect_sha256`` maps paths to the sha256 (hex) their pre-image must have, "" for "must
-    not exist"; it is checked before anything else (see check_expected).
+    not exist"; it is checked before anything else (see check_expected). ``progress`` is
+    called as ``progress("planning", files_done, files_total)`` after each file.
     """
     check_expected(expect_sha256 or {}, read)
-    changes = [_plan_file(fp, read, reverse) for fp in patch.files]
+    changes = []
+    total = len(patch.files)
+    for fp in patch.files:
+        changes.append(_plan_file(fp, read, reverse))
+        if progress is not None:
+            progress("planning", len(changes), total)
     return Plan(changes, list(patch.diagnostics), patch.format)
 
 

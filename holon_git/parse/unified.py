@@ -453,38 +453,45 @@ class UnifiedParser:
         old = new = 0
         blanks: list[bytes] = []  # stripped blank lines not yet known to be context
         unprefixed_at: int | None = None
-        items, count = self.items, len(self.items)  # the hot loop of parsing: locals only
-        while self.pos < count:
-            line = items[self.pos]
-            kind = _KINDS.get(line[:1])
+        # The hot loop of parsing: locals only (``pos`` is handed back to self.pos before any
+        # helper that reads it, and when the loop ends).
+        items, count, pos = self.items, len(self.items), self.pos
+        append, kinds, make = lines.append, _KINDS, HunkLine
+        while pos < count:
+            line = items[pos]
+            kind = kinds.get(line[:1])
             if line in (b"\n", b"\r\n"):
                 blanks.append(line)
-                self.pos += 1
+                pos += 1
                 continue
             if kind == "\\":
+                self.pos = pos
                 self._no_newline_marker(hunk, line, blanks)
-                self.pos += 1
+                pos += 1
                 continue
             if kind is None:
+                self.pos = pos
                 if not self._lost_context_prefix(hunk, old, new):
                     break
                 kind, line = CONTEXT, b" " + line
                 hunk.unprefixed_context_lines += 1
-                unprefixed_at = unprefixed_at if unprefixed_at is not None else self.pos
+                unprefixed_at = unprefixed_at if unprefixed_at is not None else pos
             if kind == REMOVE and line.startswith(b"--"):  # "-- " or "--- "
+                self.pos = pos
                 if line.rstrip(b"\r\n") == b"-- " and self._is_mail_signature(hunk, old, new):
                     break
-                if self._is_traditional_header(self.pos) and (
+                if self._is_traditional_header(pos) and (
                     self._counts_met(hunk, old, new)
-                    or (self._line(self.pos + 2) or b"").startswith(b"@@")
+                    or (self._line(pos + 2) or b"").startswith(b"@@")
                 ):
                     break
             if blanks:
                 old, new = self._take_blanks(hunk, blanks, old, new)
-            lines.append(HunkLine(kind, line[1:]))
+            append(make(kind, line[1:]))
             old += kind != ADD
             new += kind != REMOVE
-            self.pos += 1
+            pos += 1
+        self.pos = pos
         self._trailing_blanks(hunk, blanks, old, new)
         old += hunk.optional_tail
         new += hunk.optional_tail

@@ -44,12 +44,12 @@ class Target(Protocol):
 
 
 def open_target(name: str, repo: str = ".", *, check: bool = False,
-                commit: CommitSpec | None = None) -> Target:
+                commit: CommitSpec | None = None, durable: bool = True) -> Target:
     if name == "worktree":
         from .repo import work_tree_root
         from .worktree import WorktreeTarget
 
-        return WorktreeTarget(work_tree_root(repo))
+        return WorktreeTarget(work_tree_root(repo), durable)
     if name in ("index", "both"):
         from .index import BothTarget, IndexTarget
 

@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass
 
 import pygit2
+from pygit2.enums import ObjectType
 
 from ..errors import PatchError
 from ..plan import FileChange, SourceFile
@@ -34,6 +35,7 @@ class Stage:
         self.repo = repo
         self.index = index
         self.label = label  # "index", "HEAD", "refs/heads/main": for messages
+        self.odb = repo.odb
 
     @classmethod
     def from_tree(cls, repo: pygit2.Repository, tree_id: pygit2.Oid | None,
@@ -45,6 +47,8 @@ class Stage:
 
     # -- reading ------------------------------------------------------------------------------
     def _get(self, path: str) -> Entry | None:
+        if path not in self.index:  # a C look-up; most asked-for paths (parents) are absent
+            return None
         try:
             entry = self.index[path]
         except KeyError:
@@ -81,10 +85,15 @@ class Stage:
         return SourceFile(self.blob(found.id), found.mode, found)
 
     def blob(self, oid: pygit2.Oid) -> bytes:
+        # The object database directly: no object wrapper to look up and copy out of,
+        # which makes reading a thousand blobs about twice as fast.
         try:
-            return self.repo[oid].data
+            kind, data = self.odb.read(oid)
         except (KeyError, pygit2.GitError) as exc:
             raise git_error(exc, f"reading blob {oid}") from exc
+        if kind != ObjectType.BLOB:
+            raise git_error(ValueError(f"object {oid} is not a blob"), f"reading blob {oid}")
+        return data
 
     def is_directory(self, path: str) -> bool:
         """Whether entries exist below ``path`` (a binary search; the index is sorted)."""

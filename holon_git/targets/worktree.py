@@ -56,9 +56,10 @@ class _Done:
 class WorktreeTarget:
     name = "worktree"
 
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str, durable: bool = True) -> None:
         self.root = os.path.abspath(root)
         self.tree = Tree(self.root)
+        self.durable = durable  # False: no fsync (library opt-out, api.apply_patch)
 
     def close(self) -> None:
         self.tree.close()
@@ -89,7 +90,7 @@ class WorktreeTarget:
     def write_changes(self, changes: list[FileChange]) -> _Transaction:
         """Write all of ``changes`` or none; the returned transaction can still undo them
         (the index target does, if its commit point fails)."""
-        txn = _Transaction(self.tree)
+        txn = _Transaction(self.tree, self.durable)
         try:
             txn.run(changes)
         except BaseException as exc:
@@ -104,8 +105,9 @@ class WorktreeTarget:
 
 
 class _Transaction:
-    def __init__(self, tree: Tree) -> None:
+    def __init__(self, tree: Tree, durable: bool = True) -> None:
         self.tree = tree
+        self.durable = durable
         self.created_dirs: list[str] = []
         self.staged: dict[str, str] = {}  # path -> temporary name in the same directory
         self.done: list[_Done] = []
@@ -117,8 +119,8 @@ class _Transaction:
         sync_each = len(writes) < _PARALLEL_SYNC
         for change in writes:
             self.current = change.path
-            self._stage(change, sync_each)
-        if not sync_each:
+            self._stage(change, sync_each and self.durable)
+        if not sync_each and self.durable:
             self._sync_staged()
         self._check(changes)
         for change in removals:
@@ -130,8 +132,9 @@ class _Transaction:
         for change in writes:
             self.current = change.path
             self._commit(change)
-        self._sync_dirs({_split(c.path)[0] for c in changes}
-                        | {_split(c.old_path)[0] for c in removals if c.old_path})
+        if self.durable:
+            self._sync_dirs({_split(c.path)[0] for c in changes}
+                            | {_split(c.old_path)[0] for c in removals if c.old_path})
         self._prune([c.old_path for c in removals if c.old_path])
         self.current = None
 
