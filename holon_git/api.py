@@ -60,3 +60,18 @@ def check_patch(patch: bytes | str | Patch, repo: str | os.PathLike[str] = ".",
                 **options: object) -> Receipt:
     """Plan ``patch`` against ``repo`` and report whether it would apply; writes nothing."""
     return apply_patch(patch, repo, check=True, **options)  # type: ignore[arg-type]
+
+
+def recover(repo: str | os.PathLike[str] = ".") -> dict[str, object]:
+    """Undo what interrupted working-tree applies left half done, from their crash journals
+    under .git/holon-apply/: every path back to its old content. Returns what was done
+    (journals, restored, removed, busy). Raises PatchError, touching nothing, when a path
+    changed after the interrupted apply."""
+    from .targets.journal import Recovery
+    from .targets.journal import recover as recover_journals
+    from .targets.repo import locate
+
+    location = locate(os.fspath(repo))
+    if location.git_dir is None or location.work_tree is None:
+        return Recovery().to_dict()
+    return recover_journals(location.git_dir, location.work_tree).to_dict()

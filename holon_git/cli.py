@@ -153,11 +153,13 @@ def _summary(receipt: Any, verbose: bool) -> list[str]:
               default="auto", show_default=True, help="Patch format.")
 @click.option("--repo", "repo", type=click.Path(file_okay=False), default=".",
               help="Repository to apply to (default: the current directory's).")
+@click.option("--recover", is_flag=True, help="Restore the files an interrupted apply was "
+              "changing (from its journal under .git/holon-apply/) and exit.")
 @click.option("-v", "--verbose", is_flag=True, help="Report every file and hunk placement.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
 def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat: bool,
                   force_apply: bool, reverse: bool, strip: int | None, fmt: str, repo: str,
-                  verbose: bool, quiet: bool) -> None:
+                  recover: bool, verbose: bool, quiet: bool) -> None:
     """Apply PATCH (a unified diff, or stdin) to the working tree: every file or none.
 
     Hunks are placed by their context lines; line numbers are hints. A patch that cannot be
@@ -166,6 +168,10 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
     from .api import apply_patch
     from .receipt import REFUSED, Receipt
 
+    if recover:
+        if patch_files:
+            raise click.UsageError("--recover takes no patch")
+        _recover(repo, as_json, quiet)
     inputs = _read_inputs(patch_files)
     try:
         patch = _parse_all(inputs, fmt, strip)
@@ -184,6 +190,32 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
         sys.exit(EXIT_REFUSED)
     if not as_json and not quiet:
         click.echo("\n".join(_summary(receipt, verbose)))
+    sys.exit(EXIT_OK)
+
+
+def _recover(repo: str, as_json: bool, quiet: bool) -> None:
+    import json
+
+    from .api import recover
+
+    try:
+        done = recover(repo)
+    except PatchError as err:
+        if as_json:
+            click.echo(json.dumps({"status": "refused", "error": err.to_dict()}, indent=2))
+        click.echo(_describe_error(err), err=True)
+        sys.exit(EXIT_REFUSED)
+    if as_json:
+        click.echo(json.dumps({"status": "recovered", **done}, indent=2, ensure_ascii=False))
+    elif not quiet:
+        journals, busy = done["journals"], done["busy"]
+        if not journals:
+            click.echo("Nothing to recover.")
+        else:
+            click.echo(f"Recovered {len(journals)} interrupted apply(s): restored "
+                       f"{len(done['restored'])} file(s), removed {len(done['removed'])}.")
+        if busy:
+            click.echo(f"{len(busy)} apply(s) still running were left alone.")
     sys.exit(EXIT_OK)
 
 

@@ -21,8 +21,8 @@ class Target(Protocol):
 
 def open_target(name: str, repo: str = ".") -> Target:
     if name == "worktree":
-        from .repo import work_tree_root
+        from .repo import locate, work_tree_root
         from .worktree import WorktreeTarget
 
-        return WorktreeTarget(work_tree_root(repo))
+        return WorktreeTarget(work_tree_root(repo), locate(repo).git_dir)
     raise ValueError(f"unknown target {name!r}")

@@ -1,24 +1,27 @@
 """The working-tree target: all files of a plan change together, or none do.
 
-Writing happens in three steps. Stage: every new content goes to a temporary sibling file,
-fsync'd (directories created as needed). Check: every pre-image is still what was planned
-against. Commit: removals, then renames of the staged files over their targets. Any failure,
-Ctrl-C included, undoes what was done from the pre-images held in memory.
+Writing happens in four steps. Journal: in a repository, the old contents and the plan go to
+a crash journal under .git/holon-apply/ (journal.py). Stage: every new content goes to a
+temporary sibling file, fsync'd (directories created as needed). Check: every pre-image is
+still what was planned against, and no directory on the way was swapped. Commit: removals,
+then renames of the staged files over their targets; removing the journal is the commit point.
+Any failure, Ctrl-C included, undoes what was done from the pre-images held in memory; a hard
+kill leaves the journal, and `git holon-apply --recover` undoes from it.
 """
 
 from __future__ import annotations
 
 import os
-import secrets
 import stat
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
 
 from ..errors import PatchError
 from ..plan import EXECUTABLE, REGULAR, FileChange, Plan, SourceFile
-from .fsops import Tree, identity
-
-_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+from . import journal
+from .fsops import Missing, Tree, identity
+from .interrupts import DeferredSignals
 
 
 def _split(rel: str) -> tuple[str, str]:
@@ -35,8 +38,10 @@ class _Done:
 class WorktreeTarget:
     name = "worktree"
 
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str, git_dir: str | None = None) -> None:
+        journal.refuse_if_pending(git_dir)
         self.root = os.path.abspath(root)
+        self.git_dir = git_dir  # where the crash journal goes; None outside a repository
         self.tree = Tree(self.root)
 
     def close(self) -> None:
@@ -52,35 +57,47 @@ class WorktreeTarget:
 
     # -- writing -----------------------------------------------------------------------------
     def write(self, plan: Plan) -> dict[str, object]:
-        txn = _Transaction(self.tree)
-        try:
-            txn.run(plan.changes)
-        except BaseException as exc:
-            problems = txn.rollback()
-            if isinstance(exc, OSError):
-                raise PatchError(
-                    "io_error", f"writing failed: {exc.strerror or exc}",
-                    path=txn.current, details={"rollback_problems": problems} if problems else {},
-                ) from exc
-            raise
+        txn = _Transaction(self.tree, self.git_dir)
+        with DeferredSignals() as signals:
+            try:
+                txn.run(plan.changes, signals.checkpoint)
+                signals.checkpoint()
+                txn.commit()
+            except BaseException as exc:
+                problems = txn.rollback()
+                if isinstance(exc, OSError):
+                    raise PatchError(
+                        "io_error", f"writing failed: {exc.strerror or exc}", path=txn.current,
+                        details={"rollback_problems": problems} if problems else {},
+                    ) from exc
+                raise
         return {}
 
 
 class _Transaction:
-    def __init__(self, tree: Tree) -> None:
+    def __init__(self, tree: Tree, git_dir: str | None) -> None:
         self.tree = tree
+        self.git_dir = git_dir
+        self.record = journal.new_record(tree.root)
+        self.journal: journal.Journal | None = None
+        self.numbers: dict[str, int] = {}  # path -> its entry number (names its temp files)
         self.created_dirs: list[str] = []
         self.staged: dict[str, str] = {}  # path -> temporary name in the same directory
         self.done: list[_Done] = []
         self.current: str | None = None  # path being worked on, for error messages
 
-    def run(self, changes: list[FileChange]) -> None:
+    def run(self, changes: list[FileChange], checkpoint: Callable[[], None]) -> None:
+        """Everything up to the commit point: afterwards the new tree is in place and only
+        the journal says it might still be undone."""
         removals = [c for c in changes if c.action in ("delete", "rename")]
         writes = [c for c in changes if c.action != "delete"]
+        self._write_journal(changes)
         for change in writes:
+            checkpoint()
             self.current = change.path
             self._stage(change)
         self._check(changes)
+        checkpoint()
         for change in removals:
             assert change.old_path is not None and change.before is not None
             self.current = change.old_path
@@ -95,37 +112,71 @@ class _Transaction:
         self._prune([c.old_path for c in removals if c.old_path])
         self.current = None
 
+    def commit(self) -> None:
+        if self.journal is not None:
+            self.journal.commit()
+            self.journal = None
+
+    def _write_journal(self, changes: list[FileChange]) -> None:
+        entries: list[journal.Entry] = []
+        preimages: list[bytes] = []
+        offset = 0
+
+        def add(path: str, before: SourceFile | None, after: bytes | None) -> None:
+            nonlocal offset
+            self.numbers[path] = len(entries)
+            entry = journal.Entry(path, None, None if after is None else journal.sha256(after))
+            if before is not None:
+                entry.before_sha = journal.sha256(before.content)
+                entry.perm = before.token[4] & 0o7777 if before.token else None
+                entry.offset, entry.size = offset, len(before.content)
+                preimages.append(before.content)
+                offset += len(before.content)
+            entries.append(entry)
+
+        for change in changes:
+            if change.action in ("delete", "rename"):
+                assert change.old_path is not None
+                add(change.old_path, change.before, None)
+            if change.action != "delete":
+                add(change.path, change.before if change.action == "modify" else None,
+                    change.after)
+        self.record.entries = entries
+        self.record.new_dirs = self._missing_dirs([c.path for c in changes])
+        if self.git_dir is not None:
+            self.journal = journal.Journal.create(self.git_dir, self.record, preimages)
+
+    def _missing_dirs(self, paths: list[str]) -> list[str]:
+        missing: set[str] = set()
+        for path in paths:
+            parent = _split(path)[0]
+            while parent and parent not in missing:
+                try:
+                    self.tree.dir_fd(parent)
+                    break
+                except Missing:
+                    missing.add(parent)
+                    parent = _split(parent)[0]
+        return sorted(missing)
+
     def _perm(self, change: FileChange) -> int | None:
         if change.before is None or change.before.token is None:
             return None
         return change.before.token[4] & 0o7777
 
-    def _write_temp(self, path: str, content: bytes, perm: int | None) -> str:
-        parent, _ = _split(path)
-        fd_dir = self.tree.dir_fd(parent, create=True, created=self.created_dirs)
-        temp = f".holon-{secrets.token_hex(6)}.tmp"
-        fd = os.open(temp, _FILE_FLAGS, 0o666, dir_fd=fd_dir)
-        try:
-            if perm is not None:
-                os.fchmod(fd, perm)
-            view = memoryview(content)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        except BaseException:
-            os.close(fd)
-            with suppress(OSError):
-                os.unlink(temp, dir_fd=fd_dir)
-            raise
-        os.close(fd)
-        return temp
+    def _temp(self, path: str, kind: str = "") -> str:
+        return journal.temp_name(self.record.txid, self.numbers[path], kind)
 
     def _stage(self, change: FileChange) -> None:
         assert change.after is not None
-        self.staged[change.path] = self._write_temp(change.path, change.after, self._perm(change))
+        temp = self._temp(change.path)
+        self.tree.write_new(_split(change.path)[0], temp, change.after, self._perm(change),
+                            self.created_dirs)
+        self.staged[change.path] = temp
 
     def _check(self, changes: list[FileChange]) -> None:
         """Refuse if anything changed on disk since the plan read it."""
+        self.tree.revalidate()
         for change in changes:
             if change.before is not None and change.old_path is not None:
                 st = self.tree.lstat(change.old_path)
@@ -146,7 +197,7 @@ class _Transaction:
 
     def _sync_dirs(self, dirs: set[str]) -> None:
         for rel in dirs:
-            with suppress(OSError):
+            with suppress(OSError, Missing):
                 os.fsync(self.tree.dir_fd(rel))
 
     def _prune(self, removed: list[str]) -> None:
@@ -163,7 +214,8 @@ class _Transaction:
                 parent = up
 
     def rollback(self) -> list[str]:
-        """Undo everything, newest first; returns what could not be undone."""
+        """Undo everything, newest first; returns what could not be undone. The journal goes
+        only when everything was undone; otherwise it stays for --recover."""
         problems: list[str] = []
         for done in reversed(self.done):
             try:
@@ -172,17 +224,30 @@ class _Transaction:
                     os.unlink(name, dir_fd=self.tree.dir_fd(parent))
                 else:
                     perm = done.before.token[4] & 0o7777 if done.before.token else None
-                    temp = self._write_temp(done.path, done.before.content, perm)
+                    temp = self._temp(done.path, "r")
+                    self.tree.write_new(parent, temp, done.before.content, perm)
                     fd = self.tree.dir_fd(parent)
                     os.rename(temp, name, src_dir_fd=fd, dst_dir_fd=fd)
-            except (OSError, PatchError) as exc:
+            except (OSError, PatchError, Missing) as exc:
                 problems.append(f"{done.path}: {exc}")
         for path, temp in self.staged.items():
-            with suppress(OSError, PatchError):
+            with suppress(OSError, PatchError, Missing):
                 os.unlink(temp, dir_fd=self.tree.dir_fd(_split(path)[0]))
         for rel in reversed(self.created_dirs):
             up, name = _split(rel)
-            with suppress(OSError, PatchError):
+            with suppress(OSError, PatchError, Missing):
                 os.rmdir(name, dir_fd=self.tree.dir_fd(up))
                 self.tree.forget(rel)
+        if self.journal is not None:
+            if problems:
+                self.journal.release()
+                problems.append("run 'git holon-apply --recover' to finish the undo")
+            else:
+                try:
+                    self.journal.commit()
+                except OSError as exc:
+                    self.journal.release()
+                    problems.append(f"the crash journal could not be removed ({exc}); "
+                                    "run 'git holon-apply --recover'")
+            self.journal = None
         return problems
