@@ -106,25 +106,51 @@ def _remove_dir(parent_fd: int, name: str) -> None:
         os.rmdir(name, dir_fd=parent_fd)
 
 
+def _make_base(git_dir: str) -> int:
+    """Open <git dir>/holon-apply, making it; another apply may remove it when it is empty,
+    so try again if it vanishes in between."""
+    base = os.path.join(git_dir, JOURNAL_DIR)
+    for attempt in range(5):
+        with suppress(FileExistsError):
+            os.mkdir(base, 0o777)
+        try:
+            return os.open(base, _DIR_FLAGS | os.O_NOFOLLOW)
+        except FileNotFoundError:
+            if attempt == 4:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _remove_base(git_dir: str) -> None:
+    """Best effort: leave .git as it was when no other journal is there."""
+    with suppress(OSError):
+        os.rmdir(os.path.join(git_dir, JOURNAL_DIR))
+
+
 class Journal:
     """A journal this process owns (and holds locked) while its transaction runs."""
 
-    def __init__(self, base_fd: int, txid: str, fd: int, record: Record) -> None:
+    def __init__(self, git_dir: str, base_fd: int, fd: int, record: Record) -> None:
+        self.git_dir = git_dir
         self.base_fd = base_fd  # <git dir>/holon-apply
-        self.txid = txid
+        self.txid = record.txid
         self.fd = fd  # the journal directory, flock'd
         self.record = record
 
     @classmethod
     def create(cls, git_dir: str, record: Record, preimages: list[bytes]) -> Journal:
         """Write the journal durably; on failure nothing is left behind."""
-        base = os.path.join(git_dir, JOURNAL_DIR)
-        with suppress(FileExistsError):
-            os.mkdir(base, 0o777)
-        base_fd = os.open(base, _DIR_FLAGS | os.O_NOFOLLOW)
+        for attempt in range(5):
+            base_fd = _make_base(git_dir)
+            try:
+                os.mkdir(record.txid, 0o700, dir_fd=base_fd)
+                break
+            except FileNotFoundError:  # removed by another apply's cleanup just now
+                os.close(base_fd)
+                if attempt == 4:
+                    raise
         fd = -1
         try:
-            os.mkdir(record.txid, 0o700, dir_fd=base_fd)
             fd = os.open(record.txid, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=base_fd)
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             _write_file(PREIMAGES, fd, preimages)
@@ -137,8 +163,9 @@ class Journal:
                 os.close(fd)
             _remove_dir(base_fd, record.txid)
             os.close(base_fd)
+            _remove_base(git_dir)
             raise
-        return cls(base_fd, record.txid, fd, record)
+        return cls(git_dir, base_fd, fd, record)
 
     def commit(self) -> None:
         """Forget the journal: the transaction is done (or fully undone). Removing journal.json
@@ -150,6 +177,7 @@ class Journal:
         _remove_dir(self.base_fd, self.txid)
         with suppress(OSError):
             os.close(self.base_fd)
+        _remove_base(self.git_dir)
 
     def release(self) -> None:
         """Stop holding the journal, leaving it for --recover (the undo could not finish)."""
@@ -277,6 +305,7 @@ def recover(git_dir: str, root: str) -> Recovery:
                 os.close(fd)
     finally:
         os.close(base_fd)
+    _remove_base(git_dir)
     return result
 
 
