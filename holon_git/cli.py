@@ -275,10 +275,16 @@ def tool_call_command(call_file: str, provider: str, repo: str, check: bool) -> 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
     try:
-        cli.main(args=argv, prog_name=_prog_name(), standalone_mode=True)
-    except KeyboardInterrupt:
+        cli.main(args=argv, prog_name=_prog_name(), standalone_mode=False)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except (KeyboardInterrupt, click.Abort):
+        # a write stops only at a safe point and undoes itself (targets/interrupts.py)
         click.echo("interrupted; nothing was changed", err=True)
         sys.exit(130)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
 
 
 def _prog_name() -> str:

@@ -17,10 +17,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
-import hashlib
-import json
 import os
-import secrets
 import time
 from contextlib import suppress
 from dataclasses import asdict, dataclass, field
@@ -37,6 +34,8 @@ _FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
 
 
 def sha256(data: bytes) -> str:
+    import hashlib
+
     return hashlib.sha256(data).hexdigest()
 
 
@@ -68,12 +67,16 @@ class Record:
     created: float = 0.0
 
     def to_json(self) -> bytes:
+        import json
+
         data = asdict(self)
         data["version"] = VERSION
         return json.dumps(data, indent=1).encode()
 
     @classmethod
     def from_json(cls, raw: bytes) -> Record:
+        import json
+
         data = json.loads(raw)
         if data.pop("version", None) != VERSION:
             raise ValueError("unknown journal version")
@@ -188,7 +191,7 @@ class Journal:
 
 
 def new_record(root: str) -> Record:
-    txid = f"{int(time.time())}-{os.getpid()}-{secrets.token_hex(4)}"
+    txid = f"{int(time.time())}-{os.getpid()}-{os.urandom(4).hex()}"
     return Record(txid, [], root=root, pid=os.getpid(), created=time.time())
 
 
