@@ -144,13 +144,19 @@ class Journal:
     def create(cls, git_dir: str, record: Record, preimages: list[bytes]) -> Journal:
         """Write the journal durably; on failure nothing is left behind."""
         for attempt in range(5):
-            base_fd = _make_base(git_dir)
+            try:
+                base_fd = _make_base(git_dir)
+            except BaseException:
+                _remove_base(git_dir)
+                raise
             try:
                 os.mkdir(record.txid, 0o700, dir_fd=base_fd)
                 break
-            except FileNotFoundError:  # removed by another apply's cleanup just now
+            except BaseException as exc:
                 os.close(base_fd)
-                if attempt == 4:
+                # FileNotFoundError: removed by another apply's cleanup just now
+                if attempt == 4 or not isinstance(exc, FileNotFoundError):
+                    _remove_base(git_dir)
                     raise
         fd = -1
         try:

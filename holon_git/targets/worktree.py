@@ -35,20 +35,32 @@ class _Done:
     before: SourceFile | None  # None: nothing was at path before
 
 
+def _read_error(exc: OSError, path: str | None) -> PatchError:
+    return PatchError("io_error", f"reading {path or 'the working tree'} failed: "
+                      f"{exc.strerror or exc}", path=path,
+                      hint="the filesystem refused a read; nothing was changed")
+
+
 class WorktreeTarget:
     name = "worktree"
 
     def __init__(self, root: str, git_dir: str | None = None) -> None:
-        journal.refuse_if_pending(git_dir)
         self.root = os.path.abspath(root)
         self.git_dir = git_dir  # where the crash journal goes; None outside a repository
-        self.tree = Tree(self.root)
+        try:
+            journal.refuse_if_pending(git_dir)
+            self.tree = Tree(self.root)
+        except OSError as exc:
+            raise _read_error(exc, None) from exc
 
     def close(self) -> None:
         self.tree.close()
 
     def read(self, path: str) -> SourceFile | None:
-        got = self.tree.read(path)
+        try:
+            got = self.tree.read(path)
+        except OSError as exc:
+            raise _read_error(exc, path) from exc
         if got is None:
             return None
         content, st = got
