@@ -292,7 +292,7 @@ def near_miss(current: Sequence[bytes], old: Sequence[bytes], hint: int | None) 
         start = max(0, min(hint or 0, max(len(current) - 1, 0)))
     first_diff = next(
         (j for j in range(len(old))
-         if start + j >= len(current) or _key_ws(current[start + j]) != keys[j]),
+         if not 0 <= start + j < len(current) or _key_ws(current[start + j]) != keys[j]),
         None,
     )
     lo, hi = max(start, 0), min(max(start, 0) + len(old), len(current), start + MAX_REGION)

@@ -204,7 +204,7 @@ class _HunkApplier:
             start, original, level, by_hint = 0, 0, 0, False
         else:
             found = running.search(old, at_end)
-            if not found.candidates and hunk.optional_tail:
+            if not found.candidates and 0 < hunk.optional_tail < len(old):
                 lines = lines[: len(lines) - hunk.optional_tail]
                 old = old[: len(old) - hunk.optional_tail]
                 found = running.search(old, at_end)

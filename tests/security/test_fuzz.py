@@ -113,6 +113,18 @@ def plan_in_memory(data: bytes) -> None:
     assert elapsed < MAX_SECONDS, f"{elapsed:.2f}s for a {len(data)}-byte input"
 
 
+@pytest.mark.parametrize("data", [
+    # found by the 100,000-example run: near_miss indexed before the file's first line
+    b"--- a/dup.txt\n+++ b/dup.txt\n@@ -1,5 +1,4 @@\n x\x00\n }\n x\n-}\n-x\n\n+x\n x\n }\n"
+    b" x\n-}\n-x\n",
+    # a hunk whose only old line is an optional blank separator
+    b"--- a/src/app.py\n+++ b/src/app.py\n@@ -1,2 +1,1 @@\n line 0 of the app\n-line 1 of the app\n"
+    b"@@ -1,999999999999 +1,1000000000000 @@\n\n",
+])
+def test_memory_regressions(data: bytes):
+    plan_in_memory(data)
+
+
 @given(mutated())
 def test_memory_near_valid_patches_never_crash(data: bytes):
     plan_in_memory(data)
