@@ -132,13 +132,20 @@ def _summary(receipt: Any, verbose: bool) -> list[str]:
                            f"{offset}{extra}")
         if verbose and change.ignored_metadata:
             out.append(f"    ignored metadata: {'; '.join(change.ignored_metadata)}")
+    if receipt.extra.get("commit"):
+        out.append(f"Committed {receipt.extra['commit'][:12]} on {receipt.extra['ref']}.")
     if verbose:
         out.extend(f"  note: {d.message}" for d in receipt.diagnostics)
         out.extend(f"  note: {d.message}" for f in files for d in f.diagnostics)
     return out
 
 
-@cli.command("apply", context_settings=CONTEXT)
+_APPLY_EPILOG = """\b
+Exit status: 0 applied (or would apply), 1 refused (nothing was changed), 2 usage error.
+Other commands: 'git holon-apply COMMAND -h'. Documentation: docs/cli.md, docs/errors.md."""
+
+
+@cli.command("apply", context_settings=CONTEXT, epilog=_APPLY_EPILOG)
 @click.argument("patch_files", metavar="[PATCH|-]...", nargs=-1, type=click.Path(dir_okay=False,
                 allow_dash=True))
 @click.option("--check", is_flag=True, help="Plan the patch and report; write nothing.")
@@ -153,13 +160,45 @@ def _summary(receipt: Any, verbose: bool) -> list[str]:
               default="auto", show_default=True, help="Patch format.")
 @click.option("--repo", "repo", type=click.Path(file_okay=False), default=".",
               help="Repository to apply to (default: the current directory's).")
+@click.option("--cached", is_flag=True, help="Apply to the index only (blobs in, blobs out); "
+              "leave the working tree alone.")
+@click.option("--index", "to_index", is_flag=True, help="Apply to the working tree and the "
+              "index together; refuse paths where the two differ.")
+@click.option("--commit", is_flag=True, help="Also commit on the current branch (implies "
+              "--index unless --cached is given).")
+@click.option("-m", "--message", default=None, help="Commit message for --commit/--ref.")
+@click.option("--author", default=None, metavar="'NAME <EMAIL>'", help="Commit author.")
+@click.option("--ref", default=None, metavar="BRANCH", help="Apply to BRANCH's tree in the "
+              "object database and advance it with a commit; no working tree or index is "
+              "touched (works in bare repositories).")
+@click.option("--include", multiple=True, metavar="PATTERN", help="Apply only file patches "
+              "whose path matches PATTERN (gitignore-style; repeatable).")
+@click.option("--exclude", multiple=True, metavar="PATTERN", help="Skip file patches whose "
+              "path matches PATTERN (gitignore-style; repeatable).")
+@click.option("--emit-diff", "emit_diff", default=None, metavar="FILE",
+              type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write the canonical git diff of what was applied to FILE ('-': stdout).")
+@click.option("--holon-output", "holon_output", type=click.Path(file_okay=False), default=None,
+              metavar="DIR", help="Apply a Holon run's output folder: DIR/diff.patch (or "
+              "patch.diff) if DIR/manifest.json reports success.")
+@click.option("--force", is_flag=True, help="With --holon-output: apply even if the run's "
+              "status is not success.")
+@click.option("--write-receipt", is_flag=True, help="With --holon-output: also write the "
+              "receipt to DIR/apply-receipt.json.")
+@click.option("--retry", type=click.IntRange(min=0), default=0, metavar="N",
+              help="With --ref: if another writer moves the branch first, plan again on its new "
+              "tip, up to N times.")
 @click.option("--recover", is_flag=True, help="Restore the files an interrupted apply was "
               "changing (from its journal under .git/holon-apply/) and exit.")
 @click.option("-v", "--verbose", is_flag=True, help="Report every file and hunk placement.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
 def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat: bool,
                   force_apply: bool, reverse: bool, strip: int | None, fmt: str, repo: str,
-                  recover: bool, verbose: bool, quiet: bool) -> None:
+                  cached: bool, to_index: bool, commit: bool, message: str | None,
+                  author: str | None, ref: str | None, include: tuple[str, ...],
+                  exclude: tuple[str, ...], emit_diff: str | None, holon_output: str | None,
+                  force: bool, write_receipt: bool, retry: int, recover: bool, verbose: bool,
+                  quiet: bool) -> None:
     """Apply PATCH (a unified diff, or stdin) to the working tree: every file or none.
 
     Hunks are placed by their context lines; line numbers are hints. A patch that cannot be
@@ -172,23 +211,55 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
         if patch_files:
             raise click.UsageError("--recover takes no patch")
         _recover(repo, as_json, quiet)
-    inputs = _read_inputs(patch_files)
+    if ref is not None and (cached or to_index):
+        raise click.UsageError("--ref works in the object database only; drop --cached/--index")
+    wants_commit = commit or ref is not None
+    has_message = bool((message or "").strip())
+    if wants_commit and not has_message and holon_output is None:
+        raise click.UsageError("--commit and --ref need a commit message (-m/--message, or "
+                               "--holon-output DIR with DIR/summary.md)")
+    if message is not None and not wants_commit:
+        raise click.UsageError("-m/--message is for --commit or --ref")
+    if author is not None and not wants_commit:
+        raise click.UsageError("--author is for --commit or --ref")
+    if retry and ref is None:
+        raise click.UsageError("--retry is for --ref")
+    if emit_diff == "-" and as_json:
+        raise click.UsageError("--emit-diff - and --json both write to stdout; give a file")
+    target = "index" if cached else "both" if (to_index or commit) else "worktree"
+    run = None
     try:
+        if holon_output is not None:
+            run = _load_holon_output(holon_output, patch_files, force,
+                                     commit=wants_commit and not has_message)
+            inputs = [(os.path.join(holon_output, run.patch_name), run.patch)]
+            message = run.message or message
+        else:
+            if force or write_receipt:
+                raise click.UsageError("--force and --write-receipt go with --holon-output")
+            inputs = _read_inputs(patch_files)
         patch = _parse_all(inputs, fmt, strip)
     except PatchError as err:
-        receipt = Receipt(REFUSED, reverse=reverse, error=err)
+        receipt = Receipt(REFUSED, target=target, reverse=reverse, error=err)
     else:
         if stat:
             click.echo("\n".join(_stat_lines(patch.files)))
             if not (force_apply or check):
                 sys.exit(EXIT_OK)
-        receipt = apply_patch(patch, repo, check=check, reverse=reverse)
+        receipt = apply_patch(patch, repo, check=check, reverse=reverse, target=target,
+                              commit=commit, message=message, author=author, ref=ref,
+                              include=include, exclude=exclude,
+                              emit_diff=emit_diff is not None, retry=retry)
+    if holon_output is not None:
+        _record_holon_output(holon_output, run, receipt, write_receipt)
+    if receipt.diff is not None and emit_diff is not None:
+        _write_diff(emit_diff, receipt.diff)
     if as_json:
         click.echo(receipt.to_json())
     if receipt.error is not None:
         click.echo(_describe_error(receipt.error), err=True)
-        sys.exit(EXIT_REFUSED)
-    if not as_json and not quiet:
+        sys.exit(EXIT_USAGE if receipt.error.code == "usage_error" else EXIT_REFUSED)
+    if not as_json and not quiet and emit_diff != "-":
         click.echo("\n".join(_summary(receipt, verbose)))
     sys.exit(EXIT_OK)
 
@@ -217,6 +288,41 @@ def _recover(repo: str, as_json: bool, quiet: bool) -> None:
         if busy:
             click.echo(f"{len(busy)} apply(s) still running were left alone.")
     sys.exit(EXIT_OK)
+
+
+def _load_holon_output(directory: str, patch_files: tuple[str, ...], force: bool,
+                       commit: bool) -> Any:
+    from .holon_output import load_run_output
+
+    if patch_files:
+        raise click.UsageError("--holon-output reads the patch from DIR; give no PATCH")
+    return load_run_output(directory, force=force, commit=commit)
+
+
+def _record_holon_output(directory: str, run: Any, receipt: Any, write: bool) -> None:
+    from .holon_output import write_receipt
+
+    if run is not None:
+        receipt.extra.update(run.receipt_fields())
+    if not write:
+        return
+    try:
+        write_receipt(directory, receipt.to_json())
+    except OSError as exc:
+        click.echo(f"warning: cannot write the receipt into {directory}: {exc.strerror}",
+                   err=True)
+
+
+def _write_diff(name: str, diff: bytes) -> None:
+    if name == "-":
+        sys.stdout.buffer.write(diff)
+        sys.stdout.buffer.flush()
+        return
+    try:
+        with open(name, "wb") as fh:
+            fh.write(diff)
+    except OSError as exc:
+        click.echo(f"warning: cannot write the diff to {name}: {exc.strerror}", err=True)
 
 
 _PROVIDER = click.option("--provider", type=click.Choice(["openai", "anthropic"]), required=True,
@@ -270,6 +376,86 @@ def tool_call_command(call_file: str, provider: str, repo: str, check: bool) -> 
     outcome = run_tool_call(provider, data, repo, check=check)
     click.echo(outcome.text)
     sys.exit(EXIT_OK if outcome.ok else EXIT_REFUSED)
+
+
+def _report_problems(problems: list[Any]) -> None:
+    for item in problems:
+        click.echo(str(item), err=True)
+    sys.exit(EXIT_REFUSED if problems else EXIT_OK)
+
+
+@cli.command("patch-check", context_settings=CONTEXT)
+@click.argument("files", metavar="[FILE]...", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("--apply-check", is_flag=True, help="Also require each patch to apply cleanly "
+              "to the index as it is about to be committed.")
+def patch_check_command(files: tuple[str, ...], apply_check: bool) -> None:
+    """Check that patch files parse (and, with --apply-check, apply).
+
+    FILE defaults to the staged *.diff and *.patch files, read as staged. Each must parse
+    as a V1 unified diff or a '*** Begin Patch' envelope. Prints one line per problem,
+    'path:line: code: message (hint)', and exits 1 if there is any. Used by the
+    holon-patch-check pre-commit hook and the plain pre-commit hook.
+    """
+    from .hooks import check_patch_files, is_patch_file
+    from .targets.staged import read_staged, staged_changes, top_level
+
+    try:
+        if files:
+            inputs = _read_inputs(files)
+            repo = "."
+        else:
+            repo = top_level(".")
+            inputs = [(change.path, read_staged(repo, change.path))
+                      for change in staged_changes(repo)
+                      if change.status != "D" and is_patch_file(change.path)]
+        problems = check_patch_files(inputs, apply_check=apply_check, repo=repo)
+    except PatchError as err:
+        click.echo(_describe_error(err), err=True)
+        sys.exit(EXIT_REFUSED)
+    _report_problems(problems)
+
+
+@cli.command("protect-check", context_settings=CONTEXT)
+def protect_check_command() -> None:
+    """Refuse staged changes to protected paths.
+
+    The patterns are the apply policy's: git config holon.protect and the .holon/protect
+    file as committed at HEAD; the policy file itself is always protected. Prints one line
+    per staged path the apply policy protects and exits 1 if there is any.
+    Used by the holon-protect pre-commit hook and the plain pre-commit hook.
+    """
+    from .hooks import protected_problems
+    from .targets.staged import protect_patterns, staged_changes, top_level
+
+    try:
+        repo = top_level(".")
+        problems = protected_problems([c.path for c in staged_changes(repo)],
+                                      protect_patterns(repo))
+    except PatchError as err:
+        click.echo(_describe_error(err), err=True)
+        sys.exit(EXIT_REFUSED)
+    _report_problems(problems)
+
+
+@cli.command("install-hooks", context_settings=CONTEXT)
+@click.argument("names", metavar="[HOOK]...", nargs=-1)
+@click.option("--force", is_flag=True, help="Replace an existing hook that is not holon-git's.")
+def install_hooks_command(names: tuple[str, ...], force: bool) -> None:
+    """Install holon-git's plain git hooks into this repository.
+
+    HOOK is pre-commit or pre-merge-commit (default: both). They go into the repository's
+    hooks directory (core.hooksPath honoured) and run patch-check and protect-check. An
+    existing hook that is not holon-git's is left alone unless --force is given.
+    """
+    from .targets.hookinstall import install_hooks
+
+    try:
+        done = install_hooks(".", names, force=force)
+    except PatchError as err:
+        click.echo(_describe_error(err), err=True)
+        sys.exit(EXIT_USAGE if err.code == "usage_error" else EXIT_REFUSED)
+    for item in done:
+        click.echo(f"{item.action}: {item.path}")
 
 
 def main(argv: list[str] | None = None) -> None:

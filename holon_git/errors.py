@@ -51,9 +51,32 @@ HINTS: dict[str, str] = {
     "unrecovered_journal": "an interrupted apply left a crash journal: run 'git holon-apply "
     "--recover' to restore the files it was changing, then apply again",
     "not_a_repository": "run inside a git repository or pass --repo PATH",
+    "index_mismatch": "the index and the working tree (or, for a commit, the index and HEAD) "
+    "differ at this path; stage or discard that difference first, or apply with --cached",
+    "index_locked": "another git process holds the index lock; wait for it to finish, or "
+    "remove the index.lock file if no git process is running",
+    "head_moved": "the branch moved while the patch was being applied and nothing was "
+    "committed; apply the patch again on top of the new commit",
+    "ref_locked": "another process is updating the branch; retry, or remove its stale .lock "
+    "file if no git process is running",
+    "detached_head": "HEAD is detached; check out a branch, or name the branch with --ref",
+    "protected_path": "the path is protected by git config holon.protect or .holon/protect; "
+    "leave it out of the patch",
+    "unsupported_filter": "the path has a filter driver or working-tree-encoding attribute "
+    "holon-git cannot run; apply with --cached or --ref, which do not convert",
+    "git_error": "libgit2 refused the operation (an unsupported repository feature or a "
+    "damaged repository); nothing was changed",
     "usage_error": "see 'git holon-apply -h'",
     "invalid_tool_input": "call ApplyPatch with the unified diff as its input: the raw diff "
     "text for a custom tool, {\"patch\": \"--- a/PATH\\n+++ b/PATH\\n@@ ...\"} for a JSON tool",
+    "hook_exists": "a different hook is already installed there; merge it by hand, or "
+    "replace it with install-hooks --force",
+    "holon_output_missing": "a Holon run output folder needs manifest.json, diff.patch (or "
+    "patch.diff), and summary.md for --commit",
+    "holon_output_invalid": "manifest.json must be a JSON object with a string \"status\"; "
+    "summary.md must be UTF-8 with a subject line; diff.patch and patch.diff may not disagree",
+    "holon_run_unsuccessful": "the run's manifest status is not success; review its output "
+    "and apply with --force if the patch is wanted anyway",
 }
 
 

@@ -55,6 +55,7 @@ class Hunk:
     new_no_newline: bool = False
     blank_context_lines: int = 0  # blank context lines whose leading space was stripped
     optional_tail: int = 0  # trailing stripped-blank context lines that may be separators
+    unprefixed_context_lines: int = 0  # non-blank context lines whose leading space was lost
 
     @property
     def old_lines(self) -> list[bytes]:

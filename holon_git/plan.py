@@ -220,6 +220,8 @@ class _HunkApplier:
             tolerances.append(LEVELS[level])
         if hunk.blank_context_lines:
             tolerances.append("blank_context_line")
+        if hunk.unprefixed_context_lines:
+            tolerances.append("unprefixed_context_line")
         size = len(old)
         at_end_now = start + size == running.length
         # an empty file does not "lack" a final newline: only a last line can

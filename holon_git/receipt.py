@@ -38,6 +38,7 @@ class Receipt:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     error: PatchError | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # target results: commit id, ...
+    diff: bytes | None = None  # with emit_diff: the git diff of what was applied (not in JSON)
 
     @property
     def ok(self) -> bool:

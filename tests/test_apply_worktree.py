@@ -208,6 +208,24 @@ def test_stripped_blank_context_line(tmp_path: Path):
     assert "blank_context_line" in receipt.files[0].hunks[0].tolerances
 
 
+def test_context_line_that_lost_its_space(tmp_path: Path):
+    repo = make_repo(tmp_path / "r", {"b.py": "def f():\n    return 1\n\ndef g():\n    return 2\n"})
+    receipt = applied(repo, "--- a/b.py\n+++ b/b.py\n@@ -4,2 +4,2 @@\ndef g():\n-    return 2\n"
+                            "+    return 3\n")
+    assert (repo / "b.py").read_text() == "def f():\n    return 1\n\ndef g():\n    return 3\n"
+    assert "unprefixed_context_line" in receipt.files[0].hunks[0].tolerances
+
+
+def test_removed_line_that_lost_its_minus_is_refused(tmp_path: Path):
+    repo = make_repo(tmp_path / "r", {"b.py": "a\nold\nz\n"})
+    refused(repo, "--- a/b.py\n+++ b/b.py\n@@ -1,3 +1,3 @@\n a\nold\n+new\n z\n", "malformed_hunk")
+
+
+def test_mixed_path_prefix_names_one_file(repo: Path):
+    applied(repo, "--- f.txt\n+++ b/f.txt\n@@ -3 +3 @@\n-line 3\n+LINE 3\n")
+    assert (repo / "f.txt").read_text() == BASE.replace("line 3\n", "LINE 3\n")
+
+
 def test_trailing_blank_line_counted_as_context_but_absent_is_dropped(tmp_path: Path):
     repo = make_repo(tmp_path / "r", {"b.py": "a\nb\nc\n"})
     receipt = applied(repo, "--- a/b.py\n+++ b/b.py\n@@ -2,3 +2,3 @@\n-b\n+B\n c\n\n")

@@ -305,9 +305,31 @@ def test_invalid_hunk_header(header: str):
     assert err.code == "invalid_hunk_header" and err.patch_line == 3 and err.path == "f"
 
 
-def test_line_without_prefix_inside_a_hunk():
-    err = parse_error("--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\nb lost its space\n-c\n+C\n")
+def test_line_that_lost_its_space_inside_a_hunk_is_context_when_counts_agree():
+    fp = parse_patch("--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\nb lost its space\n-c\n+C\n").files[0]
+    hunk = fp.hunks[0]
+    assert hunk.old_lines == [b"a\n", b"b lost its space\n", b"c\n"]
+    assert hunk.new_lines == [b"a\n", b"b lost its space\n", b"C\n"]
+    assert hunk.unprefixed_context_lines == 1
+    assert [d.code for d in fp.diagnostics] == ["unprefixed_context_line"]
+
+
+@pytest.mark.parametrize("header", [
+    "@@ -1,3 +1,2 @@",  # the line lost a '-': read as context the counts come out -3 +3
+    "@@ -1,4 +1,4 @@",  # counts that do not match the body give no second opinion
+])
+def test_line_without_prefix_inside_a_hunk_is_refused_unless_counts_agree(header: str):
+    err = parse_error(f"--- a/f\n+++ b/f\n{header}\n a\nb lost its prefix\n-c\n+C\n")
     assert err.code == "malformed_hunk" and err.patch_line == 5 and err.hunk == 1
+
+
+def test_line_without_prefix_in_a_hunk_without_counts_is_refused():
+    assert parse_error("--- a/f\n+++ b/f\n@@\n a\nb\n-c\n+C\n").code == "malformed_hunk"
+
+
+def test_unprefixed_text_after_the_last_hunk_line_is_not_context():
+    patch = parse_patch("--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-c\n+C\nSome prose.\n")
+    assert patch.files[0].hunks[0].old_lines == [b"a\n", b"c\n"]
 
 
 def test_hunk_with_no_body():
@@ -415,6 +437,18 @@ def test_git_header_followed_directly_by_hunks():
     # different paths would need a rename: still refused
     text = "diff --git a/x.py b/y.py\n@@ -1 +1 @@\n-a\n+b\n"
     assert parse_error(text).code == "missing_file_header"
+
+
+@pytest.mark.parametrize("old, new", [("m.py", "b/m.py"), ("a/m.py", "m.py")])
+def test_one_side_prefixed_names_the_same_file(old, new):
+    fp = parse_patch(f"--- {old}\n+++ {new}\n@@ -1 +1 @@\n-a\n+b\n").files[0]
+    assert fp.kind is FileKind.MODIFY and fp.path == "m.py"
+    assert [d.code for d in fp.diagnostics] == ["mixed_path_prefix"]
+
+
+@pytest.mark.parametrize("old, new", [("m.py", "b/n.py"), ("b/m.py", "m.py"), ("m.py", "a/m.py")])
+def test_one_side_prefixed_other_file_is_a_mismatch(old, new):
+    assert parse_error(f"--- {old}\n+++ {new}\n@@ -1 +1 @@\n-a\n+b\n").code == "file_path_mismatch"
 
 
 def test_hunk_header_with_extra_spaces():

@@ -171,7 +171,7 @@ def test_old_envelope_is_refused_with_the_unified_rule(repo: Path, provider: str
 
 
 def test_parse_error_names_the_rule(repo: Path) -> None:
-    broken = "--- a/src/greet.py\n+++ b/src/greet.py\n@@ -1,3 +1,3 @@\n import sys\nfoo\n-x\n+y\n"
+    broken = "--- a/src/greet.py\n+++ b/src/greet.py\n@@ -1,4 +1,4 @@\n import sys\nfoo\n-x\n+y\n"
     text = handle_tool_call("openai", broken, repo)
     assert "error: malformed_hunk (src/greet.py, hunk 1, patch line 5)" in text
     assert "fix: every hunk body line starts with ' ' (context), '-' (remove) or '+' (add)" in text

@@ -136,6 +136,7 @@ INVALID = {
 # The runtime parser accepts these on purpose; the grammar keeps the model to the strict form.
 PERMISSIVE = {
     "stripped_blank_context_line": "--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n\n-b\n+c\n",
+    "unprefixed_context_line": "--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\nb\n-c\n+d\n",
     "bare_hunk_header": "--- a/x\n+++ b/x\n@@\n-a\n+b\n",
     "bare_hunk_header_pair": "--- a/x\n+++ b/x\n@@ @@\n-a\n+b\n",
     "prose_around": "Here is the fix:\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\nDone.\n",

@@ -137,6 +137,21 @@ def _has_prefix_pair(old: str | None, new: str | None) -> bool:
     return (old_p, new_p) in _PREFIX_PAIRS
 
 
+def _same_file_one_prefixed(old: str, new: str, notes: list[Diagnostic],
+                            line_no: int) -> tuple[str, str]:
+    """'--- x' with '+++ b/x' (or '--- a/x' with '+++ x'): one side kept git's prefix.
+
+    Only a pair that names the same path once the prefix is dropped is joined; anything else
+    stays a mismatch.
+    """
+    for prefixed, plain, mark in ((new, old, "b/"), (old, new, "a/")):
+        if prefixed.startswith(mark) and prefixed[len(mark):] == plain:
+            notes.append(Diagnostic("mixed_path_prefix", f"only one of '---'/'+++' had the "
+                                    f"{mark!r} prefix; both name {plain!r}", line_no))
+            return plain, plain
+    return old, new
+
+
 def _strip(path: str, count: int) -> str:
     if path == DEV_NULL or count == 0:
         return path
@@ -365,6 +380,8 @@ class UnifiedParser:
         elif new is None:
             kind = FileKind.DELETE
         else:
+            if old != new and count == 0 and self.strip is None:
+                old, new = _same_file_one_prefixed(old, new, notes, line_no)
             if old != new:
                 raise PatchError("file_path_mismatch", f"'---' names {old!r} but '+++' names "
                                  f"{new!r}", patch_line=line_no, path=new)
@@ -434,6 +451,7 @@ class UnifiedParser:
         lines = hunk.lines
         old = new = 0
         blanks: list[bytes] = []  # stripped blank lines not yet known to be context
+        unprefixed_at: int | None = None
         while self.pos < len(self.items):
             line = self.items[self.pos]
             kind = line[:1].decode("latin-1")
@@ -446,7 +464,11 @@ class UnifiedParser:
                 self.pos += 1
                 continue
             if kind not in (CONTEXT, REMOVE, ADD):
-                break
+                if not self._lost_context_prefix(hunk, old, new):
+                    break
+                kind, line = CONTEXT, b" " + line
+                hunk.unprefixed_context_lines += 1
+                unprefixed_at = unprefixed_at if unprefixed_at is not None else self.pos
             if line.rstrip(b"\r\n") == b"-- " and self._is_mail_signature(hunk, old, new):
                 break
             if kind == REMOVE and self._is_traditional_header(self.pos) and (
@@ -466,7 +488,33 @@ class UnifiedParser:
         if not lines:
             raise self._error("malformed_hunk", "hunk has no body lines", self.pos,
                               fp.path, len(fp.hunks) + 1)
+        if unprefixed_at is not None and not self._counts_met(hunk, old, new):
+            raise self._error(
+                "malformed_hunk",
+                f"line '{_decode(header_text(self.items[unprefixed_at])[:60])}' inside hunk "
+                f"{len(fp.hunks) + 1} is not a context, removed or added line",
+                unprefixed_at, fp.path, len(fp.hunks) + 1,
+            )
         return self._after_hunk(hunk, fp, old, new)
+
+    def _lost_context_prefix(self, hunk: Hunk, old: int, new: int) -> bool:
+        """Is this unprefixed line an unchanged line whose leading space was lost?
+
+        Only inside a hunk (more hunk lines follow before any header) whose header counts are
+        not yet met; the caller then requires the counts to come out exact, so a line that lost
+        a '-' or '+' (which would shift one count only) is still refused.
+        """
+        if hunk.old_count is None or old >= hunk.old_count or new >= (hunk.new_count or 0):
+            return False
+        index = self.pos
+        while index < len(self.items):
+            line = self.items[index]
+            if self._is_file_start(index) or header_text(line).startswith(b"@@"):
+                return False
+            if line[:1] in (b" ", b"-", b"+", b"\\"):
+                return True
+            index += 1
+        return False
 
     def _is_mail_signature(self, hunk: Hunk, old: int, new: int) -> bool:
         """git format-patch ends a mail with '-- ' and the git version: not a removed line
@@ -551,6 +599,13 @@ class UnifiedParser:
                 "hunk_count_mismatch",
                 f"hunk {len(fp.hunks)} header says -{hunk.old_count} +{hunk.new_count} lines, "
                 f"the body has -{old} +{new}; the body was used",
+                hunk.patch_line,
+            ))
+        if hunk.unprefixed_context_lines:
+            fp.diagnostics.append(Diagnostic(
+                "unprefixed_context_line",
+                f"hunk {len(fp.hunks)}: {hunk.unprefixed_context_lines} line(s) without a "
+                "prefix read as context lines (leading space missing; the header counts agree)",
                 hunk.patch_line,
             ))
         if hunk.blank_context_lines:

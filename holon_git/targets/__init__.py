@@ -1,12 +1,31 @@
-"""Where a plan is read from and written to. The only package that touches disk or git."""
+"""Where a plan is read from and written to. The only package that touches disk or git.
+
+Targets (docs/targets.md): ``worktree`` (files only), ``index`` (--cached: the index only),
+``both`` (--index: working tree and index), ``ref`` (--ref: a branch in the object database
+only). ``index`` and ``both`` can also commit (--commit); ``ref`` always does.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 from ..plan import Plan, SourceFile
 
-TARGETS = ("worktree",)
+TARGETS = ("worktree", "index", "both", "ref")
+
+
+@dataclass(frozen=True)
+class CommitSpec:
+    """What to commit with, and where: the current branch, or ``ref`` (a branch name)."""
+
+    message: str
+    author: str | None = None  # "Name <email>"; default: git's author rules
+    ref: str | None = None
+    # Called after the commit object exists and before the branch is compare-and-swapped;
+    # lets tests (and cautious automation) observe or provoke a concurrent update.
+    on_ref_update: Callable[[], None] | None = None
 
 
 class Target(Protocol):
@@ -18,11 +37,27 @@ class Target(Protocol):
 
     def close(self) -> None: ...
 
+    def protected_patterns(self) -> list[str]: ...
 
-def open_target(name: str, repo: str = ".") -> Target:
+    # Optional: validate(plan) refuses a plan before anything is written (also with --check);
+    # diff_sides(plan) gives the contents --emit-diff compares (see gitdiff.Side).
+
+
+def open_target(name: str, repo: str = ".", *, check: bool = False,
+                commit: CommitSpec | None = None) -> Target:
     if name == "worktree":
         from .repo import locate, work_tree_root
         from .worktree import WorktreeTarget
 
         return WorktreeTarget(work_tree_root(repo), locate(repo).git_dir)
+    if name in ("index", "both"):
+        from .index import BothTarget, IndexTarget
+
+        cls = IndexTarget if name == "index" else BothTarget
+        return cls(repo, check=check, commit=commit)
+    if name == "ref":
+        from .refs import RefTarget
+
+        assert commit is not None and commit.ref is not None
+        return RefTarget(repo, commit)
     raise ValueError(f"unknown target {name!r}")

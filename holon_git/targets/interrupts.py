@@ -25,7 +25,8 @@ class Interrupted(KeyboardInterrupt):
 class DeferredSignals:
     """Context manager; a no-op outside the main thread (signals only reach it there)."""
 
-    def __init__(self) -> None:
+    def __init__(self, redeliver: bool = False) -> None:
+        self.redeliver = redeliver  # a signal no checkpoint acted on is raised at the end
         self.received: int | None = None
         self._old: dict[int, object] = {}
         self.raised = False
@@ -46,9 +47,14 @@ class DeferredSignals:
             self.raised = True
             raise Interrupted(self.received)
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: object, *exc: object) -> None:
         for sig, handler in self._old.items():
             signal.signal(sig, handler)  # type: ignore[arg-type]
+        if self.received is None:
+            return
         # A SIGTERM the rollback answered still ends the process, as it asked.
         if self.raised and self.received == signal.SIGTERM:
             os.kill(os.getpid(), signal.SIGTERM)
+        elif self.redeliver and not self.raised and exc_type is None:
+            self.raised = True
+            raise Interrupted(self.received)

@@ -67,6 +67,11 @@ class WorktreeTarget:
         mode = EXECUTABLE if st.st_mode & stat.S_IXUSR else REGULAR
         return SourceFile(content, mode, identity(st))
 
+    def protected_patterns(self) -> list[str]:
+        from .protect import worktree_patterns
+
+        return worktree_patterns(self.root)
+
     # -- writing -----------------------------------------------------------------------------
     def write(self, plan: Plan) -> dict[str, object]:
         txn = _Transaction(self.tree, self.git_dir)
@@ -76,14 +81,31 @@ class WorktreeTarget:
                 signals.checkpoint()
                 txn.commit()
             except BaseException as exc:
-                problems = txn.rollback()
-                if isinstance(exc, OSError):
-                    raise PatchError(
-                        "io_error", f"writing failed: {exc.strerror or exc}", path=txn.current,
-                        details={"rollback_problems": problems} if problems else {},
-                    ) from exc
-                raise
+                raise _undone(txn, exc) from exc
         return {}
+
+    def write_changes(self, changes: list[FileChange]) -> _Transaction:
+        """Write all of ``changes`` or none, leaving the journal in force: the caller (the
+        index target) calls ``commit()`` after its own commit point, or ``rollback()``.
+        A Ctrl-C during the write is raised when it returns, for the caller to undo."""
+        txn = _Transaction(self.tree, self.git_dir)
+        with DeferredSignals(redeliver=True) as signals:
+            try:
+                txn.run(changes, signals.checkpoint)
+            except BaseException as exc:
+                raise _undone(txn, exc) from exc
+        return txn
+
+
+def _undone(txn: _Transaction, exc: BaseException) -> BaseException:
+    """Roll back; the exception to raise (OSError becomes a coded io_error)."""
+    problems = txn.rollback()
+    if isinstance(exc, OSError):
+        return PatchError(
+            "io_error", f"writing failed: {exc.strerror or exc}", path=txn.current,
+            details={"rollback_problems": problems} if problems else {},
+        )
+    return exc
 
 
 class _Transaction:

@@ -1,0 +1,87 @@
+"""Path policy over a parsed patch: which file patches apply, and which paths are protected.
+
+Pure: patterns come in as strings (the targets read them from git config and the committed
+.holon/protect file). Patterns are gitignore-style (pathspec's GitIgnoreSpec): ``*.lock``
+matches at any depth, ``/top.txt`` only at the root, ``dir/`` everything below ``dir``, and a
+later ``!pattern`` re-includes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from .errors import PatchError
+from .model import Diagnostic, FilePatch, Patch
+
+PROTECT_FILE = ".holon/protect"
+
+
+def _spec(patterns: Iterable[str]) -> Any:
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(list(patterns))
+
+
+def protect_file_patterns(text: bytes) -> list[str]:
+    """The patterns of a .holon/protect file: one per line, '#' comments and blanks skipped."""
+    out = []
+    for raw in text.decode("utf-8", "surrogateescape").splitlines():
+        line = raw.rstrip("\r")
+        if line.strip() and not line.lstrip().startswith("#"):
+            out.append(line)
+    return out
+
+
+def _selector_path(fp: FilePatch) -> str:
+    # As `git apply --include/--exclude`: the new name, or the old one for a deletion.
+    return fp.path
+
+
+def select_files(patch: Patch, include: Sequence[str] = (),
+                 exclude: Sequence[str] = ()) -> Patch:
+    """Keep the file patches --include/--exclude select; note each one skipped.
+
+    A file patch is skipped when its path matches an --exclude pattern, or when --include
+    patterns were given and its path matches none of them. If nothing is left the patch is
+    refused: an apply that silently changes nothing would look like success.
+    """
+    if not include and not exclude:
+        return patch
+    included = _spec(include) if include else None
+    excluded = _spec(exclude) if exclude else None
+    kept: list[FilePatch] = []
+    notes: list[Diagnostic] = []
+    for fp in patch.files:
+        path = _selector_path(fp)
+        if excluded is not None and excluded.match_file(path):
+            reason = "--exclude"
+        elif included is not None and not included.match_file(path):
+            reason = "--include"
+        else:
+            kept.append(fp)
+            continue
+        notes.append(Diagnostic("skipped_file", f"{path}: not applied ({reason})",
+                                fp.patch_line))
+    if not kept:
+        raise PatchError("empty_patch", "every file patch was skipped by --include/--exclude",
+                         hint="check the --include/--exclude patterns against the patch's "
+                         "paths", details={"skipped": [_selector_path(f) for f in patch.files]})
+    return replace(patch, files=kept, diagnostics=[*patch.diagnostics, *notes])
+
+
+def check_protected(patch: Patch, patterns: Sequence[str]) -> None:
+    """Refuse a patch that touches a protected path (either side of a rename counts).
+
+    The policy file itself is always protected: a patch may not change its own rules.
+    """
+    spec = _spec(patterns) if patterns else None
+    for fp in patch.files:
+        for path in fp.paths:
+            if path == PROTECT_FILE or (spec is not None and spec.match_file(path)):
+                rule = "the policy file" if path == PROTECT_FILE else "holon.protect / " \
+                    f"{PROTECT_FILE}"
+                raise PatchError("protected_path", f"{path!r} is protected by {rule}",
+                                 path=path, patch_line=fp.patch_line,
+                                 details={"patterns": list(patterns)})

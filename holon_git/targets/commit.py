@@ -1,0 +1,302 @@
+"""Commits: identities, the branch to advance, and moving it by compare-and-swap.
+
+The branch is locked through libgit2's reference transaction (``refs/heads/X.lock``, created
+exclusively), its value re-read under the lock and compared with the value the patch was
+applied against; only then is it moved, with a reflog entry where git would write one
+(core.logAllRefUpdates: on by default in repositories with a working tree).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import pygit2
+from pygit2.enums import ReferenceType
+
+from ..errors import PatchError
+from ..model import Diagnostic
+from . import CommitSpec
+from .gitrepo import GitRepo, git_error
+
+FALLBACK_NAME, FALLBACK_EMAIL = "holon-git", "holon-git@localhost"
+_IDENT = re.compile(r"^\s*([^<>]*?)\s*<([^<>]*)>\s*$")
+
+
+def parse_ident(text: str) -> tuple[str, str]:
+    """'Name <email>' -> (name, email), as --author takes it."""
+    found = _IDENT.match(text)
+    if not found or not found.group(1):
+        raise PatchError("usage_error", f"--author {text!r} is not 'Name <email>'")
+    return found.group(1), found.group(2)
+
+
+def parse_git_date(text: str) -> tuple[int, int]:
+    """GIT_AUTHOR_DATE/GIT_COMMITTER_DATE -> (unix seconds, UTC offset in minutes).
+
+    Accepts git's internal form ('@1700000000 +0100' or '1700000000 +0100'), ISO 8601
+    ('2001-01-01T00:00:00Z', '2001-01-01 00:00:00 +0100') and RFC 2822.
+    """
+    text = text.strip()
+    internal = re.fullmatch(r"@?(\d+)(?:\s+([+-])(\d\d)(\d\d))?", text)
+    if internal:
+        offset = 0
+        if internal.group(2):
+            offset = int(internal.group(3)) * 60 + int(internal.group(4))
+            offset = -offset if internal.group(2) == "-" else offset
+        return int(internal.group(1)), offset
+    when: datetime | None = None
+    iso = re.sub(r"\s+([+-]\d\d):?(\d\d)$", r"\1:\2", text).replace("Z", "+00:00")
+    try:
+        when = datetime.fromisoformat(iso)
+    except ValueError:
+        try:
+            when = parsedate_to_datetime(text)
+        except (TypeError, ValueError):
+            when = None
+    if when is None:
+        raise PatchError("usage_error", f"cannot read the date {text!r}",
+                         hint="use '@<unix seconds> +hhmm' or ISO 8601")
+    if when.tzinfo is None:
+        when = when.astimezone()
+    delta = when.utcoffset()
+    offset = int(delta.total_seconds() // 60) if delta is not None else 0
+    return int(when.timestamp()), offset
+
+
+def _now() -> tuple[int, int]:
+    now = time.time()
+    offset = datetime.fromtimestamp(now, timezone.utc).astimezone().utcoffset()
+    return int(now), int(offset.total_seconds() // 60) if offset else 0
+
+
+def clean_message(message: str) -> str:
+    """git's 'whitespace' cleanup (the default for -m): no trailing spaces, no leading or
+    trailing blank lines, runs of blank lines collapsed; one final newline."""
+    lines = [line.rstrip() for line in message.replace("\r\n", "\n").split("\n")]
+    out: list[str] = []
+    for line in lines:
+        if line or (out and out[-1]):
+            out.append(line)
+    while out and not out[-1]:
+        out.pop()
+    if not out:
+        raise PatchError("usage_error", "the commit message is empty",
+                         hint="pass a message with -m/--message")
+    return "\n".join(out) + "\n"
+
+
+@dataclass
+class Identities:
+    author: pygit2.Signature
+    committer: pygit2.Signature
+    notes: list[Diagnostic] = field(default_factory=list)
+
+
+def identities(git: GitRepo, author_option: str | None) -> Identities:
+    """Author and committer as `git commit --author` would pick them."""
+    env = os.environ
+    notes: list[Diagnostic] = []
+
+    def pick(role: str) -> tuple[str | None, str | None]:
+        upper = role.upper()
+        name = (env.get(f"GIT_{upper}_NAME") or git.config_str(f"{role}.name")
+                or git.config_str("user.name"))
+        email = (env.get(f"GIT_{upper}_EMAIL") or git.config_str(f"{role}.email")
+                 or git.config_str("user.email") or env.get("EMAIL"))
+        return name, email
+
+    def when(role: str) -> tuple[int, int]:
+        text = env.get(f"GIT_{role.upper()}_DATE")
+        return parse_git_date(text) if text else _now()
+
+    c_name, c_email = pick("committer")
+    explicit = parse_ident(author_option) if author_option else None
+    if not c_name or not c_email:
+        fallback = explicit or (FALLBACK_NAME, FALLBACK_EMAIL)
+        c_name, c_email = c_name or fallback[0], c_email or fallback[1]
+        notes.append(Diagnostic("committer_fallback", "no committer identity is configured "
+                                f"(user.name/user.email); committed as {c_name} <{c_email}>"))
+    if explicit:
+        a_name, a_email = explicit
+    else:
+        a_name, a_email = pick("author")
+        a_name, a_email = a_name or c_name, a_email or c_email
+    try:
+        author = pygit2.Signature(a_name, a_email, *when("author"))
+        committer = pygit2.Signature(c_name, c_email, *when("committer"))
+    except (ValueError, pygit2.GitError) as exc:
+        raise PatchError("usage_error", f"invalid identity: {exc}") from exc
+    return Identities(author, committer, notes)
+
+
+# -- the branch -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Tip:
+    ref: str  # full name, refs/heads/...
+    old: pygit2.Oid | None  # None: the branch is unborn (no commit yet)
+    checked_out: bool  # HEAD points at it
+
+
+def _lookup(repo: pygit2.Repository, name: str) -> Any:
+    try:
+        return repo.lookup_reference(name)
+    except KeyError:
+        return None
+    except (pygit2.GitError, ValueError) as exc:
+        raise git_error(exc, f"reading {name}") from exc
+
+
+def _head_branch(repo: pygit2.Repository) -> str | None:
+    head = _lookup(repo, "HEAD")
+    if head is None or head.type != ReferenceType.SYMBOLIC:
+        return None
+    return str(head.target)
+
+
+def _value(repo: pygit2.Repository, name: str) -> pygit2.Oid | None:
+    ref = _lookup(repo, name)
+    if ref is None:
+        return None
+    if ref.type == ReferenceType.SYMBOLIC:
+        raise PatchError("usage_error", f"{name} is a symbolic reference; name the branch it "
+                         "points to")
+    return ref.target
+
+
+def current_tip(repo: pygit2.Repository) -> Tip:
+    """The branch HEAD is on; a detached HEAD is refused (there is no branch to advance)."""
+    branch = _head_branch(repo)
+    if branch is None:
+        raise PatchError("detached_head", "HEAD is detached, so there is no branch to commit to")
+    if not branch.startswith("refs/heads/"):
+        raise PatchError("detached_head", f"HEAD points at {branch}, which is not a branch")
+    return Tip(branch, _value(repo, branch), True)
+
+
+def named_tip(repo: pygit2.Repository, name: str) -> Tip:
+    """--ref NAME: 'main' or 'refs/heads/main'. Only HEAD's unborn branch may be missing."""
+    full = name if name.startswith("refs/") else f"refs/heads/{name}"
+    if not full.startswith("refs/heads/") or not pygit2.reference_is_valid_name(full):
+        raise PatchError("usage_error", f"--ref {name!r} does not name a branch",
+                         hint="pass a branch name such as 'main' or 'refs/heads/main'")
+    old = _value(repo, full)
+    head_branch = _head_branch(repo)
+    if old is None and head_branch != full:
+        raise PatchError("usage_error", f"there is no branch {full}",
+                         hint="name an existing branch (only the unborn branch HEAD points "
+                         "to may be created)")
+    return Tip(full, old, head_branch == full)
+
+
+def head_commit(repo: pygit2.Repository) -> pygit2.Oid | None:
+    """The commit HEAD resolves to (branch or detached); None while its branch is unborn."""
+    branch = _head_branch(repo)
+    if branch is not None:
+        return _value(repo, branch) if branch.startswith("refs/") else None
+    head = _lookup(repo, "HEAD")
+    return head.target if head is not None else None
+
+
+def tree_of(repo: pygit2.Repository, commit_id: pygit2.Oid | None) -> pygit2.Oid | None:
+    if commit_id is None:
+        return None
+    try:
+        return repo[commit_id].peel(pygit2.Tree).id
+    except (KeyError, pygit2.GitError, ValueError) as exc:
+        raise git_error(exc, f"reading the tree of {commit_id}") from exc
+
+
+class BranchUpdate:
+    """Create the commit object, then move the branch only if nobody else did."""
+
+    def __init__(self, git: GitRepo, tip: Tip, spec: CommitSpec) -> None:
+        self.git = git
+        self.repo = git.repo
+        self.tip = tip
+        self.spec = spec
+        self.message = clean_message(spec.message)
+        self.ids = identities(git, spec.author)
+        self._txn: Any = None
+
+    def create_commit(self, tree_id: pygit2.Oid) -> pygit2.Oid:
+        parents = [self.tip.old] if self.tip.old is not None else []
+        try:
+            return self.repo.create_commit(None, self.ids.author, self.ids.committer,
+                                           self.message, tree_id, parents)
+        except pygit2.GitError as exc:
+            raise git_error(exc, "creating the commit") from exc
+
+    def lock(self) -> None:
+        """Lock the branch and check it still holds the commit the patch was applied on."""
+        txn = self.repo.transaction()
+        try:
+            txn.lock_ref(self.tip.ref)
+        except pygit2.GitError as exc:
+            txn.__exit__(type(exc), exc, None)
+            raise PatchError("ref_locked", f"cannot lock {self.tip.ref}: {exc}",
+                             path=None) from None
+        self._txn = txn
+        try:
+            current = _value(self.repo, self.tip.ref)
+            moved_head = self.tip.checked_out and _head_branch(self.repo) != self.tip.ref
+        except BaseException as exc:
+            self.abort(exc)
+            raise
+        if current != self.tip.old or moved_head:
+            err = PatchError(
+                "head_moved", f"{self.tip.ref} moved from {self.tip.old or '(unborn)'} to "
+                f"{current or '(deleted)'} while the patch was being applied",
+                details={"ref": self.tip.ref, "expected": str(self.tip.old or ""),
+                         "found": str(current or "")})
+            self.abort(err)
+            raise err
+
+    def commit(self, commit_id: pygit2.Oid) -> None:
+        """Move the locked branch to ``commit_id``, with a reflog entry, and unlock it."""
+        txn, self._txn = self._txn, None
+        subject = self.message.split("\n", 1)[0]
+        initial = " (initial)" if self.tip.old is None else ""
+        reflog = f"holon-apply{initial}: {subject}"
+        try:
+            _set_target(txn, self.tip.ref, commit_id, self.ids.committer, reflog)
+            txn.__exit__(None, None, None)  # the context-manager exit commits, then frees
+        except pygit2.GitError as exc:
+            txn.__exit__(type(exc), exc, None)  # frees (and so unlocks) without committing
+            raise git_error(exc, f"updating {self.tip.ref}") from exc
+
+    def abort(self, exc: BaseException | None = None) -> None:
+        txn, self._txn = self._txn, None
+        if txn is not None:
+            txn.__exit__(type(exc) if exc else RuntimeError, exc, None)  # free, no commit
+
+    def run_hook(self) -> None:
+        if self.spec.on_ref_update is not None:
+            self.spec.on_ref_update()
+
+    def result(self, commit_id: pygit2.Oid, tree_id: pygit2.Oid) -> dict[str, object]:
+        return {"commit": str(commit_id), "tree": str(tree_id), "ref": self.tip.ref,
+                "parent": str(self.tip.old) if self.tip.old is not None else None}
+
+
+def _set_target(txn: Any, ref: str, target: pygit2.Oid, who: pygit2.Signature,
+                message: str) -> None:
+    """ReferenceTransaction.set_target, with the reflog signature passed through correctly
+    (pygit2 1.21 hands libgit2 the Signature's pointer bytes instead of the pointer)."""
+    try:
+        from pygit2.errors import check_error
+        from pygit2.ffi import C, ffi
+
+        signature = ffi.new("git_signature **")
+        ffi.buffer(signature)[:] = who._pointer[:]
+        oid = ffi.new("git_oid *")
+        ffi.buffer(oid)[:] = target.raw
+        check_error(C.git_transaction_set_target(
+            txn._tx, ref.encode(), oid, signature[0], message.encode("utf-8")))
+    except (ImportError, AttributeError, TypeError):
+        txn.set_target(ref, target, None, message)

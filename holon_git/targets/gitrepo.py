@@ -1,0 +1,175 @@
+"""Opening a repository with pygit2 the way git would, and the git facts targets need.
+
+git honours environment variables libgit2 ignores: GIT_DIR/GIT_WORK_TREE (found by repo.locate),
+GIT_INDEX_FILE, and GIT_CONFIG_GLOBAL/GIT_CONFIG_SYSTEM/GIT_CONFIG_NOSYSTEM. The config ones
+are mapped onto libgit2's search paths while the repository loads its configuration; the
+process-wide settings are restored right after.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import pygit2
+from pygit2.enums import ConfigLevel, FileMode, FilterMode, RepositoryOpenFlag
+
+from ..errors import PatchError
+from .repo import locate
+
+_TRUE = ("1", "true", "yes", "on")
+
+
+def git_error(exc: Exception, doing: str) -> PatchError:
+    return PatchError("git_error", f"{doing}: {exc}")
+
+
+_scratch: list[str] = []
+
+
+def _scratch_dir() -> str:
+    """A private directory for search-path stand-ins, removed when the process exits."""
+    if not _scratch:
+        path = tempfile.mkdtemp(prefix="holon-git-")
+        _scratch.append(path)
+        atexit.register(shutil.rmtree, path, True)
+    return _scratch[0]
+
+
+def _search_dir_for(config_file: str | None, file_name: str) -> str:
+    """A directory whose ``file_name`` is ``config_file`` (or absent when None)."""
+    base = _scratch_dir()
+    if config_file is None or not os.path.isfile(config_file):
+        empty = os.path.join(base, "none")
+        os.makedirs(empty, exist_ok=True)
+        return empty
+    config_file = os.path.abspath(config_file)
+    if os.path.basename(config_file) == file_name:
+        return os.path.dirname(config_file)
+    holder = tempfile.mkdtemp(dir=base)
+    os.symlink(config_file, os.path.join(holder, file_name))
+    return holder
+
+
+@contextmanager
+def _git_config_environment() -> Any:
+    env = os.environ
+    wanted: dict[ConfigLevel, str] = {}
+    if env.get("GIT_CONFIG_NOSYSTEM", "").lower() in _TRUE:
+        wanted[ConfigLevel.SYSTEM] = _search_dir_for(None, "gitconfig")
+    elif env.get("GIT_CONFIG_SYSTEM"):
+        wanted[ConfigLevel.SYSTEM] = _search_dir_for(env["GIT_CONFIG_SYSTEM"], "gitconfig")
+    if env.get("GIT_CONFIG_GLOBAL"):
+        wanted[ConfigLevel.GLOBAL] = _search_dir_for(env["GIT_CONFIG_GLOBAL"], ".gitconfig")
+        wanted[ConfigLevel.XDG] = _search_dir_for(None, "config")
+    paths = pygit2.settings.search_path
+    saved = {level: paths[level] for level in wanted}
+    try:
+        for level, path in wanted.items():
+            paths[level] = path
+        yield
+    finally:
+        for level, path in saved.items():
+            paths[level] = path
+
+
+@dataclass
+class GitRepo:
+    repo: pygit2.Repository
+    git_dir: str
+    work_tree: str | None  # None for a bare repository
+    index_path: str
+
+    def config_bool(self, name: str, default: bool) -> bool:
+        try:
+            return self.repo.config.get_bool(name)
+        except (KeyError, pygit2.GitError, ValueError):
+            return default
+
+    def config_str(self, name: str) -> str | None:
+        try:
+            value = self.repo.config[name]
+        except (KeyError, pygit2.GitError):
+            return None
+        return value if isinstance(value, str) else None
+
+    def config_all(self, name: str) -> list[str]:
+        try:
+            return list(self.repo.config.get_multivar(name))
+        except (KeyError, pygit2.GitError):
+            return []
+
+    # -- attributes and line-ending conversion (working tree <-> blob) -------------------------
+    def _filters(self, path: str, mode: FilterMode) -> Any:
+        try:
+            return self.repo.load_filter_list(path, mode)
+        except pygit2.GitError as exc:
+            raise git_error(exc, f"loading the filters of {path!r}") from exc
+
+    def to_blob(self, path: str, worktree_bytes: bytes) -> bytes:
+        """What ``git add`` would store for these working-tree bytes (clean: CRLF -> LF...)."""
+        filters = self._filters(path, FilterMode.TO_ODB)
+        return filters.apply_to_buffer(worktree_bytes) if filters is not None else \
+            worktree_bytes
+
+    def to_worktree(self, path: str, blob_bytes: bytes) -> bytes:
+        """What a checkout would write for this blob (smudge: LF -> CRLF...)."""
+        filters = self._filters(path, FilterMode.TO_WORKTREE)
+        return filters.apply_to_buffer(blob_bytes) if filters is not None else blob_bytes
+
+    def refuse_unsupported_filters(self, path: str) -> None:
+        """libgit2 runs the crlf and ident filters only; refuse what it would silently skip."""
+        for name in ("filter", "working-tree-encoding"):
+            try:
+                value = self.repo.get_attr(path, name)
+            except pygit2.GitError as exc:
+                raise git_error(exc, f"reading the attributes of {path!r}") from exc
+            if isinstance(value, str):
+                raise PatchError("unsupported_filter", f"{path!r} has the attribute "
+                                 f"{name}={value}, which holon-git cannot apply", path=path)
+
+
+def open_repository(start: str) -> GitRepo:
+    location = locate(start)
+    if location.git_dir is None:
+        raise PatchError("not_a_repository", f"{os.path.abspath(start)} is not in a git "
+                         "repository")
+    explicit_tree = os.environ.get("GIT_WORK_TREE")
+    try:
+        with _git_config_environment():
+            repo = pygit2.Repository(location.git_dir, RepositoryOpenFlag.NO_SEARCH)
+            if location.work_tree is not None and (explicit_tree or not repo.is_bare):
+                current = os.path.realpath(repo.workdir) if repo.workdir else None
+                if current != os.path.realpath(location.work_tree):
+                    repo.workdir = location.work_tree
+            repo.config  # noqa: B018 -- load the configuration under the search paths above
+    except pygit2.GitError as exc:
+        raise PatchError("not_a_repository", f"cannot open {location.git_dir}: {exc}") from exc
+    work_tree = location.work_tree if repo.workdir else None
+    index_env = os.environ.get("GIT_INDEX_FILE")
+    index_path = os.path.abspath(index_env) if index_env else os.path.join(repo.path, "index")
+    return GitRepo(repo, os.path.abspath(repo.path), work_tree, index_path)
+
+
+# Index/tree entry modes holon-git patches, and the ones it refuses.
+BLOB, EXEC, LINK, GITLINK, TREE = (int(FileMode.BLOB), int(FileMode.BLOB_EXECUTABLE),
+                                   int(FileMode.LINK), int(FileMode.COMMIT), int(FileMode.TREE))
+
+
+def refuse_special(path: str, mode: int, inside: bool = False) -> None:
+    """Symbolic links and submodules are not files holon-git edits."""
+    where = f"{path!r} is" if not inside else f"a directory on the way to it, {path!r}, is"
+    if mode == LINK:
+        raise PatchError("symlink_in_path", f"{where} a symbolic link in the index/tree",
+                         path=path)
+    if mode == GITLINK:
+        raise PatchError("not_a_regular_file", f"{where} a submodule (gitlink)", path=path,
+                         hint="change the submodule in its own repository")
+    if mode not in (BLOB, EXEC):
+        raise PatchError("not_a_regular_file", f"{where} not a regular file (mode {mode:o})",
+                         path=path)

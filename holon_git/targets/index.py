@@ -1,0 +1,287 @@
+"""The index targets: ``index`` (--cached) and ``both`` (--index), optionally committing.
+
+Order of events (docs/targets.md):
+1. take ``index.lock`` (O_EXCL), then read the index: fresh, so a concurrent `git add` that
+   finished before us is kept and one that starts after us fails on the lock;
+2. plan against the index blobs (``index``) or the working tree checked against the index
+   (``both``); new blobs go to the object database;
+3. with --commit: build the commit's tree from HEAD's tree plus the patch, create the commit
+   object, lock the branch and compare-and-swap it (``head_moved`` if it moved);
+4. write the working-tree files (``both``; undoable until the commit point);
+5. commit point, with Ctrl-C held: move the branch, rename the new index over the lock.
+Any failure before the commit point undoes the files and leaves index and branch as they were.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from contextlib import suppress
+from dataclasses import replace
+from typing import Any
+
+import pygit2
+
+from ..errors import PatchError
+from ..plan import FileChange, Plan, SourceFile
+from . import CommitSpec
+from .commit import BranchUpdate, current_tip, head_commit, tree_of
+from .gitdiff import Side, plan_sides
+from .gitrepo import GitRepo, git_error, open_repository
+from .lock import IndexLock, interrupts_deferred
+from .protect import repo_patterns
+from .stage import Entry, Stage
+
+
+class IndexTarget:
+    """--cached: pre-images are index blobs; only the index (and the branch) change."""
+
+    name = "index"
+
+    def __init__(self, repo: str, *, check: bool = False,
+                 commit: CommitSpec | None = None) -> None:
+        self.git: GitRepo = open_repository(repo)
+        self.lock: IndexLock | None = None
+        self.scratch: str | None = None
+        self.branch: BranchUpdate | None = None
+        self.head_stage: Stage | None = None
+        try:
+            self._require_work_tree()
+            if not check:
+                self.lock = IndexLock(self.git.index_path)
+            self.index = self._load_index()
+            self.stage = Stage(self.git.repo, self.index, "index")
+            self.head_tree = tree_of(self.git.repo, head_commit(self.git.repo))
+            if commit is not None:
+                tip = current_tip(self.git.repo)
+                self.branch = BranchUpdate(self.git, tip, commit)
+                self.head_stage = Stage.from_tree(self.git.repo, tree_of(self.git.repo, tip.old),
+                                                  "HEAD")
+        except BaseException:
+            self.close()
+            raise
+
+    def _require_work_tree(self) -> None:
+        """--cached needs an index but no working tree."""
+
+    def _load_index(self) -> pygit2.Index:
+        path = self.git.index_path
+        try:
+            if self.lock is None:
+                return pygit2.Index(path) if os.path.exists(path) else pygit2.Index()
+            self.scratch = self.lock.scratch_path()
+            if os.path.exists(path):
+                shutil.copyfile(path, self.scratch)
+            return pygit2.Index(self.scratch)
+        except OSError as exc:
+            raise PatchError("io_error", f"cannot read the index {path}: {exc}") from exc
+        except pygit2.GitError as exc:
+            raise git_error(exc, f"reading the index {path}") from exc
+
+    def close(self) -> None:
+        if self.branch is not None:
+            self.branch.abort()
+        if self.scratch is not None:
+            with suppress(OSError):
+                os.unlink(self.scratch)
+            self.scratch = None
+        if self.lock is not None:
+            self.lock.release()
+
+    # -- planning -----------------------------------------------------------------------------
+    def read(self, path: str) -> SourceFile | None:
+        return self.stage.read(path)
+
+    def protected_patterns(self) -> list[str]:
+        return repo_patterns(self.git, self.head_tree)
+
+    def validate(self, plan: Plan) -> None:
+        """Refusals the planner cannot see: file/directory collisions and, for a commit,
+        staged changes on a touched path (the commit must hold the patch and nothing else)."""
+        for change in plan.changes:
+            if change.action in ("add", "rename"):
+                self.stage.check_free(change.path)
+        if self.head_stage is None or self.branch is None:
+            return
+        for change in plan.changes:
+            for path in dict.fromkeys(p for p in (change.old_path, change.new_path) if p):
+                if self.stage.entry(path) != self.head_stage.entry(path):
+                    raise PatchError("index_mismatch", f"{path!r} has staged changes that are "
+                                     "not in HEAD; the commit would include them", path=path,
+                                     hint="commit or unstage (git restore --staged) that "
+                                     "path first")
+            if change.action in ("add", "rename"):
+                self.head_stage.check_free(change.path)
+        plan.diagnostics.extend(self.branch.ids.notes)
+
+    # -- contents -------------------------------------------------------------------------------
+    def blob_content(self, change: FileChange) -> bytes:
+        """The blob to store for a change's new content."""
+        assert change.after is not None
+        return change.after
+
+    def old_blob(self, change: FileChange) -> tuple[bytes, int] | None:
+        if change.before is None:
+            return None
+        return change.before.content, change.before.mode
+
+    def diff_sides(self, plan: Plan) -> list[Side]:
+        sides = []
+        for change, side in zip(plan.changes, plan_sides(plan), strict=True):
+            old = self.old_blob(change)
+            new = self.blob_content(change) if change.after is not None else None
+            sides.append(replace(side, old=old[0] if old else None, new=new,
+                                 old_mode=old[1] if old else side.old_mode))
+        return sides
+
+    # -- writing ------------------------------------------------------------------------------
+    def write_worktree(self, plan: Plan, blobs: dict[str, bytes]) -> Any:
+        """Nothing to do for --cached; the ``both`` target writes files here."""
+        return None
+
+    def worktree_stats(self, plan: Plan) -> dict[str, os.stat_result] | None:
+        return None
+
+    def write(self, plan: Plan) -> dict[str, object]:
+        assert self.lock is not None and self.scratch is not None, "opened with check=True"
+        repo = self.git.repo
+        contents = {c.path: self.blob_content(c) for c in plan.changes if c.after is not None}
+        try:
+            blob_ids = {path: repo.create_blob(data) for path, data in contents.items()}
+        except pygit2.GitError as exc:
+            raise git_error(exc, "writing blobs") from exc
+        extra: dict[str, object] = {}
+        commit_id = None
+        if self.branch is not None and self.head_stage is not None:
+            self.head_stage.apply(plan.changes, blob_ids)
+            tree_id = self.head_stage.write_tree()
+            commit_id = self.branch.create_commit(tree_id)
+            extra = self.branch.result(commit_id, tree_id)
+            self.branch.run_hook()
+            self.branch.lock()
+        files = None
+        branch_moved = False
+        try:
+            files = self.write_worktree(plan, contents)
+            self.stage.apply(plan.changes, blob_ids, self.worktree_stats(plan))
+            try:
+                self.index.write()
+            except pygit2.GitError as exc:
+                raise git_error(exc, "writing the index") from exc
+            with interrupts_deferred():
+                if commit_id is not None and self.branch is not None:
+                    self.branch.commit(commit_id)
+                    branch_moved = True
+                self.lock.commit(self.scratch)
+                self.scratch = None
+                if files is not None:  # the working tree's crash journal is not needed now
+                    with suppress(OSError):
+                        files.commit()
+        except BaseException as exc:
+            if self.scratch is None:  # past the commit point: a Ctrl-C held over it
+                raise
+            if branch_moved:
+                raise PatchError("io_error", f"committed {commit_id} but could not update the "
+                                 f"index: {exc}", hint="run 'git reset' to make the index "
+                                 "match the new commit") from exc
+            if self.branch is not None:
+                self.branch.abort(exc)
+            if files is not None:
+                files.rollback()
+            if isinstance(exc, OSError):
+                raise PatchError("io_error", f"writing the index failed: {exc}") from exc
+            raise
+        return extra
+
+
+class BothTarget(IndexTarget):
+    """--index: the working tree and the index together, as `git apply --index`.
+
+    A touched path must be the same in both (its working-tree bytes, cleaned as `git add`
+    would, hash to the index blob); otherwise the patch is refused with ``index_mismatch`` so
+    nothing staged is overwritten. Modified files keep their working-tree bytes (CRLF stays
+    CRLF) and the index gets the cleaned blob; added files are written as a checkout would
+    write them.
+    """
+
+    name = "both"
+
+    def __init__(self, repo: str, *, check: bool = False,
+                 commit: CommitSpec | None = None) -> None:
+        self.entries: dict[str, Entry] = {}
+        self.untracked: set[str] = set()
+        self.worktree: Any = None
+        super().__init__(repo, check=check, commit=commit)
+
+    def _require_work_tree(self) -> None:
+        if self.git.work_tree is None:
+            raise PatchError("not_a_repository", f"{self.git.git_dir} is a bare repository "
+                             "with no working tree",
+                             hint="apply with --cached, or to a branch with --ref")
+        from .worktree import WorktreeTarget
+
+        self.worktree = WorktreeTarget(self.git.work_tree, self.git.git_dir)
+        self.filemode = self.git.config_bool("core.filemode", True)
+
+    def close(self) -> None:
+        if self.worktree is not None:
+            self.worktree.close()
+        super().close()
+
+    def read(self, path: str) -> SourceFile | None:
+        on_disk = self.worktree.read(path)
+        entry = self.stage.entry(path)
+        if entry is None:
+            if on_disk is not None:
+                self.untracked.add(path)
+            return on_disk
+        if on_disk is None:
+            raise PatchError("index_mismatch", f"{path!r} is in the index but missing from the "
+                             "working tree", path=path)
+        self.git.refuse_unsupported_filters(path)
+        if pygit2.hash(self.git.to_blob(path, on_disk.content)) != entry.id:
+            raise PatchError("index_mismatch", f"{path!r} differs between the working tree "
+                             "and the index", path=path)
+        if self.filemode and on_disk.mode != entry.mode:
+            raise PatchError("index_mismatch", f"{path!r} has mode {on_disk.mode:o} in the "
+                             f"working tree but {entry.mode:o} in the index", path=path)
+        self.entries[path] = entry
+        return SourceFile(on_disk.content, entry.mode, on_disk.token)
+
+    def validate(self, plan: Plan) -> None:
+        for change in plan.changes:
+            source = change.old_path if change.before is not None else None
+            if source is not None and source in self.untracked:
+                raise PatchError("index_mismatch", f"{source!r} is in the working tree but "
+                                 "not in the index", path=source,
+                                 hint="'git add' the file first, or apply without --index")
+            if change.after is not None:
+                self.git.refuse_unsupported_filters(change.path)
+        super().validate(plan)
+
+    def blob_content(self, change: FileChange) -> bytes:
+        assert change.after is not None
+        return self.git.to_blob(change.path, change.after)
+
+    def old_blob(self, change: FileChange) -> tuple[bytes, int] | None:
+        entry = self.entries.get(change.old_path or "")
+        if change.before is None or entry is None:
+            return None
+        return self.stage.blob(entry.id), entry.mode
+
+    def write_worktree(self, plan: Plan, blobs: dict[str, bytes]) -> Any:
+        changes = [
+            replace(c, after=self.git.to_worktree(c.path, blobs[c.path]))
+            if c.action == "add" else c
+            for c in plan.changes
+        ]
+        return self.worktree.write_changes(changes)
+
+    def worktree_stats(self, plan: Plan) -> dict[str, os.stat_result] | None:
+        stats = {}
+        for change in plan.changes:
+            if change.after is not None:
+                st = self.worktree.tree.lstat(change.path)
+                if st is not None:
+                    stats[change.path] = st
+        return stats

@@ -1,0 +1,84 @@
+"""Reading protected-path patterns: git config ``holon.protect`` (multi-valued) and the
+``.holon/protect`` file as committed (at HEAD, or at the --ref branch). Matching is pure and
+lives in holon_git.policy.
+
+The working-tree target must not pay for importing pygit2 on every apply, so it first looks
+for any sign of a policy (a .holon/protect file in the working tree, or 'holon'/'include' in
+a config file) and opens the repository with pygit2 only then.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..policy import PROTECT_FILE, protect_file_patterns
+from .repo import locate
+
+
+def repo_patterns(git: Any, tree_id: Any) -> list[str]:
+    """Patterns from ``git`` (a GitRepo) config and the protect file in tree ``tree_id``."""
+    import pygit2
+
+    patterns = git.config_all("holon.protect")
+    if tree_id is not None:
+        try:
+            obj = git.repo[tree_id][PROTECT_FILE]
+        except (KeyError, pygit2.GitError):
+            obj = None
+        if obj is not None and isinstance(obj, pygit2.Blob):
+            patterns.extend(protect_file_patterns(obj.data))
+    return patterns
+
+
+def _config_files(git_dir: str) -> list[str]:
+    env = os.environ
+    home = os.path.expanduser("~")
+    files = [os.path.join(git_dir, "config"), os.path.join(git_dir, "config.worktree")]
+    try:
+        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as fh:
+            common = os.path.join(git_dir, fh.read().strip())
+        files += [os.path.join(common, "config"), os.path.join(common, "config.worktree")]
+    except OSError:
+        pass
+    if env.get("GIT_CONFIG_GLOBAL"):
+        files.append(env["GIT_CONFIG_GLOBAL"])
+    else:
+        xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+        files += [os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config")]
+    if env.get("GIT_CONFIG_NOSYSTEM", "").lower() not in ("1", "true", "yes", "on"):
+        files.append(env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
+    return files
+
+
+def _config_may_protect(git_dir: str) -> bool:
+    for path in _config_files(git_dir):
+        try:
+            with open(path, "rb") as fh:
+                text = fh.read().lower()
+        except OSError:
+            continue
+        if b"holon" in text or b"include" in text:
+            return True
+    return False
+
+
+def worktree_patterns(root: str) -> list[str]:
+    """Patterns for the working-tree target rooted at ``root`` (none outside a repository)."""
+    location = locate(root)
+    if location.git_dir is None:
+        return []
+    if not (os.path.lexists(os.path.join(root, PROTECT_FILE))
+            or _config_may_protect(location.git_dir)):
+        return []
+    import pygit2
+
+    from .commit import tree_of
+    from .gitrepo import open_repository
+
+    git = open_repository(root)
+    try:
+        head = git.repo.head.target
+    except (pygit2.GitError, KeyError):  # unborn HEAD: nothing committed yet
+        head = None
+    return repo_patterns(git, tree_of(git.repo, head))

@@ -1,0 +1,70 @@
+"""The ``ref`` target (--ref BRANCH): apply to a branch's tree in the object database and advance
+the branch with a new commit. No working tree or index is read or written, so it works in bare
+repositories; the branch moves by compare-and-swap (commit.BranchUpdate).
+"""
+
+from __future__ import annotations
+
+import pygit2
+
+from ..model import Diagnostic
+from ..plan import Plan, SourceFile
+from . import CommitSpec
+from .commit import BranchUpdate, named_tip, tree_of
+from .gitdiff import Side, plan_sides
+from .gitrepo import git_error, open_repository
+from .lock import interrupts_deferred
+from .protect import repo_patterns
+from .stage import Stage
+
+
+class RefTarget:
+    name = "ref"
+
+    def __init__(self, repo: str, commit: CommitSpec) -> None:
+        assert commit.ref is not None
+        self.git = open_repository(repo)
+        self.tip = named_tip(self.git.repo, commit.ref)
+        self.base_tree = tree_of(self.git.repo, self.tip.old)
+        self.stage = Stage.from_tree(self.git.repo, self.base_tree, self.tip.ref)
+        self.branch = BranchUpdate(self.git, self.tip, commit)
+
+    def close(self) -> None:
+        self.branch.abort()
+
+    def read(self, path: str) -> SourceFile | None:
+        return self.stage.read(path)
+
+    def protected_patterns(self) -> list[str]:
+        return repo_patterns(self.git, self.base_tree)
+
+    def validate(self, plan: Plan) -> None:
+        for change in plan.changes:
+            if change.action in ("add", "rename"):
+                self.stage.check_free(change.path)
+        plan.diagnostics.extend(self.branch.ids.notes)
+        if self.tip.checked_out and self.git.work_tree is not None:
+            plan.diagnostics.append(Diagnostic(
+                "checked_out_branch", f"{self.tip.ref} is checked out here; its working tree "
+                "and index were not updated, so they now show the new commit's changes as "
+                "undone"))
+
+    def diff_sides(self, plan: Plan) -> list[Side]:
+        return plan_sides(plan)
+
+    def write(self, plan: Plan) -> dict[str, object]:
+        repo = self.git.repo
+        try:
+            blob_ids = {c.path: repo.create_blob(c.after) for c in plan.changes
+                        if c.after is not None}
+        except pygit2.GitError as exc:
+            raise git_error(exc, "writing blobs") from exc
+        self.stage.apply(plan.changes, blob_ids)
+        tree_id = self.stage.write_tree()
+        commit_id = self.branch.create_commit(tree_id)
+        self.branch.run_hook()
+        with interrupts_deferred():
+            self.branch.lock()
+            self.branch.commit(commit_id)
+        return self.branch.result(commit_id, tree_id)
+

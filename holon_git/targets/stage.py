@@ -1,0 +1,170 @@
+"""A set of git entries (path -> blob id, mode) as a pre-image source and edit destination.
+
+Backed by a pygit2.Index: either a copy of the real index file or a tree read into memory, so
+large repositories cost C time, not Python time. Symbolic links and submodules are refused,
+and directory/file collisions are checked here because libgit2's index_add would resolve them
+by silently dropping entries.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import pygit2
+
+from ..errors import PatchError
+from ..plan import FileChange, SourceFile
+from .gitrepo import BLOB, EXEC, git_error, refuse_special
+
+
+@dataclass(frozen=True)
+class Entry:
+    id: pygit2.Oid
+    mode: int
+
+
+def _parents(path: str) -> list[str]:
+    parts = path.split("/")
+    return ["/".join(parts[:i]) for i in range(1, len(parts))]
+
+
+class Stage:
+    def __init__(self, repo: pygit2.Repository, index: pygit2.Index, label: str) -> None:
+        self.repo = repo
+        self.index = index
+        self.label = label  # "index", "HEAD", "refs/heads/main": for messages
+
+    @classmethod
+    def from_tree(cls, repo: pygit2.Repository, tree_id: pygit2.Oid | None,
+                  label: str) -> Stage:
+        index = pygit2.Index()
+        if tree_id is not None:
+            index.read_tree(repo[tree_id])
+        return cls(repo, index, label)
+
+    # -- reading ------------------------------------------------------------------------------
+    def _get(self, path: str) -> Entry | None:
+        try:
+            entry = self.index[path]
+        except KeyError:
+            return None
+        return Entry(entry.id, int(entry.mode))
+
+    def _conflicted(self, path: str) -> bool:
+        conflicts = self.index.conflicts
+        return conflicts is not None and path in conflicts
+
+    def entry(self, path: str) -> Entry | None:
+        """The regular-file entry at ``path``; None if absent; refuses links and submodules,
+        also on the way to ``path``."""
+        for parent in _parents(path):
+            above = self._get(parent)
+            if above is not None:
+                if above.mode in (BLOB, EXEC):
+                    return None  # a file where a directory would be: nothing at path
+                refuse_special(parent, above.mode, inside=True)
+        found = self._get(path)
+        if found is None:
+            if self._conflicted(path):
+                raise PatchError("index_mismatch", f"{path!r} has unresolved merge conflicts "
+                                 f"in the {self.label}", path=path,
+                                 hint="resolve the conflict and 'git add' the file first")
+            return None
+        refuse_special(path, found.mode)
+        return found
+
+    def read(self, path: str) -> SourceFile | None:
+        found = self.entry(path)
+        if found is None:
+            return None
+        return SourceFile(self.blob(found.id), found.mode, found)
+
+    def blob(self, oid: pygit2.Oid) -> bytes:
+        try:
+            return self.repo[oid].data
+        except (KeyError, pygit2.GitError) as exc:
+            raise git_error(exc, f"reading blob {oid}") from exc
+
+    def is_directory(self, path: str) -> bool:
+        """Whether entries exist below ``path`` (a binary search; the index is sorted)."""
+        prefix = path + "/"
+        low, high = 0, len(self.index)
+        while low < high:
+            mid = (low + high) // 2
+            if self.index[mid].path < prefix:
+                low = mid + 1
+            else:
+                high = mid
+        return low < len(self.index) and self.index[low].path.startswith(prefix)
+
+    def check_free(self, path: str) -> None:
+        """``path`` can be created: no file on the way, no directory at it."""
+        for parent in _parents(path):
+            above = self._get(parent)
+            if above is not None:
+                refuse_special(parent, above.mode, inside=True)
+                raise PatchError("already_exists", f"{parent!r} is a file in the "
+                                 f"{self.label}, not a directory", path=path)
+        if self.is_directory(path):
+            raise PatchError("already_exists", f"{path!r} is a directory in the {self.label}",
+                             path=path)
+
+    # -- editing ------------------------------------------------------------------------------
+    def apply(self, changes: list[FileChange], blobs: dict[str, pygit2.Oid],
+              stats: dict[str, os.stat_result] | None = None) -> None:
+        """Remove and add entries as git mv/rm/add would; ``blobs`` maps new paths to ids."""
+        modes = {}
+        for change in changes:
+            if change.action in ("delete", "rename"):
+                assert change.old_path is not None
+                before = self.entry(change.old_path)
+                modes[change.path] = before.mode if before else BLOB
+                self.index.remove(change.old_path)
+        for change in changes:
+            if change.action == "delete":
+                continue
+            if change.action == "modify":
+                before = self.entry(change.path)
+                mode = before.mode if before else BLOB
+            else:
+                mode = modes.get(change.path, BLOB)
+            add_entry(self.index, change.path, blobs[change.path], mode,
+                      (stats or {}).get(change.path))
+
+    def write_tree(self) -> pygit2.Oid:
+        try:
+            return self.index.write_tree(self.repo)
+        except pygit2.GitError as exc:
+            raise git_error(exc, "writing the tree") from exc
+
+
+def add_entry(index: pygit2.Index, path: str, oid: pygit2.Oid, mode: int,
+              st: os.stat_result | None = None) -> None:
+    """Add an entry, with the file's stat data when it was written to the working tree (as
+    git does, so `git status` need not re-hash it). pygit2's IndexEntry carries no stat data,
+    hence the direct libgit2 call; without it the entry is added plainly."""
+    if st is not None:
+        try:
+            from pygit2.errors import check_error
+            from pygit2.ffi import C, ffi
+
+            centry = ffi.new("git_index_entry *")
+            ffi.buffer(ffi.addressof(centry, "id"))[:] = oid.raw
+            centry.mode = mode
+            centry.ctime.seconds = int(st.st_ctime_ns // 1_000_000_000) & 0xFFFFFFFF
+            centry.ctime.nanoseconds = int(st.st_ctime_ns % 1_000_000_000)
+            centry.mtime.seconds = int(st.st_mtime_ns // 1_000_000_000) & 0xFFFFFFFF
+            centry.mtime.nanoseconds = int(st.st_mtime_ns % 1_000_000_000)
+            centry.dev = st.st_dev & 0xFFFFFFFF
+            centry.ino = st.st_ino & 0xFFFFFFFF
+            centry.uid = st.st_uid & 0xFFFFFFFF
+            centry.gid = st.st_gid & 0xFFFFFFFF
+            centry.file_size = st.st_size & 0xFFFFFFFF
+            c_path = ffi.new("char[]", path.encode("utf-8", "surrogateescape"))
+            centry.path = c_path
+            check_error(C.git_index_add(index._index, centry))
+            return
+        except (ImportError, AttributeError, TypeError):
+            pass
+    index.add(pygit2.IndexEntry(path, oid, mode))

@@ -1,0 +1,71 @@
+"""Helpers for the git-native target tests: refusal checks and twin repositories for
+comparing holon-git with `git apply` itself."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from repos.builders import git, git_dir, git_state, index_entries, lock_files, snapshot
+
+from holon_git import apply_patch
+from holon_git.receipt import Receipt
+
+
+def everything(repo: Path) -> dict[str, Any]:
+    """Working tree (unless bare), git state and index entries."""
+    state: dict[str, Any] = {"git": git_state(repo)}
+    if (repo / ".git").exists():
+        state["files"] = snapshot(repo)
+        state["index"] = index_entries(repo)
+    return state
+
+
+def refused(repo: Path, patch: str | bytes, code: str, **kwargs: Any) -> Any:
+    """Apply, expect refusal with ``code``, and check nothing at all changed."""
+    before = everything(repo)
+    receipt = apply_patch(patch, repo, **kwargs)
+    assert receipt.status == "refused", receipt.to_json()
+    assert receipt.error is not None and receipt.error.code == code, receipt.error
+    assert everything(repo) == before, "a refused patch changed the repository"
+    assert lock_files(repo) == []
+    return receipt.error
+
+
+def applied(repo: Path, patch: str | bytes, **kwargs: Any) -> Receipt:
+    receipt = apply_patch(patch, repo, **kwargs)
+    assert receipt.ok, receipt.error
+    assert receipt.status == ("checked" if kwargs.get("check") else "applied")
+    assert lock_files(repo) == [], "a lock file was left behind"
+    return receipt
+
+
+def twin(repo: Path) -> Path:
+    """An exact copy (working tree, index, objects) to run `git apply` in."""
+    copy = repo.with_name(repo.name + "-twin")
+    shutil.copytree(repo, copy, symlinks=True)
+    if (copy / ".git").exists():  # new inodes: let git re-validate its stat data
+        git(copy, "update-index", "-q", "--refresh", check=False)
+    return copy
+
+
+def git_apply(repo: Path, patch: str | bytes, *options: str) -> None:
+    data = patch.encode() if isinstance(patch, str) else patch
+    git(repo, "apply", *options, "-", input=data)
+
+
+def blob(repo: Path, oid: str) -> bytes:
+    import subprocess
+
+    from repos.builders import git_env
+
+    return subprocess.run(["git", "cat-file", "blob", oid], cwd=repo, capture_output=True,
+                          check=True, env=git_env()).stdout
+
+
+def head(repo: Path, ref: str = "HEAD") -> str:
+    return git(repo, "rev-parse", ref).strip()
+
+
+__all__ = ["applied", "blob", "everything", "git_apply", "git_dir", "head", "refused", "twin"]

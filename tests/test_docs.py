@@ -1,0 +1,237 @@
+"""The documentation stays true: every error code raised is documented, example patches marked
+for testing apply (or are refused as they say), every CLI option is in docs/cli.md, the
+generated files (man page, hook scripts) are up to date, README links resolve, and the man page
+is installed where `git help holon-apply` finds it."""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+from repos.builders import git_env, make_repo, snapshot
+
+from holon_git.api import apply_patch
+from holon_git.cli import cli
+from holon_git.errors import HINTS
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+EXAMPLE_REPO = ROOT / "examples" / "repo"
+
+
+# error codes
+
+def _name(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _code_arg(call: ast.Call) -> ast.expr | None:
+    if call.args:
+        return call.args[0]
+    return next((k.value for k in call.keywords if k.arg == "code"), None)
+
+
+def _literals(node: ast.AST) -> list[str]:
+    return [n.value for n in ast.walk(node) if isinstance(n, ast.Constant)
+            and isinstance(n.value, str) and re.fullmatch(r"[a-z]+(_[a-z0-9]+)*", n.value)]
+
+
+def raised_codes() -> dict[str, list[str]]:
+    """Every code passed to PatchError(...) in holon_git, with where it is raised.
+
+    A code must be a string literal; or a local variable assigned only from literals; or the
+    ``code`` parameter of a small helper (such as ``_error(code, ...)``) whose callers pass
+    literals.
+    """
+    trees = {path: ast.parse(path.read_text(), filename=str(path))
+             for path in sorted((ROOT / "holon_git").rglob("*.py"))}
+    helpers, found = {"PatchError"}, {}
+    functions = [(path, f) for path, tree in trees.items() for f in ast.walk(tree)
+                 if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)]
+    for _, func in functions:
+        params = {a.arg for a in func.args.args + func.args.kwonlyargs}
+        for call in ast.walk(func):
+            if isinstance(call, ast.Call) and _name(call.func) == "PatchError":
+                arg = _code_arg(call)
+                if isinstance(arg, ast.Name) and arg.id in params:
+                    helpers.add(func.name)
+    for path, func in functions:
+        params = {a.arg for a in func.args.args + func.args.kwonlyargs}
+        for call in ast.walk(func):
+            if not (isinstance(call, ast.Call) and _name(call.func) in helpers):
+                continue
+            arg, where = _code_arg(call), f"{path.relative_to(ROOT)}:{call.lineno}"
+            if isinstance(arg, ast.Name) and arg.id in params:
+                continue  # inside a helper: checked at the helper's call sites
+            if isinstance(arg, ast.Name):  # a local: every value assigned to it
+                values = [v for node in ast.walk(func) if isinstance(node, ast.Assign)
+                          and any(isinstance(t, ast.Name) and t.id == arg.id
+                                  for t in node.targets) for v in _literals(node.value)]
+            else:
+                values = [arg.value] if isinstance(arg, ast.Constant) else []
+            assert values and all(isinstance(v, str) for v in values), \
+                f"{where}: the error code is not a literal, so it cannot be checked"
+            for value in values:
+                found.setdefault(value, []).append(where)
+    return found
+
+
+def documented_codes() -> dict[str, str]:
+    parts = re.split(r"^## `([a-z_]+)`\n", (DOCS / "errors.md").read_text(), flags=re.M)
+    return dict(zip(parts[1::2], parts[2::2], strict=True))
+
+
+def test_every_raised_code_is_registered_and_documented():
+    raised = raised_codes()
+    assert len(raised) > 20  # the scan really finds the raise sites
+    documented = documented_codes()
+    for code, sites in raised.items():
+        assert code in HINTS, f"{code} raised at {sites} is not registered in errors.HINTS"
+        assert code in documented, f"{code} raised at {sites} is not documented in errors.md"
+
+
+def test_every_registered_code_is_documented_with_example_and_exact_hint():
+    documented = documented_codes()
+    assert set(HINTS) <= set(documented), sorted(set(HINTS) - set(documented))
+    for code in HINTS:
+        text = documented[code]
+        assert "Example:" in text, code
+        hint = re.search(r"^Hint: (.*)$", text, flags=re.M)
+        assert hint is not None and hint.group(1) == HINTS[code], code
+
+
+# Patch-level examples in errors.md that parsing alone must refuse with their own code.
+PARSE_EXAMPLES = ("empty_patch", "missing_file_header", "invalid_hunk_header", "malformed_hunk",
+                  "hunk_kind_mismatch", "missing_hunks", "file_path_mismatch",
+                  "duplicate_file_patch", "path_escape")
+
+
+@pytest.mark.parametrize("code", PARSE_EXAMPLES)
+def test_errors_md_parse_examples_raise_their_code(code: str, tmp_path: Path):
+    example = re.search(r"Example:\n\n```[^\n]*\n(.*?)^```", documented_codes()[code],
+                        flags=re.M | re.S)
+    assert example is not None, code
+    repo = make_repo(tmp_path / "r", {"README": "x\n"})
+    before = snapshot(repo)
+    receipt = apply_patch(example.group(1), repo)
+    assert receipt.error is not None and receipt.error.code == code, receipt.to_json()
+    assert snapshot(repo) == before
+
+
+# example patches
+
+FENCE = re.compile(r"^```diff holon-example(?P<opts>[^\n]*)\n(?P<body>.*?)^```$", re.M | re.S)
+
+
+def doc_examples() -> list[tuple[str, str, str]]:
+    out = []
+    for doc in sorted([*DOCS.glob("*.md"), ROOT / "README.md"]):
+        for n, match in enumerate(FENCE.finditer(doc.read_text()), 1):
+            out.append((f"{doc.name}#{n}", match.group("opts").strip(), match.group("body")))
+    return out
+
+
+EXAMPLES = doc_examples()
+
+
+def test_docs_have_marked_examples():
+    assert len(EXAMPLES) >= 2
+    assert any(not opts for _, opts, _ in EXAMPLES)
+    assert any(opts.startswith("refuse=") for _, opts, _ in EXAMPLES)
+
+
+@pytest.mark.parametrize("name, opts, body", EXAMPLES, ids=[e[0] for e in EXAMPLES])
+def test_doc_example_patch(name: str, opts: str, body: str, tmp_path: Path):
+    """```diff holon-example``` blocks apply to examples/repo; ``refuse=CODE`` ones are
+    refused with CODE and change nothing."""
+    files = {str(p.relative_to(EXAMPLE_REPO)): p.read_bytes()
+             for p in EXAMPLE_REPO.rglob("*") if p.is_file()}
+    repo = make_repo(tmp_path / "r", files)
+    before = snapshot(repo)
+    receipt = apply_patch(body, repo)
+    if opts.startswith("refuse="):
+        assert receipt.error is not None and receipt.error.code == opts[len("refuse="):], \
+            receipt.to_json()
+        assert snapshot(repo) == before
+    else:
+        assert opts == "", f"{name}: unknown example option {opts!r}"
+        assert receipt.ok, receipt.to_json()
+        assert snapshot(repo) != before
+
+
+# the CLI reference
+
+def every_option() -> list[tuple[str, str]]:
+    out = []
+    for name, command in cli.commands.items():
+        for param in command.params:
+            if isinstance(param, click.Option):
+                out.extend((name, opt) for opt in [*param.opts, *param.secondary_opts])
+    return out
+
+
+def test_every_cli_option_and_command_is_in_cli_md():
+    text = (DOCS / "cli.md").read_text()
+    for name in cli.commands:
+        assert name == "apply" or f"`{name}" in text, f"command {name} is not in docs/cli.md"
+    for command, opt in every_option():
+        assert re.search(rf"(?<![\w-]){re.escape(opt)}(?![\w-])", text), \
+            f"{command} option {opt} is not in docs/cli.md"
+
+
+def test_generated_files_are_up_to_date():
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_docs.py"), "--check"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_man_page_carries_every_option_of_the_help():
+    page = (ROOT / "man" / "man1" / "git-holon-apply.1").read_text()
+    for _, opt in every_option():
+        assert opt.replace("-", "\\-") in page, opt
+
+
+def test_readme_links_every_doc_and_they_exist():
+    readme = (ROOT / "README.md").read_text()
+    links = re.findall(r"\]\(([^)#]+)\)", readme)
+    for link in links:
+        if not link.startswith("http"):
+            assert (ROOT / link).exists(), link
+    for doc in DOCS.glob("*.md"):
+        assert f"docs/{doc.name}" in links, f"README does not link docs/{doc.name}"
+
+
+@pytest.mark.skipif(shutil.which("man") is None, reason="no man program on this system")
+def test_installed_man_page_is_found_by_git_help(tmp_path: Path):
+    """A regular (non-editable) install puts the page in PREFIX/share/man/man1, which man
+    searches for PREFIX/bin on PATH; `git help holon-apply` then shows it."""
+    wheels, prefix = tmp_path / "wheels", tmp_path / "prefix"
+    pip = [sys.executable, "-m", "pip", "-q", "--disable-pip-version-check"]
+    subprocess.run([*pip, "wheel", "--no-deps", "-w", str(wheels), str(ROOT)], check=True,
+                   capture_output=True)
+    wheel, = wheels.glob("*.whl")
+    # --ignore-installed: without it pip would uninstall the running (editable) holon-git
+    subprocess.run([*pip, "install", "--no-deps", "--ignore-installed", "--prefix", str(prefix),
+                    str(wheel)], check=True, capture_output=True)
+    page = prefix / "share" / "man" / "man1" / "git-holon-apply.1"
+    assert page.read_bytes() == (ROOT / "man" / "man1" / "git-holon-apply.1").read_bytes()
+    env = git_env({"MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "100"})
+    env.pop("MANPATH", None)
+    env["PATH"] = str(prefix / "bin") + os.pathsep + env["PATH"]
+    where = subprocess.run(["man", "-w", "git-holon-apply"], env=env, capture_output=True,
+                           text=True)
+    assert where.stdout.strip() == str(page), where.stderr
+    shown = subprocess.run(["git", "help", "holon-apply"], env=env, capture_output=True,
+                           text=True, cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert "GIT-HOLON-APPLY(1)" in shown.stdout and "--holon-output" in shown.stdout.replace(
+        "\u2010", "-")
