@@ -279,10 +279,13 @@ def _recover(repo: str, as_json: bool, quiet: bool) -> None:
     if as_json:
         click.echo(json.dumps({"status": "recovered", **done}, indent=2, ensure_ascii=False))
     elif not quiet:
-        journals, busy = done["journals"], done["busy"]
-        if not journals:
+        journals, busy, completed = done["journals"], done["busy"], done["completed"]
+        if completed:
+            click.echo(f"{len(completed)} interrupted apply(s) had passed their commit point; "
+                       "their new files were kept.")
+        if not journals and not completed:
             click.echo("Nothing to recover.")
-        else:
+        elif journals:
             click.echo(f"Recovered {len(journals)} interrupted apply(s): restored "
                        f"{len(done['restored'])} file(s), removed {len(done['removed'])}.")
         if busy:

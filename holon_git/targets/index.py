@@ -168,6 +168,8 @@ class IndexTarget:
                 self.index.write()
             except pygit2.GitError as exc:
                 raise git_error(exc, "writing the index") from exc
+            if files is not None:
+                files.mark_commit_point(*self._commit_point(commit_id))
             with interrupts_deferred():
                 if commit_id is not None and self.branch is not None:
                     self.branch.commit(commit_id)
@@ -192,6 +194,19 @@ class IndexTarget:
                 raise PatchError("io_error", f"writing the index failed: {exc}") from exc
             raise
         return extra
+
+
+    def _commit_point(self, commit_id: Any) -> tuple[str, str, str | None, str | None, str]:
+        """What the working tree's crash journal records to recognise, after a kill, that
+        the new index or commit is in place (then --recover keeps the new files)."""
+        import hashlib
+
+        assert self.scratch is not None and self.lock is not None
+        with open(self.scratch, "rb") as fh:
+            digest = hashlib.sha256(fh.read()).hexdigest()
+        ref = self.branch.tip.ref if self.branch is not None else None
+        return (self.lock.index_path, digest, ref, str(commit_id) if commit_id else None,
+                self.scratch)
 
 
 class BothTarget(IndexTarget):

@@ -28,6 +28,7 @@ from .fsops import Missing, Tree
 JOURNAL_DIR = "holon-apply"
 JOURNAL_FILE = "journal.json"
 PREIMAGES = "preimages"
+COMMIT_POINT = "commit-point.json"  # --index/--commit: how to tell the git side went through
 VERSION = 1
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
 _FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
@@ -176,6 +177,19 @@ class Journal:
             raise
         return cls(git_dir, base_fd, fd, record)
 
+    def mark_commit_point(self, index_path: str, index_sha256: str, ref: str | None,
+                          commit: str | None, scratch: str | None = None) -> None:
+        """For an apply that also writes the index (and a branch): once the new index or the
+        new commit is in place, the working tree is already all new and must stay so; record
+        how --recover can tell (the index's checksum, the branch's new commit)."""
+        import json
+
+        data = json.dumps({"index": index_path, "index_sha256": index_sha256, "ref": ref,
+                           "commit": commit, "scratch": scratch}).encode()
+        _write_file(COMMIT_POINT + ".tmp", self.fd, [data])
+        os.rename(COMMIT_POINT + ".tmp", COMMIT_POINT, src_dir_fd=self.fd, dst_dir_fd=self.fd)
+        os.fsync(self.fd)
+
     def commit(self) -> None:
         """Forget the journal: the transaction is done (or fully undone). Removing journal.json
         is the one step that counts; an OSError there leaves the journal in force."""
@@ -212,6 +226,9 @@ class Recovery:
     restored: list[str] = field(default_factory=list)  # paths given back their old content
     removed: list[str] = field(default_factory=list)  # paths the apply had created
     busy: list[str] = field(default_factory=list)  # journals of applies still running
+    # journals whose index or branch had already moved: the apply went through, and the
+    # working tree (all new) was left as it is
+    completed: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -304,10 +321,13 @@ def recover(git_dir: str, root: str) -> Recovery:
         try:
             for _, txid, fd, record in sorted(locked, reverse=True):
                 if record is not None:
-                    with Tree(root) as tree:
-                        _restore(tree, fd, record, result)
+                    if _past_commit_point(fd, git_dir):
+                        result.completed.append(txid)
+                    else:
+                        with Tree(root) as tree:
+                            _restore(tree, fd, record, result)
+                        result.journals.append(txid)
                     os.unlink(JOURNAL_FILE, dir_fd=fd)
-                    result.journals.append(txid)
                 _remove_dir(base_fd, txid)
         finally:
             for _, _, fd, _ in locked:
@@ -316,6 +336,52 @@ def recover(git_dir: str, root: str) -> Recovery:
         os.close(base_fd)
     _remove_base(git_dir)
     return result
+
+
+def _past_commit_point(journal_fd: int, git_dir: str) -> bool:
+    """True if the apply's index or branch update went through (see mark_commit_point)."""
+    import json
+
+    try:
+        with open(COMMIT_POINT, "rb", opener=_opener(journal_fd)) as fh:
+            mark = json.loads(fh.read())
+    except FileNotFoundError:
+        return False
+    try:
+        with open(mark["index"], "rb") as fh:
+            if sha256(fh.read()) == mark["index_sha256"]:
+                return True
+    except OSError:
+        pass
+    if mark.get("ref") and mark.get("commit"):
+        import subprocess
+
+        done = subprocess.run(["git", "--git-dir", git_dir, "rev-parse", "--verify", "-q",
+                               mark["ref"]], capture_output=True, text=True, check=False)
+        if done.stdout.strip() == mark["commit"]:
+            _finish_index(mark)
+            return True
+    return False
+
+
+def _finish_index(mark: dict) -> None:
+    """The branch moved but the process died before the new index replaced the old one:
+    put the new index (in the lock file or the scratch file) in place and unlock."""
+    index, lock, scratch = mark["index"], mark["index"] + ".lock", mark.get("scratch")
+
+    def holds_new(path: str) -> bool:
+        try:
+            with open(path, "rb") as fh:
+                return sha256(fh.read()) == mark["index_sha256"]
+        except OSError:
+            return False
+
+    if holds_new(lock):
+        os.replace(lock, index)
+    elif scratch and holds_new(scratch) and os.path.isfile(lock) \
+            and os.path.getsize(lock) == 0:  # our own, still empty, lock
+        os.replace(scratch, lock)
+        os.replace(lock, index)
 
 
 def _opener(dir_fd: int):

@@ -146,6 +146,11 @@ class _Transaction:
         self._prune([c.old_path for c in removals if c.old_path])
         self.current = None
 
+    def mark_commit_point(self, index_path: str, index_sha256: str, ref: str | None,
+                          commit: str | None, scratch: str | None = None) -> None:
+        if self.journal is not None:
+            self.journal.mark_commit_point(index_path, index_sha256, ref, commit, scratch)
+
     def commit(self) -> None:
         if self.journal is not None:
             self.journal.commit()

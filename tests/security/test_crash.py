@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from crashkit import LONG, Scenario, journal_dir, step_hook
-from repos.builders import git_state, snapshot
+from repos.builders import git, git_state, snapshot
 
 from holon_git import apply_patch, check_patch
 from holon_git.api import recover
@@ -283,3 +283,49 @@ def test_apply_outside_a_repository_has_no_journal(tmp_path: Path):
     receipt = apply_patch("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n", tmp_path)
     assert receipt.ok and (tmp_path / "f").read_bytes() == b"b\n"
     assert sorted(os.listdir(tmp_path)) == ["f"]
+
+
+def test_sigkill_at_every_step_of_a_commit(scenario: Scenario, tmp_path: Path):
+    """--commit (working tree, index and branch): after a kill at any step and --recover, the
+    branch, index and working tree are all old or all new. A SIGKILL before the commit point
+    can leave .git/index.lock behind, exactly as git does (index_locked says so)."""
+    probe = scenario.fresh(tmp_path / "probe")
+    assert apply_patch(scenario.patch, probe, commit=True, message="m").ok
+    old_tree = git(probe, "rev-parse", "HEAD~1^{tree}").strip()
+    new_tree = git(probe, "rev-parse", "HEAD^{tree}").strip()
+    outcomes: dict[str, int] = {}
+    at = 0
+    while True:
+        at += 1 if LONG else 2
+        repo = scenario.fresh(tmp_path / "r")
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - child
+            try:
+                step_hook(None, at, lambda name: os.kill(os.getpid(), signal.SIGKILL))
+                apply_patch(scenario.patch, repo, commit=True, message="m")
+            finally:
+                os._exit(0)
+        _, status = os.waitpid(pid, 0)
+        if not os.WIFSIGNALED(status):
+            break
+        had_journal = bool(journal.pending(str(repo / ".git")))
+        if had_journal:
+            recover(repo)
+        lock = repo / ".git" / "index.lock"
+        if lock.exists():
+            lock.unlink()
+        tree = git(repo, "rev-parse", "HEAD^{tree}").strip()
+        assert tree in (old_tree, new_tree)
+        assert git(repo, "status", "--porcelain", "--untracked-files=all") == "", (
+            f"kill at step {at}: working tree, index and branch disagree")
+        assert snapshot(repo) == (scenario.old if tree == old_tree else probe_snapshot(probe))
+        kind = ("new" if tree == new_tree else "old") + ("+journal" if had_journal else "")
+        outcomes[kind] = outcomes.get(kind, 0) + 1
+    print(f"\n--commit kill points tried: {sum(outcomes.values())}; outcomes {outcomes}; "
+          "inconsistent: 0")
+    assert outcomes.get("old+journal", 0) > 5 and outcomes.get("new", 0) + outcomes.get(
+        "new+journal", 0) > 0
+
+
+def probe_snapshot(probe: Path) -> dict:
+    return snapshot(probe)
