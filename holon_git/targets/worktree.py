@@ -81,7 +81,10 @@ class WorktreeTarget:
                 signals.checkpoint()
                 txn.commit()
             except BaseException as exc:
-                raise _undone(txn, exc) from exc
+                error = _undone(txn, exc)
+                if error is exc:
+                    raise
+                raise error from exc
         return {}
 
     def write_changes(self, changes: list[FileChange]) -> _Transaction:
@@ -93,7 +96,10 @@ class WorktreeTarget:
             try:
                 txn.run(changes, signals.checkpoint)
             except BaseException as exc:
-                raise _undone(txn, exc) from exc
+                error = _undone(txn, exc)
+                if error is exc:
+                    raise
+                raise error from exc
         return txn
 
 
