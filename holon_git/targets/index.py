@@ -182,6 +182,9 @@ class IndexTarget:
         except BaseException as exc:
             if self.scratch is None:  # past the commit point: a Ctrl-C held over it
                 raise
+            if branch_moved and self.branch is not None and commit_id is not None \
+                    and self.branch.revert(commit_id):
+                branch_moved = False  # the branch is back: undo the rest as before the move
             if branch_moved:
                 raise PatchError("io_error", f"committed {commit_id} but could not update the "
                                  f"index: {exc}", hint="run 'git reset' to make the index "

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from crashkit import LONG, STEP_CALLS, Scenario, step_hook
-from repos.builders import git_state, snapshot, snapshot_all
+from repos.builders import git, git_state, snapshot, snapshot_all
 
 from holon_git import apply_patch
 from holon_git.targets import journal
@@ -31,6 +31,10 @@ def files_of(snap: dict) -> dict:
 def without_dead_journals(snap: dict) -> dict:
     assert not any(path.endswith("journal.json") for path in snap)
     return {path: entry for path, entry in snap.items() if not path.startswith("holon-apply")}
+
+
+def without_logs(state: dict) -> dict:
+    return {key: value for key, value in state.items() if key != "logs"}
 
 
 def fail_with(code: int):
@@ -141,3 +145,56 @@ def test_the_calls_list_covers_what_an_apply_uses(scenario: Scenario, tmp_path: 
             patched.setattr(os, name, wrapper)
         assert apply_patch(scenario.patch, repo).ok
     assert {"open", "write", "fsync", "rename", "unlink", "mkdir", "rmdir"} <= set(seen)
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EACCES], ids=errno.errorcode.get)
+def test_every_call_of_a_commit_failing_in_turn(scenario: Scenario, tmp_path: Path, code: int,
+                                                monkeypatch: pytest.MonkeyPatch):
+    """--commit: working tree, index and branch. A failure at any OS call leaves all three as
+    they were (coded refusal), or the apply completes; never a half state."""
+    probe = scenario.fresh(tmp_path / "probe")
+    assert apply_patch(scenario.patch, probe, commit=True, message="m").ok
+    new = snapshot(probe)
+    at, refused, completed = 0, 0, 0
+    while True:
+        at += 1 if LONG or code == errno.ENOSPC else 4
+        repo = scenario.fresh(tmp_path / "r")
+        with monkeypatch.context() as patched:
+            counter = step_hook(patched, at, fail_with(code))
+            receipt = apply_patch(scenario.patch, repo, commit=True, message="m")
+        assert not journal.pending(str(repo / ".git"))
+        assert not (repo / ".git" / "index.lock").exists(), f"stale lock after call {at}"
+        if receipt.error is not None:
+            assert receipt.error.code in ("io_error", "git_error"), receipt.error
+            # (a branch moved and moved back, when the index could not follow, keeps both
+            # moves in its reflog: honest history, same refs)
+            assert snapshot(repo) == scenario.old, at
+            assert without_logs(git_state(repo)) == without_logs(scenario.git), at
+            refused += 1
+        else:
+            assert files_of(snapshot(repo)) == files_of(new)
+            assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+            completed += 1
+            if counter[0] < at:
+                break
+    print(f"\n--commit {errno.errorcode[code]}: {refused + completed - 1} failure points: "
+          f"{refused} refused cleanly, {completed - 1} harmless")
+    assert refused > 10
+
+
+def test_index_write_failing_in_libgit2(scenario: Scenario, tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch):
+    import pygit2
+
+    repo = scenario.fresh(tmp_path / "r")
+
+    def failing_write(self, *args, **kwargs):
+        raise pygit2.GitError("injected: failed to write the index")
+
+    monkeypatch.setattr(pygit2.Index, "write", failing_write)
+    receipt = apply_patch(scenario.patch, repo, commit=True, message="m")
+    monkeypatch.undo()
+    assert receipt.error is not None and receipt.error.code == "git_error"
+    assert snapshot(repo) == scenario.old and git_state(repo) == scenario.git
+    assert not (repo / ".git" / "index.lock").exists()
+    assert not journal.pending(str(repo / ".git"))
