@@ -250,6 +250,7 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
                               commit=commit, message=message, author=author, ref=ref,
                               include=include, exclude=exclude,
                               emit_diff=emit_diff is not None, retry=retry)
+    _OUTCOME["applied"] = receipt.status == "applied"
     if holon_output is not None:
         _record_holon_output(holon_output, run, receipt, write_receipt)
     if receipt.diff is not None and emit_diff is not None:
@@ -461,6 +462,9 @@ def install_hooks_command(names: tuple[str, ...], force: bool) -> None:
         click.echo(f"{item.action}: {item.path}")
 
 
+_OUTCOME = {"applied": False}  # for the Ctrl-C message: did the apply already happen?
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
     try:
@@ -470,10 +474,19 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except (KeyboardInterrupt, click.Abort):
         # a write stops only at a safe point and undoes itself (targets/interrupts.py)
-        click.echo("interrupted; nothing was changed", err=True)
+        if _OUTCOME["applied"]:
+            click.echo("interrupted after the patch was applied", err=True)
+        else:
+            click.echo("interrupted; nothing was changed", err=True)
         sys.exit(130)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
+    finally:
+        # the command is over: a Ctrl-C now would only print a traceback from the interpreter's
+        # shutdown
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _prog_name() -> str:
