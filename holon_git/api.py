@@ -12,15 +12,15 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .errors import PatchError
-from .model import Patch
+from .model import FilePatch, Patch
 from .parse import parse_patch
-from .plan import Plan, plan_patch
+from .plan import Plan, check_expected, plan_patch
 from .policy import check_protected, select_files
-from .receipt import APPLIED, CHECKED, REFUSED, Receipt
+from .receipt import APPLIED, CHECKED, PARTIAL, REFUSED, Receipt
 
 
 def _resolve_target(target: str, commit: bool, ref: str | None,
@@ -67,8 +67,10 @@ def apply_patch(
     emit_diff: bool = False,
     on_ref_update: Callable[[], None] | None = None,
     retry: int = 0,
+    atomic: bool = True,
+    expect_sha256: Mapping[str, str] | None = None,
 ) -> Receipt:
-    """Apply ``patch`` to ``repo`` all or nothing; never raises PatchError, returns a Receipt.
+    """Apply ``patch`` to ``repo``; never raises PatchError, returns a Receipt.
 
     ``target``: "worktree" (files), "index" (like git apply --cached), "both" (--index).
     ``commit=True`` also commits on the current branch ("worktree" then means "both");
@@ -82,15 +84,24 @@ def apply_patch(
     records the ``attempts``.
     ``check=True`` plans without writing. A refused patch leaves everything as it was and the
     receipt's ``error`` says why.
+    ``atomic=False`` applies file by file in patch order and stops at the first refusal (working
+    tree only); the receipt's ``files`` and ``unapplied`` then say which files changed and which
+    did not. ``expect_sha256`` maps paths to the sha256 hex digest their pre-image must have
+    ("" for "must not exist"); any mismatch refuses the whole patch with ``stale_file``.
     """
     if retry > 0 and ref is not None and not check:
         return _with_retries(retry, patch, repo, target=target, reverse=reverse, strip=strip,
                              format=format, include=include, exclude=exclude, commit=commit,
                              message=message, author=author, ref=ref, emit_diff=emit_diff,
-                             on_ref_update=on_ref_update)
-    receipt = Receipt(REFUSED, target=target, reverse=reverse)
+                             on_ref_update=on_ref_update, atomic=atomic,
+                             expect_sha256=expect_sha256)
+    receipt = Receipt(REFUSED, target=target, reverse=reverse, atomic=atomic)
     try:
         target = receipt.target = _resolve_target(target, commit, ref, message)
+        if not atomic and (target != "worktree" or emit_diff):
+            raise PatchError("usage_error", "--no-atomic applies to the working tree only; "
+                             "index, commit and ref targets are always all or nothing, and "
+                             "--emit-diff needs the whole patch planned")
         parsed = patch if isinstance(patch, Patch) else parse_patch(patch, format=format,
                                                                      strip=strip)
         receipt.format = parsed.format
@@ -107,20 +118,25 @@ def apply_patch(
         destination = open_target(target, os.fspath(repo), check=check, commit=spec)
         try:
             check_protected(parsed, destination.protected_patterns())
-            plan = plan_patch(parsed, destination.read, reverse=reverse)
-            validate = getattr(destination, "validate", None)
-            if validate is not None:
-                validate(plan)
-            diff = _render_diff(destination, plan) if emit_diff else None
-            receipt = Receipt.from_plan(plan, CHECKED if check else APPLIED, target=target,
-                                        reverse=reverse)
-            if not check:
-                receipt.extra.update(destination.write(plan))
-            receipt.diff = diff
+            if atomic:
+                plan = plan_patch(parsed, destination.read, reverse=reverse,
+                                  expect_sha256=expect_sha256)
+                validate = getattr(destination, "validate", None)
+                if validate is not None:
+                    validate(plan)
+                diff = _render_diff(destination, plan) if emit_diff else None
+                receipt = Receipt.from_plan(plan, CHECKED if check else APPLIED, target=target,
+                                            reverse=reverse)
+                if not check:
+                    receipt.extra.update(destination.write(plan))
+                receipt.diff = diff
+            else:
+                _file_by_file(parsed, destination, receipt, check=check, reverse=reverse,
+                              expect_sha256=expect_sha256 or {})
         finally:
             destination.close()
     except PatchError as err:
-        receipt.status = REFUSED
+        receipt.status = PARTIAL if (not atomic and not check and receipt.files) else REFUSED
         receipt.error = err
     return receipt
 
@@ -148,6 +164,33 @@ def _with_retries(retry: int, patch: bytes | str | Patch, repo: str | os.PathLik
     return receipt
 
 
+def _file_by_file(parsed: Patch, destination: Any, receipt: Receipt, *, check: bool,
+                  reverse: bool, expect_sha256: Mapping[str, str]) -> None:
+    """Non-atomic: plan and write one file patch at a time, in order; the first refusal stops.
+
+    Each file is still planned in full before it is written, and one path appears in one file
+    patch only, so every file is either wholly written or untouched.
+    """
+    check_expected(expect_sha256, destination.read)
+    receipt.unapplied = [_file_ref(fp) for fp in parsed.files]
+    for fp in parsed.files:
+        plan = plan_patch(Patch([fp], parsed.format), destination.read, reverse=reverse)
+        if not check:
+            for key, value in destination.write(plan).items():
+                if isinstance(value, list):
+                    receipt.extra.setdefault(key, []).extend(value)
+                else:
+                    receipt.extra[key] = value
+        receipt.files.extend(plan.changes)
+        receipt.unapplied.pop(0)
+    receipt.status = CHECKED if check else APPLIED
+
+
+def _file_ref(fp: FilePatch) -> dict[str, Any]:
+    return {"action": fp.kind.value, "old_path": fp.old_path, "new_path": fp.new_path,
+            "patch_line": fp.patch_line}
+
+
 def check_patch(patch: bytes | str | Patch, repo: str | os.PathLike[str] = ".",
                 **options: object) -> Receipt:
     """Plan ``patch`` against ``repo`` and report whether it would apply; writes nothing."""
@@ -167,3 +210,22 @@ def recover(repo: str | os.PathLike[str] = ".") -> dict[str, object]:
     if location.git_dir is None or location.work_tree is None:
         return Recovery().to_dict()
     return recover_journals(location.git_dir, location.work_tree).to_dict()
+
+
+def convert_patch(patch: bytes | str, repo: str | os.PathLike[str] = ".", *,
+                  to: str = "unified", format: str = "auto", strip: int | None = None) -> bytes:
+    """The unified diff equivalent of ``patch`` (any accepted format) against the current
+    working tree of ``repo``, with real line numbers; raises PatchError when it would not
+    apply. Writes nothing."""
+    if to != "unified":
+        raise PatchError("usage_error", f"cannot convert to {to!r}; only 'unified' is supported")
+    from .convert import plan_to_unified
+    from .targets import open_target
+
+    parsed = parse_patch(patch, format=format, strip=strip)
+    destination = open_target("worktree", os.fspath(repo))
+    try:
+        plan = plan_patch(parsed, destination.read)
+    finally:
+        destination.close()
+    return plan_to_unified(plan)

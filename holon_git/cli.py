@@ -134,6 +134,12 @@ def _summary(receipt: Any, verbose: bool) -> list[str]:
             out.append(f"    ignored metadata: {'; '.join(change.ignored_metadata)}")
     if receipt.extra.get("commit"):
         out.append(f"Committed {receipt.extra['commit'][:12]} on {receipt.extra['ref']}.")
+    for saved in receipt.extra.get("deleted_blobs", []):
+        if saved["blob"]:
+            out.append(f"  deleted {saved['path']}: content saved as blob {saved['blob']} "
+                       f"(git cat-file -p {saved['blob'][:12]})")
+        else:
+            out.append(f"  deleted {saved['path']}: {saved['note']}")
     if verbose:
         out.extend(f"  note: {d.message}" for d in receipt.diagnostics)
         out.extend(f"  note: {d.message}" for f in files for d in f.diagnostics)
@@ -185,6 +191,12 @@ Other commands: 'git holon-apply COMMAND -h'. Documentation: docs/cli.md, docs/e
               "status is not success.")
 @click.option("--write-receipt", is_flag=True, help="With --holon-output: also write the "
               "receipt to DIR/apply-receipt.json.")
+@click.option("--atomic/--no-atomic", default=True, show_default=True,
+              help="All files or none; --no-atomic applies file by file, in order, and stops "
+              "at the first refusal.")
+@click.option("--expect-sha256", "expect", metavar="PATH=HEX", multiple=True,
+              help="Refuse the whole patch (stale_file) unless PATH's current content has this "
+              "sha256; 'PATH=' asserts PATH does not exist. Repeatable.")
 @click.option("--retry", type=click.IntRange(min=0), default=0, metavar="N",
               help="With --ref: if another writer moves the branch first, plan again on its new "
               "tip, up to N times.")
@@ -197,9 +209,10 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
                   cached: bool, to_index: bool, commit: bool, message: str | None,
                   author: str | None, ref: str | None, include: tuple[str, ...],
                   exclude: tuple[str, ...], emit_diff: str | None, holon_output: str | None,
-                  force: bool, write_receipt: bool, retry: int, recover: bool, verbose: bool,
-                  quiet: bool) -> None:
-    """Apply PATCH (a unified diff, or stdin) to the working tree: every file or none.
+                  force: bool, write_receipt: bool, atomic: bool, expect: tuple[str, ...],
+                  retry: int, recover: bool, verbose: bool, quiet: bool) -> None:
+    """Apply PATCH (a unified diff or a '*** Begin Patch' envelope, or stdin) to the working
+    tree: every file or none.
 
     Hunks are placed by their context lines; line numbers are hints. A patch that cannot be
     placed exactly once changes nothing and exits 1 with a coded error and a hint.
@@ -228,6 +241,7 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
         raise click.UsageError("--emit-diff - and --json both write to stdout; give a file")
     target = "index" if cached else "both" if (to_index or commit) else "worktree"
     run = None
+    expect_sha256 = _expectations(expect)
     try:
         if holon_output is not None:
             run = _load_holon_output(holon_output, patch_files, force,
@@ -240,7 +254,7 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
             inputs = _read_inputs(patch_files)
         patch = _parse_all(inputs, fmt, strip)
     except PatchError as err:
-        receipt = Receipt(REFUSED, target=target, reverse=reverse, error=err)
+        receipt = Receipt(REFUSED, target=target, reverse=reverse, atomic=atomic, error=err)
     else:
         if stat:
             click.echo("\n".join(_stat_lines(patch.files)))
@@ -249,8 +263,9 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
         receipt = apply_patch(patch, repo, check=check, reverse=reverse, target=target,
                               commit=commit, message=message, author=author, ref=ref,
                               include=include, exclude=exclude,
-                              emit_diff=emit_diff is not None, retry=retry)
-    _OUTCOME["applied"] = receipt.status == "applied"
+                              emit_diff=emit_diff is not None, atomic=atomic,
+                              expect_sha256=expect_sha256, retry=retry)
+    _OUTCOME["applied"] = receipt.status in ("applied", "partial")
     if holon_output is not None:
         _record_holon_output(holon_output, run, receipt, write_receipt)
     if receipt.diff is not None and emit_diff is not None:
@@ -259,6 +274,8 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
         click.echo(receipt.to_json())
     if receipt.error is not None:
         click.echo(_describe_error(receipt.error), err=True)
+        if not receipt.atomic:
+            click.echo("\n".join(_partial_lines(receipt)), err=True)
         sys.exit(EXIT_USAGE if receipt.error.code == "usage_error" else EXIT_REFUSED)
     if not as_json and not quiet and emit_diff != "-":
         click.echo("\n".join(_summary(receipt, verbose)))
@@ -327,6 +344,65 @@ def _write_diff(name: str, diff: bytes) -> None:
             fh.write(diff)
     except OSError as exc:
         click.echo(f"warning: cannot write the diff to {name}: {exc.strerror}", err=True)
+
+
+def _expectations(values: tuple[str, ...]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for value in values:
+        path, sep, digest = value.rpartition("=")
+        if not sep or not path:
+            raise click.BadParameter(f"expected PATH=HEX, got {value!r}",
+                                     param_hint="'--expect-sha256'")
+        if path in out:
+            raise click.BadParameter(f"{path!r} is given twice", param_hint="'--expect-sha256'")
+        out[path] = digest
+    return out
+
+
+def _partial_lines(receipt: Any) -> list[str]:
+    """For --no-atomic: exactly which files changed before the refusal and which did not."""
+    def name(action: str, old: str | None, new: str | None) -> str:
+        return f"{old} -> {new}" if action == "rename" else str(new or old)
+
+    done = [name(c.action, c.old_path, c.new_path) for c in receipt.files]
+    left = [name(u["action"], u["old_path"], u["new_path"]) for u in receipt.unapplied]
+    if not done:
+        out = ["nothing changed"]
+    elif receipt.status == "partial":
+        out = [f"changed before the refusal: {', '.join(done)}"]
+    else:
+        out = [f"would change before the refusal (nothing was written): {', '.join(done)}"]
+    if left:
+        out.append(f"not applied: {', '.join(left)}")
+    return out
+
+
+@cli.command("convert", context_settings=CONTEXT)
+@click.argument("patch_file", metavar="PATCH|-", required=False, default="-",
+                type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--to", "to", type=click.Choice(["unified"]), default="unified", show_default=True,
+              help="Output format.")
+@click.option("--format", "fmt", type=click.Choice(["auto", "unified", "envelope"]),
+              default="auto", show_default=True, help="Input patch format.")
+@click.option("-p", "strip", type=click.IntRange(min=0), default=None, metavar="N",
+              help="Remove N leading path components (unified input).")
+@click.option("--repo", "repo", type=click.Path(file_okay=False), default=".",
+              help="Repository whose working tree the patch is planned against.")
+def convert_command(patch_file: str, to: str, fmt: str, strip: int | None, repo: str) -> None:
+    """Print PATCH as a unified diff with real line numbers, planned against the current
+    working tree (nothing is written). Applying the output to the same tree gives the same
+    result as applying PATCH."""
+    from .api import convert_patch
+
+    ((_, data),) = _read_inputs((patch_file,))
+    try:
+        out = convert_patch(data, repo, to=to, format=fmt, strip=strip)
+    except PatchError as err:
+        click.echo(_describe_error(err), err=True)
+        sys.exit(EXIT_REFUSED)
+    sys.stdout.buffer.write(out)
+    sys.stdout.buffer.flush()
+    sys.exit(EXIT_OK)
 
 
 _PROVIDER = click.option("--provider", type=click.Choice(["openai", "anthropic"]), required=True,

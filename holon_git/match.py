@@ -17,6 +17,7 @@ refused as ambiguous. Hunks of one file see the file as the earlier hunks left i
 
 from __future__ import annotations
 
+import io
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -44,12 +45,7 @@ KEYS: tuple[Callable[[bytes], bytes], ...] = (_key_exact, _key_eol, _key_ws)
 
 def split_lines(data: bytes) -> list[bytes]:
     """Split file content into lines that keep their endings; only '\\n' ends a line."""
-    lines = data.split(b"\n")
-    last = lines.pop()
-    lines = [line + b"\n" for line in lines]
-    if last:
-        lines.append(last)
-    return lines
+    return io.BytesIO(data).readlines()  # splits at b"\\n" only, in C
 
 
 class _Index:
@@ -60,6 +56,7 @@ class _Index:
         self.count = Counter(keys)
         self._first: dict[bytes, int] | None = None
         self._positions: dict[bytes, list[int]] = {}
+        self._scanned = 0  # lines list.index() walked past before the first dict exists
 
     def positions(self, key: bytes) -> list[int]:
         total = self.count.get(key, 0)
@@ -67,10 +64,15 @@ class _Index:
             return []
         found = self._positions.get(key)
         if found is None:
-            if self._first is None:
-                keys = self.keys
-                self._first = {keys[i]: i for i in range(len(keys) - 1, -1, -1)}
-            found = [self._first[key]]
+            keys = self.keys
+            if self._first is None and self._scanned < len(keys):
+                # Few look-ups (a file with few hunks): scanning in C beats indexing every line.
+                found = [keys.index(key)]
+                self._scanned += found[0] + 1
+            else:
+                if self._first is None:
+                    self._first = {keys[i]: i for i in range(len(keys) - 1, -1, -1)}
+                found = [self._first[key]]
             while len(found) < total:
                 found.append(self.keys.index(key, found[-1] + 1))
             self._positions[key] = found

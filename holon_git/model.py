@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
+from .errors import PatchError
+
 CONTEXT = " "
 REMOVE = "-"
 ADD = "+"
@@ -55,6 +57,7 @@ class Hunk:
     new_no_newline: bool = False
     blank_context_lines: int = 0  # blank context lines whose leading space was stripped
     optional_tail: int = 0  # trailing stripped-blank context lines that may be separators
+    anchor_end: bool = False  # envelope '*** End of File': the old side ends at the file's end
     unprefixed_context_lines: int = 0  # non-blank context lines whose leading space was lost
 
     @property
@@ -96,6 +99,8 @@ class FilePatch:
     ignored_metadata: list[str] = field(default_factory=list)
     patch_line: int = 0  # 1-based line where this file patch began
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    # False for an envelope '*** Delete File' (no body): delete whatever the file holds.
+    check_deleted_content: bool = True
 
     @property
     def path(self) -> str:
@@ -109,6 +114,15 @@ class FilePatch:
         return [p for p in dict.fromkeys((self.old_path, self.new_path)) if p is not None]
 
     def reversed(self) -> FilePatch:
+        if not self.check_deleted_content:
+            raise PatchError(
+                "usage_error",
+                f"cannot reverse the deletion of {self.path!r}: the patch does not hold the "
+                "deleted content",
+                hint="restore the file from the blob id in the receipt of the apply "
+                "('git cat-file -p <id>')",
+                patch_line=self.patch_line, path=self.path,
+            )
         kind = {FileKind.ADD: FileKind.DELETE, FileKind.DELETE: FileKind.ADD}.get(
             self.kind, self.kind
         )

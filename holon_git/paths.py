@@ -25,7 +25,8 @@ _IGNORABLE = frozenset(
 
 def is_dot_git(component: str) -> bool:
     """True for any spelling that a common filesystem would resolve to ``.git``."""
-    name = "".join(ch for ch in component if ch not in _IGNORABLE)
+    name = component if component.isascii() else "".join(
+        ch for ch in component if ch not in _IGNORABLE)
     name = name.split(":", 1)[0]  # NTFS alternate data streams: ".git::$INDEX_ALLOCATION"
     name = name.rstrip(" .").casefold()  # NTFS drops trailing dots and spaces
     return name in (".git", "git~1")
@@ -42,7 +43,9 @@ def normalize(path: str) -> str:
     """Return the canonical form of a repository-relative path, or raise a coded error."""
     if not path:
         raise PatchError("invalid_path", "empty path")
-    bad = next((ch for ch in path if ord(ch) < 32 or ord(ch) == 127), None)
+    # isprintable() is False for every control character: scan only when it says so
+    bad = None if path.isprintable() else next(
+        (ch for ch in path if ord(ch) < 32 or ord(ch) == 127), None)
     if bad is not None:
         raise PatchError("invalid_path", f"path {path!r} contains control character {bad!r}")
     if "\\" in path:

@@ -7,17 +7,20 @@ exists only when the entire patch would apply.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import paths
 from .errors import PatchError
 from .match import KEYS, LEVELS, RunningFile, choose, near_miss, split_lines
-from .model import ADD, REMOVE, Diagnostic, FileKind, FilePatch, Hunk, Patch
+from .model import ADD, CONTEXT, REMOVE, Diagnostic, FileKind, FilePatch, Hunk, HunkLine, Patch
 from .splice import dominant_eol, new_window
 
 REGULAR = 0o100644
 EXECUTABLE = 0o100755
+_SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass
@@ -85,10 +88,41 @@ class Plan:
     format: str = "unified"
 
 
-def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False) -> Plan:
-    """Match every hunk against the pre-images ``read`` returns; raise on the first refusal."""
+def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
+               expect_sha256: Mapping[str, str] | None = None) -> Plan:
+    """Match every hunk against the pre-images ``read`` returns; raise on the first refusal.
+
+    ``expect_sha256`` maps paths to the sha256 (hex) their pre-image must have, "" for "must
+    not exist"; it is checked before anything else (see check_expected).
+    """
+    check_expected(expect_sha256 or {}, read)
     changes = [_plan_file(fp, read, reverse) for fp in patch.files]
     return Plan(changes, list(patch.diagnostics), patch.format)
+
+
+def check_expected(expect_sha256: Mapping[str, str], read: Reader) -> None:
+    """Stale-file check: every listed path's pre-image hashes to the expected sha256 hex digest
+    ("" asserts the path does not exist), or the whole patch is refused with ``stale_file``."""
+    if not expect_sha256:
+        return
+    import hashlib  # loads OpenSSL: only when asked for
+
+    for raw_path, raw_expected in expect_sha256.items():
+        path = paths.normalize(raw_path)
+        expected = raw_expected.strip().lower()
+        if expected and not _SHA256_HEX.fullmatch(expected):
+            raise PatchError("usage_error", f"expected sha256 for {raw_path!r} is not 64 hex "
+                             f"digits: {raw_expected!r}", path=path,
+                             hint="give the sha256 as 64 hex digits, or '' for 'must not "
+                             "exist' (PATH=HEX)")
+        existing = read(path)
+        actual = "" if existing is None else hashlib.sha256(existing.content).hexdigest()
+        if actual != expected:
+            state = "does not exist" if existing is None else f"has sha256 {actual}"
+            wanted = "not to exist" if not expected else f"to have sha256 {expected}"
+            raise PatchError("stale_file", f"{path!r} {state}; the patch expects it {wanted}",
+                             path=path,
+                             details={"path": path, "expected": expected, "actual": actual})
 
 
 def _plan_file(fp: FilePatch, read: Reader, reverse: bool) -> FileChange:
@@ -130,6 +164,10 @@ def _plan_delete(fp: FilePatch, read: Reader) -> FileChange:
     existing = read(path)
     if existing is None:
         raise PatchError("not_found", f"cannot delete {path!r}: it does not exist")
+    if not fp.check_deleted_content:  # envelope '*** Delete File': whatever the file holds
+        change = _change(fp, existing, None, None)
+        change.removed = len(split_lines(existing.content))
+        return change
     old = [line.text for hunk in fp.hunks for line in hunk.lines if line.kind != ADD]
     current = split_lines(existing.content)
     change = _change(fp, existing, None, None)
@@ -193,15 +231,24 @@ class _HunkApplier:
         if hunk.old_start is not None:
             raw_hint = max(hunk.old_start - (1 if old else 0), 0)
         hints = [raw_hint, None if raw_hint is None else raw_hint + self.drift]
-        at_end = hunk.old_no_newline or hunk.new_no_newline
+        at_end = hunk.old_no_newline or hunk.new_no_newline or hunk.anchor_end
         tolerances: list[str] = []
+        last_line = running.window(running.length - 1, 1) if running.length else []
+        if not old and hunk.anchor_end and last_line and not last_line[0].endswith(b"\n"):
+            # Appending after a last line that has no line ending: that line gains one, so it
+            # joins the hunk as context (and is found at the end like any other).
+            lines = [HunkLine(CONTEXT, last_line[0]), *lines]
+            old = [last_line[0]]
         if not old:
-            if running.length:
+            if running.length and not hunk.anchor_end:
                 raise PatchError("ambiguous_context", "the hunk has no context or removed "
                                  "lines, so nothing anchors it in a non-empty file",
                                  hint="add a few unchanged lines around the insertion as "
-                                 "context")
-            start, original, level, by_hint = 0, 0, 0, False
+                                 "context (in an envelope, '*** End of File' after the hunk "
+                                 "appends it at the end)")
+            start = running.length  # an empty file, or after the last line
+            original, level, by_hint = running.to_original(start, 0), 0, False
+            assert original is not None
         else:
             found = running.search(old, at_end)
             if not found.candidates and 0 < hunk.optional_tail < len(old):
@@ -252,7 +299,7 @@ class _HunkApplier:
     def _not_found(self, hunk: Hunk, lines: list, old: list[bytes],
                    hint: int | None) -> PatchError:
         new = [line.text for line in lines if line.kind != REMOVE]
-        at_end = hunk.old_no_newline or hunk.new_no_newline
+        at_end = hunk.old_no_newline or hunk.new_no_newline or hunk.anchor_end
         if new and new != old and self.running.search(new, at_end).candidates:
             if self.reverse:
                 return PatchError("already_applied", "the file has the hunk's old lines, not its "
@@ -267,5 +314,6 @@ class _HunkApplier:
         if diff:
             message += (f"; nearest match at line {details['nearest_line']}, first difference "
                         f"at line {diff['line']}: expected {diff['expected']!r}, found "
-                        f"{diff['found']!r}")
+                        + ("the end of the file" if diff["found"] is None
+                           else repr(diff["found"])))
         return PatchError("context_not_found", message, details=details)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,6 +12,7 @@ from .plan import FileChange, Plan
 
 RECEIPT_VERSION = 1
 APPLIED, CHECKED, REFUSED = "applied", "checked", "refused"
+PARTIAL = "partial"  # --no-atomic only: some files were written before a refusal
 
 
 def _file_dict(change: FileChange) -> dict[str, Any]:
@@ -30,11 +30,14 @@ def _file_dict(change: FileChange) -> dict[str, Any]:
 
 @dataclass
 class Receipt:
-    status: str  # applied | checked | refused
+    status: str  # applied | checked | refused | partial
     target: str = "worktree"
     format: str = "unified"
     reverse: bool = False
+    atomic: bool = True
     files: list[FileChange] = field(default_factory=list)
+    # Non-atomic runs: the file patches not applied (the refused one first), as in "files".
+    unapplied: list[dict[str, Any]] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     error: PatchError | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # target results: commit id, ...
@@ -57,12 +60,17 @@ class Receipt:
             "target": self.target,
             "format": self.format,
             "reverse": self.reverse,
+            "atomic": self.atomic,
             "files": [_file_dict(change) for change in self.files],
             "diagnostics": [d.to_dict() for d in self.diagnostics],
         }
+        if not self.atomic:
+            out["unapplied_files"] = self.unapplied
         out.update(self.extra)
         out["error"] = self.error.to_dict() if self.error else None
         return out
 
     def to_json(self) -> str:
+        import json  # here: only --json needs it, and startup counts
+
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)

@@ -18,7 +18,7 @@ from .model import ADD, CONTEXT, HunkLine
 
 def dominant_eol(content: bytes) -> bytes | None:
     """The line ending most lines of ``content`` use, or None if it has no line ending."""
-    crlf = content.count(b"\r\n")
+    crlf = content.count(b"\r\n") if b"\r" in content else 0  # the search is the slow part
     lf = content.count(b"\n") - crlf
     if crlf + lf == 0:
         return None

@@ -226,6 +226,12 @@ def test_mixed_path_prefix_names_one_file(repo: Path):
     assert (repo / "f.txt").read_text() == BASE.replace("line 3\n", "LINE 3\n")
 
 
+def test_hunk_of_only_trailing_blank_lines_on_an_empty_file(tmp_path: Path):
+    repo = make_repo(tmp_path / "r", {"f": ""})
+    err = refused(repo, "diff --git a/f b/f\n@@ -1,2 +1,2 @@\n\n", "context_not_found")
+    assert "found the end of the file" in err.message
+
+
 def test_trailing_blank_line_counted_as_context_but_absent_is_dropped(tmp_path: Path):
     repo = make_repo(tmp_path / "r", {"b.py": "a\nb\nc\n"})
     receipt = applied(repo, "--- a/b.py\n+++ b/b.py\n@@ -2,3 +2,3 @@\n-b\n+B\n c\n\n")
@@ -276,6 +282,15 @@ def test_delete_removes_file_and_empty_parents(tmp_path: Path):
     repo = make_repo(tmp_path / "r", {"a/b/c.txt": "1\n2\n", "a/other.txt": "o\n"})
     applied(repo, "--- a/a/b/c.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-1\n-2\n")
     assert not (repo / "a/b").exists() and (repo / "a/other.txt").exists()
+
+
+def test_deleting_a_deep_file_then_a_shallower_one_prunes_both_parents(tmp_path: Path):
+    # The first deletion's pruning removes a/b and a; the second's parent is then gone too.
+    repo = make_repo(tmp_path / "r", {"a/b/c/z.txt": "z\n", "a/b/x.txt": "x\n", "keep": "k\n"})
+    applied(repo, "--- a/a/b/c/z.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-z\n"
+                  "--- a/a/b/x.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n")
+    assert not (repo / "a").exists() and (repo / "keep").exists()
+    assert git(repo, "status", "--porcelain") == " D a/b/c/z.txt\n D a/b/x.txt\n"
 
 
 def test_delete_must_match_the_whole_file(repo: Path):
@@ -347,6 +362,45 @@ def test_write_failure_restores_every_file(repo: Path, monkeypatch: pytest.Monke
     monkeypatch.setattr(os, "rename", real_rename)
     assert receipt.error is not None and receipt.error.code == "io_error"
     assert "No space left" in receipt.error.message
+    assert snapshot(repo) == before and git_state(repo) == state
+
+
+def _many_files_patch(count: int) -> tuple[dict[str, str], str]:
+    files = {f"d{i % 3}/f{i}.txt": f"a{i}\nb{i}\n" for i in range(count)}
+    patch = "".join(f"--- a/{p}\n+++ b/{p}\n@@ -1,2 +1,2 @@\n a{i}\n-b{i}\n+c{i}\n"
+                    for i, p in enumerate(files))
+    return files, patch
+
+
+def test_many_files_are_staged_and_synced_together(tmp_path: Path):
+    files, patch = _many_files_patch(40)  # above the thread-pool threshold
+    repo = make_repo(tmp_path / "r", files)
+    applied(repo, patch)
+    for i, path in enumerate(files):
+        assert (repo / path).read_text() == f"a{i}\nc{i}\n"
+    assert not [p for p in repo.rglob("*.tmp")]
+
+
+def test_fsync_failure_among_many_files_restores_everything(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch):
+    """Fault injection: one fsync of the thread pool fails; nothing changes, no temp files."""
+    files, patch = _many_files_patch(40)
+    repo = make_repo(tmp_path / "r", files)
+    before, state = snapshot(repo), git_state(repo)
+    real_fsync = os.fsync
+    calls = []
+
+    def failing_fsync(fd: int) -> None:
+        calls.append(fd)
+        if len(calls) == 7:
+            raise OSError(5, "Input/output error")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", failing_fsync)
+    receipt = apply_patch(patch, repo)
+    monkeypatch.setattr(os, "fsync", real_fsync)
+    assert receipt.error is not None and receipt.error.code == "io_error"
+    assert receipt.error.path in files
     assert snapshot(repo) == before and git_state(repo) == state
 
 

@@ -5,18 +5,32 @@ from __future__ import annotations
 from ..errors import PatchError
 from ..model import Patch
 from .checks import check_duplicates
-from .text import split_lines, unfence
+from .text import Lines, header_text, split_lines, unfence
 from .unified import parse_unified
 
 FORMATS = ("auto", "unified", "envelope")
 
 
 def detect_format(data: bytes) -> str:
-    """'envelope' when the first non-blank line (after any fence) opens a Begin Patch block."""
+    """'envelope' when a '*** Begin Patch' line comes before any unified file header.
+
+    Prose before the envelope then reaches the envelope parser, which refuses it, instead of
+    being skipped as a unified diff's preamble would be.
+    """
     lines, _ = unfence(split_lines(data))
-    for line in lines.items:
-        if line.strip():
-            return "envelope" if line.strip() == b"*** Begin Patch" else "unified"
+    return _format_of(lines)
+
+
+def _format_of(lines: Lines) -> str:
+    items = lines.items
+    for i, line in enumerate(items):
+        text = header_text(line).strip()
+        if text == b"*** Begin Patch":
+            return "envelope"
+        if text.startswith(b"diff --git ") or (
+            text.startswith(b"--- ") and i + 1 < len(items) and items[i + 1].startswith(b"+++ ")
+        ):
+            return "unified"
     return "unified"
 
 
@@ -26,9 +40,9 @@ def parse_patch(data: bytes | str, *, format: str = "auto", strip: int | None = 
         data = data.encode("utf-8", "surrogateescape")
     if format not in FORMATS:
         raise PatchError("usage_error", f"unknown patch format {format!r}")
-    if format == "auto":
-        format = detect_format(data)
     lines, notes = unfence(split_lines(data))
+    if format == "auto":
+        format = _format_of(lines)
     if format == "envelope":
         from .envelope import parse_envelope
 

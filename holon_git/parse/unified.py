@@ -29,6 +29,7 @@ DEV_NULL = "/dev/null"
 _HUNK = re.compile(
     rb"^@@[ \t]+-(\d{1,18})(?:,(\d{1,18}))?[ \t]+\+(\d{1,18})(?:,(\d{1,18}))?[ \t]*@@(.*)$"
 )
+_KINDS = {b" ": CONTEXT, b"-": REMOVE, b"+": ADD, b"\\": "\\"}
 _BARE_HUNK = re.compile(rb"^@@(?: @@)?[ \t]*$")
 # Old/new prefix pairs git writes: a/ b/ by default, the others with diff.mnemonicPrefix.
 _PREFIX_PAIRS = {("a", "b"), ("c", "w"), ("i", "w"), ("c", "i"), ("o", "w"), ("w", "i")}
@@ -452,9 +453,10 @@ class UnifiedParser:
         old = new = 0
         blanks: list[bytes] = []  # stripped blank lines not yet known to be context
         unprefixed_at: int | None = None
-        while self.pos < len(self.items):
-            line = self.items[self.pos]
-            kind = line[:1].decode("latin-1")
+        items, count = self.items, len(self.items)  # the hot loop of parsing: locals only
+        while self.pos < count:
+            line = items[self.pos]
+            kind = _KINDS.get(line[:1])
             if line in (b"\n", b"\r\n"):
                 blanks.append(line)
                 self.pos += 1
@@ -463,19 +465,20 @@ class UnifiedParser:
                 self._no_newline_marker(hunk, line, blanks)
                 self.pos += 1
                 continue
-            if kind not in (CONTEXT, REMOVE, ADD):
+            if kind is None:
                 if not self._lost_context_prefix(hunk, old, new):
                     break
                 kind, line = CONTEXT, b" " + line
                 hunk.unprefixed_context_lines += 1
                 unprefixed_at = unprefixed_at if unprefixed_at is not None else self.pos
-            if line.rstrip(b"\r\n") == b"-- " and self._is_mail_signature(hunk, old, new):
-                break
-            if kind == REMOVE and self._is_traditional_header(self.pos) and (
-                self._counts_met(hunk, old, new)
-                or (self._line(self.pos + 2) or b"").startswith(b"@@")
-            ):
-                break
+            if kind == REMOVE and line.startswith(b"--"):  # "-- " or "--- "
+                if line.rstrip(b"\r\n") == b"-- " and self._is_mail_signature(hunk, old, new):
+                    break
+                if self._is_traditional_header(self.pos) and (
+                    self._counts_met(hunk, old, new)
+                    or (self._line(self.pos + 2) or b"").startswith(b"@@")
+                ):
+                    break
             if blanks:
                 old, new = self._take_blanks(hunk, blanks, old, new)
             lines.append(HunkLine(kind, line[1:]))

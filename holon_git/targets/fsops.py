@@ -105,9 +105,10 @@ class Tree:
                                  "the patch was being applied", path=rel)
 
     def write_new(self, rel_dir: str, name: str, content: bytes, perm: int | None,
-                  created: list[str] | None = None) -> None:
+                  created: list[str] | None = None, sync: bool = True) -> None:
         """Write ``content`` to a new file ``name`` in ``rel_dir`` (made if missing) and fsync
-        it; a leftover of the same name (from an interrupted run) is replaced."""
+        it (unless the caller syncs later); a leftover of the same name (from an interrupted
+        run) is replaced."""
         fd_dir = self.dir_fd(rel_dir, create=True, created=created)
         with suppress(FileNotFoundError):
             os.unlink(name, dir_fd=fd_dir)
@@ -118,7 +119,8 @@ class Tree:
             view = memoryview(content)
             while view:
                 view = view[os.write(fd, view):]
-            os.fsync(fd)
+            if sync:
+                os.fsync(fd)
         except BaseException:
             os.close(fd)
             with suppress(OSError):

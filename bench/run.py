@@ -1,0 +1,651 @@
+"""holon-git against `git apply`, GNU patch and pygit2 on the same inputs, in one run.
+
+    python bench/run.py                 # everything (first run downloads two Django sdists)
+    python bench/run.py --only startup --reps 3
+    python bench/run.py --json results.json
+
+See bench/README.md for the scenarios, the method and the targets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import inputs  # noqa: E402
+from inputs import git, git_env  # noqa: E402
+
+HOLON = "holon-git"
+GIT = "git apply"
+PATCH = "GNU patch"
+PYGIT2 = "pygit2"
+TOOLS = (HOLON, GIT, PATCH, PYGIT2)
+SCENARIOS = ("large", "bigfile", "startup", "inprocess", "commit")
+
+PYGIT2_APPLY = """\
+import sys, pygit2
+repo = pygit2.Repository(sys.argv[1])
+diff = pygit2.Diff.parse_diff(open(sys.argv[2], "rb").read())
+where = {"worktree": pygit2.enums.ApplyLocation.WORKDIR,
+         "index": pygit2.enums.ApplyLocation.INDEX}[sys.argv[3]]
+if sys.argv[4] == "check":
+    sys.exit(0 if repo.applies(diff, where) else 1)
+repo.apply(diff, where)
+"""
+
+
+# -- measuring ---------------------------------------------------------------------------------
+@dataclass
+class Run:
+    seconds: float
+    peak_kb: int  # ru_maxrss of the process (the largest of a pipeline's steps)
+    ok: bool
+    error: str = ""
+    stdout: str = ""
+
+
+TIME = "/usr/bin/time"
+PROBE = {"memory": False}  # set during the warm-up round of alternate()
+
+
+def run_process(argv: Sequence[str], cwd: Path, env: dict[str, str] | None = None,
+                input: bytes | None = None) -> Run:
+    """Wall time of one child process; in the warm-up round, its peak RSS instead.
+
+    Peak RSS comes from GNU time run around the command: a child forked from this (large)
+    Python process would report this process's RSS as its own peak.
+    """
+    if PROBE["memory"] and os.path.exists(TIME):
+        return _probe_memory(argv, cwd, env, input)
+    start = time.perf_counter()
+    proc = subprocess.Popen(list(argv), cwd=cwd, env=env,
+                            stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = _communicate(proc, input)
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    ok = proc.returncode == 0
+    return Run(seconds, usage.ru_maxrss, ok,
+               "" if ok else err.decode(errors="replace").strip()[-300:],
+               out.decode(errors="replace"))
+
+
+def _probe_memory(argv: Sequence[str], cwd: Path, env: dict[str, str] | None,
+                  input: bytes | None) -> Run:
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("r", suffix=".rss") as out:
+        PROBE["memory"] = False
+        try:
+            got = run_process([TIME, "-f", "%M", "-o", out.name, *argv], cwd, env, input)
+        finally:
+            PROBE["memory"] = True
+        text = out.read().strip().splitlines()
+    got.peak_kb = int(text[-1]) if text and text[-1].isdigit() else 0
+    return got
+
+
+def _communicate(proc: subprocess.Popen[bytes], input: bytes | None) -> tuple[bytes, bytes]:
+    """Feed stdin and drain stdout and stderr without reaping the child (wait4 does that)."""
+    import threading
+
+    assert proc.stdout is not None and proc.stderr is not None
+    got: dict[str, bytes] = {}
+    reader = threading.Thread(target=lambda: got.setdefault("err", proc.stderr.read()))
+    reader.start()
+    if input is not None:
+        assert proc.stdin is not None
+        proc.stdin.write(input)
+        proc.stdin.close()
+    out = proc.stdout.read()
+    reader.join()
+    proc.stdout.close()
+    proc.stderr.close()
+    return out, got["err"]
+
+
+@dataclass
+class Cell:
+    runs: list[Run] = field(default_factory=list)
+    note: str = ""  # why there is no figure ("n/a", "skipped (...)")
+    mismatch: str = ""  # the result differed from git apply's
+    probe: Run | None = None  # the warm-up run, which measured peak memory
+
+    @property
+    def ok(self) -> bool:
+        return (bool(self.runs) and all(r.ok for r in self.runs) and not self.mismatch
+                and (self.probe is None or self.probe.ok))
+
+    @property
+    def median(self) -> float | None:
+        return statistics.median(r.seconds for r in self.runs) if self.ok else None
+
+    @property
+    def peak_kb(self) -> int | None:
+        return self.probe.peak_kb if self.ok and self.probe and self.probe.ok else None
+
+    def describe(self) -> str:
+        if self.note:
+            return self.note
+        if not self.runs:
+            return "-"
+        if self.mismatch:
+            return f"wrong result ({self.mismatch})"
+        failed = next((r for r in [self.probe, *self.runs] if r and not r.ok), None)
+        if failed:
+            lines = failed.error.strip().splitlines()
+            # a traceback's last line says what went wrong; git's and patch's first line does
+            said = lines[-1] if lines and lines[0].startswith("Traceback") else (
+                lines[0] if lines else "exit status != 0")
+            return f"failed: {said[:70]}"
+        return format_seconds(self.median)
+
+
+@dataclass
+class Row:
+    scenario: str
+    detail: str
+    cells: dict[str, Cell]
+    memory: bool = True  # peak RSS means something here (one process per run)
+
+
+def format_seconds(value: float | None) -> str:
+    if value is None:
+        return "-"
+    if value < 0.01:
+        return f"{value * 1000:.2f} ms"
+    if value < 1:
+        return f"{value * 1000:.1f} ms"
+    return f"{value:.2f} s"
+
+
+def ratio(num: float | None, den: float | None) -> float | None:
+    if num is None or den is None or den <= 0:
+        return None
+    return num / den
+
+
+def alternate(tools: dict[str, Callable[[], Run]], reps: int,
+              reset: Callable[[str], None] | None = None,
+              verify: Callable[[str], str] | None = None) -> dict[str, Cell]:
+    """Run every tool once per round, rotating which goes first, for ``reps`` rounds.
+
+    ``reset(tool)`` restores the input before each run (not timed); ``verify(tool)`` checks the
+    result after it (not timed) and returns a description of any difference.
+    """
+    cells = {name: Cell() for name in tools}
+    names = list(tools)
+    for rnd in range(-1, reps):  # round -1 warms up, verifies and measures memory
+        order = names[rnd % len(names):] + names[:rnd % len(names)] if rnd >= 0 else names
+        for name in order:
+            if reset:
+                reset(name)
+            PROBE["memory"] = rnd < 0
+            try:
+                got = tools[name]()
+            finally:
+                PROBE["memory"] = False
+            if rnd < 0:
+                cells[name].probe = got
+                if got.ok and verify:
+                    cells[name].mismatch = verify(name)
+                continue
+            cells[name].runs.append(got)
+    return cells
+
+
+# -- the tools ---------------------------------------------------------------------------------
+def holon_argv() -> list[str]:
+    script = Path(sys.executable).with_name("holon-apply")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "holon_git"]
+
+
+def holon_flags() -> set[str]:
+    """The options `holon-apply apply` has in this checkout (the git targets may not exist)."""
+    out = subprocess.run([*holon_argv(), "apply", "--help"], capture_output=True, text=True,
+                         check=False).stdout
+    return {word.strip(",") for word in out.split() if word.startswith("--")}
+
+
+def compile_holon() -> None:
+    """Byte-compile holon_git as pip does for a regular install: an editable install under
+    PYTHONDONTWRITEBYTECODE would otherwise compile every module at every start."""
+    import compileall
+
+    import holon_git
+
+    compileall.compile_dir(os.path.dirname(holon_git.__file__), quiet=1)
+
+
+def have_pygit2() -> bool:
+    return subprocess.run([sys.executable, "-c", "import pygit2"],
+                          capture_output=True, check=False).returncode == 0
+
+
+def pygit2_argv(repo: Path, patch: Path, where: str, mode: str = "apply") -> list[str]:
+    return [sys.executable, "-c", PYGIT2_APPLY, str(repo), str(patch), where, mode]
+
+
+def skipped(reason: str) -> Cell:
+    return Cell(note=reason)
+
+
+NOT_AVAILABLE = "skipped (target not available)"
+
+
+# -- scenarios ---------------------------------------------------------------------------------
+def clean_checkout(repo: Path, commit: str) -> None:
+    git(repo, "reset", "-q", "--hard", commit)
+    git(repo, "clean", "-qfdx")
+
+
+def tree_of_worktree(repo: Path) -> str:
+    git(repo, "add", "-A")
+    return git(repo, "write-tree").strip()
+
+
+def scenario_large(cache: Path, reps: int, flags: set[str], pyg: bool) -> list[Row]:
+    lp = inputs.large_patch(cache)
+    repo, patch = lp.repo, str(lp.patch)
+    detail = (f"Django {inputs.DJANGO_OLD} -> {inputs.DJANGO_NEW}: {lp.files:,} files, "
+              f"{lp.hunks:,} hunks, {lp.patch.stat().st_size / 1e6:.1f} MB")
+    rows = []
+
+    # Working tree. The reference tree is git apply's.
+    clean_checkout(repo, lp.old_commit)
+    got = run_process(["git", "apply", patch], repo)
+    if not got.ok:
+        raise RuntimeError(f"git apply failed on the large patch: {got.error}")
+    expected = tree_of_worktree(repo)
+    tools: dict[str, Callable[[], Run]] = {
+        HOLON: lambda: run_process([*holon_argv(), "apply", "-q", patch], repo),
+        GIT: lambda: run_process(["git", "apply", patch], repo),
+        PATCH: lambda: run_process(["patch", "-p1", "-s", "--batch", "-i", patch], repo),
+    }
+    if pyg:
+        tools[PYGIT2] = lambda: run_process(pygit2_argv(repo, lp.patch, "worktree"), repo)
+
+    def verify_tree(_: str) -> str:
+        tree = tree_of_worktree(repo)
+        return "" if tree == expected else f"tree {tree[:10]} != {expected[:10]}"
+
+    cells = alternate(tools, reps, lambda _: clean_checkout(repo, lp.old_commit), verify_tree)
+    rows.append(Row("large patch, working tree", detail, cells))
+
+    # --cached: the index only.
+    clean_checkout(repo, lp.old_commit)
+    run_process(["git", "apply", "--cached", patch], repo)
+    expected_index = git(repo, "write-tree").strip()
+
+    def verify_index(_: str) -> str:
+        tree = git(repo, "write-tree").strip()
+        return "" if tree == expected_index else f"tree {tree[:10]} != {expected_index[:10]}"
+
+    tools = {GIT: lambda: run_process(["git", "apply", "--cached", patch], repo)}
+    if "--cached" in flags:
+        tools[HOLON] = lambda: run_process([*holon_argv(), "apply", "-q", "--cached", patch],
+                                           repo)
+    if pyg:
+        tools[PYGIT2] = lambda: run_process(pygit2_argv(repo, lp.patch, "index"), repo)
+    cells = alternate(tools, reps, lambda _: clean_checkout(repo, lp.old_commit), verify_index)
+    cells.setdefault(HOLON, skipped(NOT_AVAILABLE))
+    cells[PATCH] = skipped("n/a")
+    rows.append(Row("large patch, --cached", detail, cells))
+    clean_checkout(repo, lp.old_commit)
+    return rows
+
+
+def scenario_commit(cache: Path, reps: int, flags: set[str]) -> list[Row]:
+    lp = inputs.large_patch(cache)
+    bare, patch = lp.bare, str(lp.patch)
+    detail = "bare repository, branch main advanced by one commit"
+    available = {"--ref", "--commit"} <= flags
+    index_file = bare / "bench.index"
+    env = git_env({"GIT_INDEX_FILE": str(index_file)})
+
+    def git_pipeline() -> Run:
+        # commit-tree and update-ref need the ids the steps before them print.
+        runs = [run_process(["git", "read-tree", "main"], bare, env),
+                run_process(["git", "apply", "--cached", patch], bare, env)]
+        runs.append(run_process(["git", "write-tree"], bare, env))
+        runs.append(run_process(["git", "commit-tree", runs[-1].stdout.strip(), "-p", "main",
+                                 "-m", "bench"], bare, env))
+        runs.append(run_process(["git", "update-ref", "refs/heads/main",
+                                 runs[-1].stdout.strip(), lp.old_commit], bare, env))
+        return Run(sum(r.seconds for r in runs), max(r.peak_kb for r in runs),
+                   all(r.ok for r in runs), "; ".join(r.error for r in runs if not r.ok))
+
+    def reset(_: str) -> None:
+        git(bare, "update-ref", "refs/heads/main", lp.old_commit)
+        index_file.unlink(missing_ok=True)
+
+    expected: dict[str, str] = {}
+
+    def verify(tool: str) -> str:
+        tree = git(bare, "rev-parse", "main^{tree}").strip()
+        parent = git(bare, "rev-parse", "main^").strip()
+        if parent != lp.old_commit:
+            return "main was not advanced by one commit"
+        expected.setdefault("tree", tree)
+        return "" if tree == expected["tree"] else f"tree {tree[:10]} != {expected['tree'][:10]}"
+
+    tools: dict[str, Callable[[], Run]] = {GIT: git_pipeline}
+    if available:
+        tools[HOLON] = lambda: run_process(
+            [*holon_argv(), "apply", "-q", "--repo", str(bare), "--ref", "main", "-m", "bench",
+             patch], bare)
+    # git's pipeline goes first so its tree is the reference.
+    cells = alternate(tools, reps, reset, verify)
+    reset("")
+    cells.setdefault(HOLON, skipped(NOT_AVAILABLE))
+    cells[PATCH] = skipped("n/a")
+    cells[PYGIT2] = skipped("n/a")
+    return [Row("commit (--ref in bare repo)", detail + "; git: read-tree + apply --cached + "
+                "write-tree + commit-tree + update-ref", cells)]
+
+
+def scenario_bigfile(cache: Path, reps: int, pyg: bool,
+                     sizes: Sequence[int] = (10_000, 100_000, 1_000_000),
+                     big_reps: int = 2) -> list[Row]:
+    rows = []
+    for n in sizes:
+        rounds = reps if n < 1_000_000 else min(reps, big_reps)
+        bf = inputs.big_file(cache, n)
+        original = (bf.repo / bf.name).read_bytes()
+        for kind, patch in (("exact", bf.exact), ("drifted", bf.drifted)):
+            tools: dict[str, Callable[[], Run]] = {
+                HOLON: lambda p=patch, r=bf.repo: run_process(
+                    [*holon_argv(), "apply", "-q", str(p)], r),
+                GIT: lambda p=patch, r=bf.repo: run_process(["git", "apply", str(p)], r),
+                PATCH: lambda p=patch, r=bf.repo: run_process(
+                    ["patch", "-p1", "-s", "--batch", "--no-backup-if-mismatch", "-i", str(p)], r),
+            }
+            if pyg:
+                tools[PYGIT2] = lambda p=patch, r=bf.repo: run_process(
+                    pygit2_argv(r, p, "worktree"), r)
+            expected: dict[str, bytes] = {}
+
+            def reset(_: str, bf: inputs.BigFile = bf, original: bytes = original) -> None:
+                (bf.repo / bf.name).write_bytes(original)
+                for leftover in bf.repo.glob(f"{bf.name}.*"):
+                    leftover.unlink()
+
+            def verify(tool: str, bf: inputs.BigFile = bf,
+                       expected: dict[str, bytes] = expected) -> str:
+                got = (bf.repo / bf.name).read_bytes()
+                if tool == GIT:
+                    expected[GIT] = got
+                reference = expected.get(GIT)
+                return "" if reference is None or got == reference else "content differs"
+
+            # git apply first in the first round, so its result is the reference.
+            ordered = {GIT: tools.pop(GIT), **tools}
+            cells = alternate(ordered, rounds, reset, verify)
+            reset("")
+            rows.append(Row(f"one file, {n:,} lines, {kind}",
+                            f"{bf.hunks:,} hunks, {rounds} rounds" + (", headers off by -30..+30" if
+                                                     kind == "drifted" else ""), cells))
+    return rows
+
+
+def scenario_startup(cache: Path, reps: int, pyg: bool) -> list[Row]:
+    repo = inputs.small_repo(cache / "startup-repo", 20)
+    lines = (repo / "module.py").read_bytes().splitlines(keepends=True)
+    patch = cache / "startup.patch"
+    patch.write_bytes(inputs.hunks_patch(lines, "module.py", [10]))
+    original = (repo / "module.py").read_bytes()
+
+    def reset(_: str) -> None:
+        (repo / "module.py").write_bytes(original)
+        for leftover in repo.glob("module.py.*"):
+            leftover.unlink()
+
+    p = str(patch)
+    rows = []
+    check: dict[str, Callable[[], Run]] = {
+        HOLON: lambda: run_process([*holon_argv(), "apply", "--check", p], repo),
+        GIT: lambda: run_process(["git", "apply", "--check", p], repo),
+        PATCH: lambda: run_process(["patch", "-p1", "-s", "--dry-run", "-i", p], repo),
+    }
+    if pyg:
+        check[PYGIT2] = lambda: run_process(pygit2_argv(repo, patch, "worktree", "check"), repo)
+    baselines: dict[str, Callable[[], Run]] = {
+        "click": lambda: run_process([sys.executable, "-c", "import click"], repo),
+        "pass": lambda: run_process([sys.executable, "-c", "pass"], repo),
+    }
+    cells = alternate({**check, **baselines}, reps)
+    rows.append(Row("startup: --check, one-line patch", f"{reps} runs each", {
+        k: v for k, v in cells.items() if k in TOOLS}))
+    rows.append(Row("baseline: python -c 'import click'", f"{reps} runs",
+                    {HOLON: cells["click"]}))
+    rows.append(Row("baseline: python -c 'pass'", f"{reps} runs", {HOLON: cells["pass"]}))
+
+    apply_tools: dict[str, Callable[[], Run]] = {
+        HOLON: lambda: run_process([*holon_argv(), "apply", "-q", p], repo),
+        GIT: lambda: run_process(["git", "apply", p], repo),
+        PATCH: lambda: run_process(["patch", "-p1", "-s", "-i", p], repo),
+    }
+    if pyg:
+        apply_tools[PYGIT2] = lambda: run_process(pygit2_argv(repo, patch, "worktree"), repo)
+    cells = alternate(apply_tools, reps, reset)
+    reset("")
+    rows.append(Row("startup: apply, one-line patch", f"{reps} runs each", cells))
+    return rows
+
+
+def scenario_inprocess(cache: Path, reps: int, pyg: bool) -> list[Row]:
+    """Library calls in this process: holon-git's API and pygit2's Repository.apply."""
+    from holon_git import apply_patch, check_patch
+
+    repo = inputs.small_repo(cache / "inprocess-repo", 2000)
+    target = repo / "module.py"
+    original = target.read_bytes()
+    lines = original.splitlines(keepends=True)
+    patch = inputs.hunks_patch(lines, "module.py", [300, 1000, 1700])
+
+    def timed(call: Callable[[], bool]) -> Run:
+        start = time.perf_counter()
+        ok = call()
+        return Run(time.perf_counter() - start, 0, ok)
+
+    def reset(_: str) -> None:
+        target.write_bytes(original)
+
+    tools: dict[str, Callable[[], Run]] = {
+        HOLON: lambda: timed(lambda: apply_patch(patch, repo).ok),
+        GIT: lambda: run_process(["git", "apply", "-"], repo, input=patch),
+    }
+    if pyg:
+        import pygit2
+
+        prepo = pygit2.Repository(str(repo))
+
+        def pyg_apply() -> bool:
+            prepo.apply(pygit2.Diff.parse_diff(patch), pygit2.enums.ApplyLocation.WORKDIR)
+            return True
+
+        tools[PYGIT2] = lambda: timed(pyg_apply)
+    for _ in range(3):  # warm up: imports, caches
+        reset("")
+        tools[HOLON]()
+    cells = alternate(tools, reps, reset)
+    reset("")
+    check_cells = {HOLON: Cell(runs=[timed(lambda: check_patch(patch, repo).ok)
+                                     for _ in range(reps)])}
+    detail = "3 hunks, 2,000-line file; git apply is a subprocess for reference"
+    return [Row("in process: apply_patch()", detail, cells, memory=False),
+            Row("in process: check_patch()", detail, check_cells, memory=False)]
+
+
+# -- report ------------------------------------------------------------------------------------
+def table(rows: list[Row]) -> str:
+    head = ["scenario", *TOOLS, "holon / git", "peak RSS holon", "peak RSS git"]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in rows:
+        holon, gitc = row.cells.get(HOLON, Cell()), row.cells.get(GIT, Cell())
+        r = ratio(holon.median, gitc.median)
+        mem = [f"{c.peak_kb / 1024:.0f} MB" if row.memory and c.peak_kb else "-"
+               for c in (holon, gitc)]
+        out.append("| " + " | ".join([
+            f"{row.scenario} ({row.detail})",
+            *(row.cells.get(t, Cell()).describe() for t in TOOLS),
+            f"{r:.2f}x" if r is not None else "-", *mem]) + " |")
+    return "\n".join(out)
+
+
+@dataclass
+class Target:
+    name: str
+    goal: str
+    value: str
+    met: bool | None  # None: not measured in this run
+
+
+def find(rows: list[Row], prefix: str) -> Row | None:
+    return next((r for r in rows if r.scenario.startswith(prefix)), None)
+
+
+def median_of(rows: list[Row], prefix: str, tool: str = HOLON) -> float | None:
+    row = find(rows, prefix)
+    return row.cells.get(tool, Cell()).median if row else None
+
+
+def targets(rows: list[Row], touched_bytes: int | None) -> list[Target]:
+    out = []
+
+    def add(name: str, goal: str, value: float | None, limit: float, unit: str = "x") -> None:
+        if value is None:
+            out.append(Target(name, goal, "not measured", None))
+        else:
+            out.append(Target(name, goal, f"{value:.2f}{unit}", value <= limit))
+
+    for prefix, label in (("large patch, working tree", "large patch, working tree"),
+                          ("large patch, --cached", "large patch, --cached")):
+        add(label, "<= 1.30x git apply",
+            ratio(median_of(rows, prefix), median_of(rows, prefix, GIT)), 1.3)
+    for small, large in ((10_000, 100_000), (100_000, 1_000_000)):
+        add(f"growth {small:,} -> {large:,} lines (drifted)", "<= 12x for 10x lines",
+            ratio(median_of(rows, f"one file, {large:,} lines, drifted"),
+                  median_of(rows, f"one file, {small:,} lines, drifted")), 12)
+    add("drifted / exact at 100,000 lines", "<= 2.00x",
+        ratio(median_of(rows, "one file, 100,000 lines, drifted"),
+              median_of(rows, "one file, 100,000 lines, exact")), 2)
+    add("startup --check / import click", "<= 1.50x",
+        ratio(median_of(rows, "startup: --check"), median_of(rows, "baseline: python -c 'import "
+                                                                   "click'")), 1.5)
+    inproc = median_of(rows, "in process: apply_patch")
+    add("in-process apply_patch median", "<= 1.00 ms",
+        None if inproc is None else inproc * 1000, 1.0, " ms")
+    large = find(rows, "large patch, working tree")
+    base = find(rows, "startup: apply")
+    if large and base and touched_bytes and large.cells[HOLON].peak_kb and \
+            base.cells[HOLON].peak_kb:
+        above = (large.cells[HOLON].peak_kb - base.cells[HOLON].peak_kb) * 1024
+        add("peak memory above baseline / touched bytes", "<= 2.00x", above / touched_bytes, 2)
+    else:
+        add("peak memory above baseline / touched bytes", "<= 2.00x", None, 2)
+    return out
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            cpu = next(line.split(":", 1)[1].strip() for line in fh
+                       if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    git_version = subprocess.run(["git", "--version"], capture_output=True, text=True,
+                                 check=False).stdout.strip()
+    patch_version = subprocess.run(["patch", "--version"], capture_output=True, text=True,
+                                   check=False).stdout.splitlines()[:1]
+    return (f"{platform.node()}: {cpu}, {os.cpu_count()} CPUs, {platform.system()} "
+            f"{platform.release()}; Python {platform.python_version()}; {git_version}; "
+            f"{patch_version[0] if patch_version else 'no patch'}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", action="append", choices=SCENARIOS,
+                        help="run only these scenarios (repeatable)")
+    parser.add_argument("--reps", type=int, default=5, help="rounds per scenario (default 5)")
+    parser.add_argument("--startup-reps", type=int, default=50,
+                        help="runs per tool in the startup scenario (default 50)")
+    parser.add_argument("--inprocess-reps", type=int, default=200,
+                        help="calls per tool in the in-process scenario (default 200)")
+    parser.add_argument("--sizes", default="10000,100000,1000000",
+                        help="line counts for the one-big-file scenario")
+    parser.add_argument("--big-reps", type=int, default=2,
+                        help="rounds for files of 1,000,000 lines or more, where git apply "
+                        "takes tens of seconds (default 2)")
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="where inputs are built (default $HOLON_BENCH_CACHE or "
+                        "~/.cache/holon-git-bench)")
+    parser.add_argument("--json", type=Path, default=None, help="also write results as JSON")
+    args = parser.parse_args(argv)
+    cache = (args.cache or inputs.default_cache()).resolve()
+    cache.mkdir(parents=True, exist_ok=True)
+    for tool in ("git", "patch"):
+        if shutil.which(tool) is None:
+            parser.error(f"{tool} is not on PATH")
+    chosen = args.only or list(SCENARIOS)
+    compile_holon()
+    flags = holon_flags()
+    pyg = have_pygit2()
+    rows: list[Row] = []
+    touched = None
+    started = time.time()
+    for name in SCENARIOS:
+        if name not in chosen:
+            continue
+        print(f"running {name} ...", file=sys.stderr, flush=True)
+        if name == "large":
+            rows += scenario_large(cache, args.reps, flags, pyg)
+            touched = inputs.large_patch(cache).touched_bytes
+        elif name == "bigfile":
+            sizes = [int(s) for s in args.sizes.split(",") if s]
+            rows += scenario_bigfile(cache, args.reps, pyg, sizes, args.big_reps)
+        elif name == "startup":
+            rows += scenario_startup(cache, args.startup_reps, pyg)
+        elif name == "inprocess":
+            rows += scenario_inprocess(cache, args.inprocess_reps, pyg)
+        elif name == "commit":
+            rows += scenario_commit(cache, args.reps, flags)
+    if "large" not in chosen and "startup" in chosen:
+        touched = None
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    print(f"\n## holon-git benchmark, {stamp}\n\n{machine()}\n")
+    print(f"Medians; {args.reps} rounds (startup {args.startup_reps}, in-process "
+          f"{args.inprocess_reps}), tools alternating; took {time.time() - started:.0f} s.\n")
+    print(table(rows))
+    print("\n| target | goal | this run | met |\n|---|---|---|---|")
+    checks = targets(rows, touched)
+    for t in checks:
+        met = "yes" if t.met else "no" if t.met is not None else "-"
+        print(f"| {t.name} | {t.goal} | {t.value} | {met} |")
+    if args.json:
+        args.json.write_text(json.dumps({
+            "date": stamp, "machine": machine(),
+            "rows": [{"scenario": r.scenario, "detail": r.detail, "tools": {
+                t: {"median_s": c.median, "peak_kb": c.peak_kb if r.memory else None,
+                    "runs": len(c.runs), "status": c.describe()}
+                for t, c in r.cells.items()}} for r in rows],
+            "targets": [t.__dict__ for t in checks]}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,372 @@
+"""Envelope patches applied to real repositories by the same planner and working-tree target."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from repos.builders import git, git_state, make_repo, snapshot
+
+from holon_git import apply_patch
+
+
+def env(*body: str) -> bytes:
+    return ("\n".join(["*** Begin Patch", *body, "*** End Patch"]) + "\n").encode()
+
+
+def applied(repo: Path, patch: bytes, **options: object):
+    receipt = apply_patch(patch, repo, **options)  # type: ignore[arg-type]
+    assert receipt.ok, receipt.error and receipt.error.to_dict()
+    assert receipt.format == "envelope"
+    return receipt
+
+
+def refused(repo: Path, patch: bytes, code: str, **options: object):
+    before, state = snapshot(repo), git_state(repo)
+    receipt = apply_patch(patch, repo, **options)  # type: ignore[arg-type]
+    assert receipt.error is not None and receipt.error.code == code, receipt.to_dict()
+    assert receipt.status == "refused"
+    assert snapshot(repo) == before
+    assert git_state(repo) == state
+    return receipt.error
+
+
+# -- the spec's full example (verbatim in tests/data/spec_example.patch) ------------------
+
+SPEC_EXAMPLE = (Path(__file__).parent / "data" / "spec_example.patch").read_bytes()
+
+
+def test_full_example_from_the_envelope_spec(tmp_path: Path) -> None:
+    legacy = b"// legacy code\nexport const old = 1;\n"
+    repo = make_repo(tmp_path / "r", {
+        "src/index.ts": 'import { foo } from "./foo";\n\nexport { foo };\n',
+        "src/foo.ts": "export const foo = 1;\n",
+        "src/legacy.ts": legacy,
+    })
+    receipt = applied(repo, SPEC_EXAMPLE)
+    assert (repo / "src/utils/clamp.ts").read_bytes() == (
+        b"export const clamp = (n: number, lo: number, hi: number): number =>\n"
+        b"  Math.min(Math.max(n, lo), hi);\n")
+    assert (repo / "src/index.ts").read_bytes() == (
+        b'import { foo } from "./foo";\nimport { clamp } from "./utils/clamp";\n\n'
+        b"export { foo };\nexport { clamp };\n")
+    assert not (repo / "src/legacy.ts").exists()
+    assert (repo / "src/foo.ts").read_bytes() == b"export const foo = 1;\n"
+    assert [(f.action, f.path) for f in receipt.files] == [
+        ("add", "src/utils/clamp.ts"), ("modify", "src/index.ts"), ("delete", "src/legacy.ts")]
+    (saved,) = receipt.extra["deleted_blobs"]
+    assert saved["path"] == "src/legacy.ts"
+    assert git(repo, "cat-file", "-p", saved["blob"]).encode() == legacy
+    hunk = receipt.files[1].hunks[0]
+    assert (hunk.hinted_line, hunk.applied_line) == (None, 1)
+    assert hunk.tolerances == ["blank_context_line"]
+    assert receipt.to_dict()["format"] == "envelope"
+
+
+def test_full_example_through_the_cli(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {
+        "src/index.ts": 'import { foo } from "./foo";\n\nexport { foo };\n',
+        "src/legacy.ts": "x\n",
+    })
+    (tmp_path / "p.patch").write_bytes(SPEC_EXAMPLE)
+    done = subprocess.run([sys.executable, "-m", "holon_git", "--json", str(tmp_path / "p.patch")],
+                          cwd=repo, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert '"format": "envelope"' in done.stdout
+    assert '"atomic": true' in done.stdout
+    assert (repo / "src/utils/clamp.ts").exists() and not (repo / "src/legacy.ts").exists()
+
+
+# -- Add File ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("body", "content"), [
+    (["+a", "+b"], b"a\nb\n"),
+    (["+a", "+"], b"a\n"),
+    (["+a", "+", "+"], b"a\n\n"),
+    (["+a", "\\ No newline at end of file"], b"a"),
+    (["+"], b""),
+    (["+", "+"], b"\n"),
+    ([], b""),
+    (["+  indented  ", "+\ttab"], b"  indented  \n\ttab\n"),
+])
+def test_add_file_content_and_trailing_newline(tmp_path: Path, body: list[str],
+                                               content: bytes) -> None:
+    repo = make_repo(tmp_path / "r", {"keep.txt": "k\n"})
+    applied(repo, env("*** Add File: new.txt", *body))
+    assert (repo / "new.txt").read_bytes() == content
+
+
+def test_add_file_creates_parent_directories(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"keep.txt": "k\n"})
+    applied(repo, env("*** Add File: a/b/c/new.py", "+x = 1"))
+    assert (repo / "a/b/c/new.py").read_bytes() == b"x = 1\n"
+
+
+def test_add_file_onto_existing_file(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"a.txt": "old\n"})
+    refused(repo, env("*** Add File: a.txt", "+new"), "already_exists")
+
+
+def test_add_file_keeps_crlf_lines_of_a_crlf_patch(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"keep.txt": "k\n"})
+    applied(repo, env("*** Add File: w.txt", "+one", "+two").replace(b"\n", b"\r\n"))
+    assert (repo / "w.txt").read_bytes() == b"one\r\ntwo\r\n"
+
+
+# -- Update File ---------------------------------------------------------------------------------
+
+def test_update_is_placed_by_context_and_ignores_header_text(tmp_path: Path) -> None:
+    text = "".join(f"line {i}\n" for i in range(1, 41))
+    repo = make_repo(tmp_path / "r", {"f.txt": text})
+    receipt = applied(repo, env(
+        "*** Update File: f.txt",
+        "@@ -1,3 +1,3 @@ line 1",  # the header text says line 1; the context says line 31
+        " line 30",
+        "-line 31",
+        "+LINE 31",
+        " line 32",
+    ))
+    assert (repo / "f.txt").read_text() == text.replace("line 31\n", "LINE 31\n")
+    assert receipt.files[0].hunks[0].applied_line == 30
+
+
+def test_update_several_hunks_in_order(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"f.py": "a\nb\nc\nd\ne\nf\ng\n"})
+    applied(repo, env("*** Update File: f.py", "@@", " a", "-b", "+B", "@@", " e", "-f",
+                      "+F1", "+F2"))
+    assert (repo / "f.py").read_bytes() == b"a\nB\nc\nd\ne\nF1\nF2\ng\n"
+
+
+def test_update_context_not_found(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"f.py": "a\nb\nc\n", "g.py": "x\n"})
+    err = refused(repo, env("*** Update File: g.py", "@@", "-x", "+y",
+                            "*** Update File: f.py", "@@", " a", "-B", "+C"),
+                  "context_not_found")
+    assert (err.path, err.hunk, err.patch_line) == ("f.py", 1, 7)
+    assert err.details["first_difference"]["found"] == "b"
+
+
+def test_update_ambiguous_context_is_refused_not_guessed(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"f.py": "def a():\n    pass\n\ndef b():\n    pass\n"})
+    err = refused(repo, env("*** Update File: f.py", "@@ def b():", "-    pass",
+                            "+    return 1"), "ambiguous_context")
+    assert err.details["candidate_lines"] == [2, 5]
+
+
+def test_update_overlapping_hunks(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"f.py": "a\nb\nc\nd\n"})
+    # the second hunk's old side is the first hunk's result: it overlaps an edit
+    refused(repo, env("*** Update File: f.py", "@@", " a", "-b", "+B", "@@", " a", "-B", "+X"),
+            "overlapping_edits")
+
+
+def test_update_old_body_must_be_unique_after_earlier_hunks(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"f.py": "x = 1\ny = 2\n"})
+    # after hunk 1 the file holds 'y = 2' twice, so hunk 2 cannot be placed
+    refused(repo, env("*** Update File: f.py", "@@", "-x = 1", "+y = 2", "@@", "-y = 2",
+                      "+z = 3"), "ambiguous_context")
+
+
+def test_update_already_applied(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"f.py": "a\nB\nc\n"})
+    refused(repo, env("*** Update File: f.py", "@@", " a", "-b", "+B", " c"), "already_applied")
+
+
+def test_update_missing_file(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"f.py": "a\n"})
+    refused(repo, env("*** Update File: nope.py", "@@", "-a", "+b"), "not_found")
+
+
+def test_update_crlf_file_with_lf_patch_keeps_crlf(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"w.txt": b"one\r\ntwo\r\nthree\r\n"})
+    receipt = applied(repo, env("*** Update File: w.txt", "@@", " one", "-two", "+TWO"))
+    assert (repo / "w.txt").read_bytes() == b"one\r\nTWO\r\nthree\r\n"
+    assert receipt.files[0].hunks[0].tolerances == ["line_endings"]
+
+
+def test_update_no_newline_markers(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"f.txt": b"a\nb"})
+    applied(repo, env("*** Update File: f.txt", "@@", " a", "-b",
+                      "\\ No newline at end of file", "+b", "+c"))
+    assert (repo / "f.txt").read_bytes() == b"a\nb\nc\n"
+
+
+def test_update_trailing_blank_line_is_a_separator_when_needed(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"f.txt": "a\nb\nc\n", "g.txt": "g\n"})
+    receipt = applied(repo, env("*** Update File: f.txt", "@@", " a", "-b", "+B", "",
+                                "*** Delete File: g.txt"))
+    assert (repo / "f.txt").read_bytes() == b"a\nB\nc\n"
+    assert "trailing_blank_lines_as_separator" in receipt.files[0].hunks[0].tolerances
+
+
+# -- *** End of File -----------------------------------------------------------------------------
+
+def test_end_of_file_anchors_a_repeated_block_at_the_end(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"f.py": "}\n\nx\n}\n"})
+    patch_without = env("*** Update File: f.py", "@@", " }", "+// end")
+    refused(repo, patch_without, "ambiguous_context")
+    receipt = applied(repo, env("*** Update File: f.py", "@@", " }", "+// end",
+                                "*** End of File"))
+    assert (repo / "f.py").read_bytes() == b"}\n\nx\n}\n// end\n"
+    assert receipt.files[0].hunks[0].applied_line == 4
+
+
+def test_end_of_file_context_elsewhere_is_not_found(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"f.py": "a\nb\nc\n"})
+    refused(repo, env("*** Update File: f.py", "@@", " a", "+x", "*** End of File"),
+            "context_not_found")
+
+
+def test_end_of_file_pure_append(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"f.py": "a\nb\n", "g.py": "a\nb"})
+    receipt = applied(repo, env("*** Update File: f.py", "@@", "+c", "+d", "*** End of File",
+                                "*** Update File: g.py", "@@", "+c", "*** End of File"))
+    assert (repo / "f.py").read_bytes() == b"a\nb\nc\nd\n"
+    # a last line without a newline gains one; the file still ends without one
+    assert (repo / "g.py").read_bytes() == b"a\nb\nc"
+    assert receipt.files[0].hunks[0].applied_line == 3
+
+
+def test_pure_addition_without_anchor_is_ambiguous(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"f.py": "a\nb\n"})
+    err = refused(repo, env("*** Update File: f.py", "@@", "+c"), "ambiguous_context")
+    assert "End of File" in err.hint
+
+
+def test_pure_addition_into_an_empty_file(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"empty.txt": ""})
+    applied(repo, env("*** Update File: empty.txt", "@@", "+first"))
+    assert (repo / "empty.txt").read_bytes() == b"first\n"
+
+
+# -- Delete File ---------------------------------------------------------------------------------
+
+def test_delete_file_removes_whatever_it_holds(tmp_path: Path) -> None:
+    content = b"\x00\xffbinary-ish\r\nno final newline"
+    repo = make_repo(tmp_path / "r", {"d/gone.bin": content, "keep.txt": "k\n"})
+    receipt = applied(repo, env("*** Delete File: d/gone.bin"))
+    assert not (repo / "d").exists()  # the emptied directory goes too, as with git
+    assert (repo / "keep.txt").exists()
+    change = receipt.files[0]
+    assert (change.action, change.removed) == ("delete", 2)
+    (saved,) = receipt.extra["deleted_blobs"]
+    blob = subprocess.run(["git", "cat-file", "-p", saved["blob"]], cwd=repo,
+                          capture_output=True, check=True).stdout
+    assert blob == content
+
+
+def test_delete_missing_file(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"a.txt": "a\n"})
+    refused(repo, env("*** Delete File: b.txt"), "not_found")
+
+
+def test_delete_a_directory_is_refused(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"d/a.txt": "a\n"})
+    refused(repo, env("*** Delete File: d"), "not_a_regular_file")
+
+
+# -- Move File / Update File + Move to -----------------------------------------------------------
+
+def test_move_file_with_hunks_into_a_new_directory(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"old/path.py": 'NAME = "old-name"\nx = 1\n'})
+    receipt = applied(repo, env("*** Move File: old/path.py -> new/deeper/path.py", "@@",
+                                '-NAME = "old-name"', '+NAME = "new-name"'))
+    assert not (repo / "old").exists()
+    assert (repo / "new/deeper/path.py").read_bytes() == b'NAME = "new-name"\nx = 1\n'
+    assert receipt.files[0].action == "rename"
+    assert receipt.extra["deleted_blobs"] == []
+
+
+def test_move_file_without_hunks_keeps_bytes_and_mode(tmp_path: Path) -> None:
+    content = b"#!/bin/sh\r\necho hi"
+    repo = make_repo(tmp_path / "r", {"run.sh": content}, executable={"run.sh"})
+    applied(repo, env("*** Move File: run.sh -> bin/run.sh"))
+    moved = repo / "bin/run.sh"
+    assert moved.read_bytes() == content
+    assert moved.stat().st_mode & 0o100
+
+
+def test_update_file_with_move_to(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"a.py": "a\nb\n"})
+    applied(repo, env("*** Update File: a.py", "*** Move to: pkg/b.py", "@@", " a", "-b",
+                      "+B"))
+    assert not (repo / "a.py").exists()
+    assert (repo / "pkg/b.py").read_bytes() == b"a\nB\n"
+
+
+def test_move_onto_an_existing_file(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"a.py": "a\n", "b.py": "b\n"})
+    err = refused(repo, env("*** Move File: a.py -> b.py"), "already_exists")
+    assert err.path == "b.py"
+
+
+def test_move_of_a_missing_file(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"a.py": "a\n"})
+    refused(repo, env("*** Move File: nope.py -> b.py"), "not_found")
+
+
+def test_move_through_a_file_where_a_directory_should_be(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"a.py": "a\n", "f": "i am a file\n"})
+    refused(repo, env("*** Move File: a.py -> f/a.py"), "already_exists")
+
+
+# -- all or nothing, paths, options --------------------------------------------------------------
+
+def test_a_late_failure_changes_nothing(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n"})
+    refused(repo, env("*** Add File: n/new.txt", "+n", "*** Delete File: a.txt",
+                      "*** Move File: b.txt -> m/b.txt", "*** Update File: c.txt", "@@",
+                      "-zzz", "+q"), "context_not_found")
+
+
+def test_symlinks_are_not_written_through(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"src/a.txt": "a\n"}, symlinks={"link": "src"})
+    refused(repo, env("*** Add File: link/new.txt", "+x"), "symlink_in_path")
+    refused(repo, env("*** Delete File: link"), "symlink_in_path")
+
+
+def test_check_writes_nothing(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"a.txt": "a\n"})
+    before = snapshot(repo)
+    receipt = apply_patch(env("*** Delete File: a.txt"), repo, check=True)
+    assert receipt.ok and receipt.status == "checked"
+    assert "deleted_blobs" not in receipt.to_dict()
+    assert snapshot(repo) == before
+
+
+def test_reverse_of_add_and_update(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"a.txt": "a\nb\n"})
+    before = snapshot(repo)
+    patch = env("*** Add File: n.txt", "+new", "*** Update File: a.txt", "@@", " a", "-b", "+B")
+    applied(repo, patch)
+    receipt = applied(repo, patch, reverse=True)
+    assert snapshot(repo) == before
+    assert [s["path"] for s in receipt.extra["deleted_blobs"]] == ["n.txt"]
+
+
+def test_reverse_of_bodyless_delete_is_refused(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"a.txt": "a\n"})
+    refused(repo, env("*** Delete File: a.txt"), "usage_error", reverse=True)
+
+
+def test_forced_unified_format_does_not_read_an_envelope(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"a.txt": "a\n"})
+    before = snapshot(repo)
+    receipt = apply_patch(env("*** Delete File: a.txt"), repo, format="unified")
+    assert receipt.error is not None and receipt.error.code == "empty_patch"
+    assert snapshot(repo) == before
+
+
+def test_prose_around_a_bare_envelope_is_refused(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"a.txt": "a\n"})
+    refused(repo, b"Sure:\n" + env("*** Delete File: a.txt"), "patch_parse_error")
+    refused(repo, env("*** Delete File: a.txt") + b"Done.\n", "patch_parse_error")
+
+
+def test_fenced_envelope_applies_with_a_diagnostic(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"a.txt": "a\n"})
+    receipt = applied(repo, b"```\n" + env("*** Delete File: a.txt") + b"```\n")
+    assert [d.code for d in receipt.diagnostics] == ["markdown_fence"]
+    assert not (repo / "a.txt").exists()
