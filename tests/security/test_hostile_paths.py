@@ -315,3 +315,30 @@ def test_file_swapped_for_a_symlink_after_planning(tmp_path: Path):
     assert box.state() == swapped
     assert snapshot_all(box.outside)["secret.txt"][2] != ""
     assert (box.outside / "secret.txt").read_bytes() == SECRET
+
+
+# -- the same paths in the '*** Begin Patch' envelope ------------------------------------------
+
+
+def envelope(*sections: str) -> str:
+    return "*** Begin Patch\n" + "".join(sections) + "*** End Patch\n"
+
+
+ENVELOPE_PATHS = ["../outside/secret.txt", "a/../../x", "/etc/passwd", "~/x", ".git/config",
+                  ".GIT/hooks/pre-commit", "git~1/config", ".g\u200cit/config", "a\\b",
+                  "a\x1bb", "", "out_dir/new.txt", "out_file", "dangling"]
+
+
+@pytest.mark.parametrize("path", ENVELOPE_PATHS)
+@pytest.mark.parametrize("section", [
+    "*** Add File: {p}\n+planted\n",
+    "*** Update File: {p}\n@@\n one\n-two\n+TWO\n",
+    "*** Delete File: {p}\n",
+    "*** Update File: f.txt\n*** Move to: {p}\n@@\n one\n-two\n+TWO\n",
+    "*** Move File: f.txt -> {p}\n",
+    "*** Move File: {p} -> stolen.txt\n",
+])
+def test_hostile_paths_in_the_envelope(linked: Sandbox, path: str, section: str):
+    linked.refused(envelope(section.format(p=path)), "path_escape", "invalid_path",
+                   "symlink_in_path", "patch_parse_error", "not_found")
+    assert (linked.outside / "secret.txt").read_bytes() == SECRET
