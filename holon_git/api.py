@@ -66,6 +66,7 @@ def apply_patch(
     ref: str | None = None,
     emit_diff: bool = False,
     on_ref_update: Callable[[], None] | None = None,
+    retry: int = 0,
     atomic: bool = True,
     expect_sha256: Mapping[str, str] | None = None,
     progress: Callable[[str, int, int], None] | None = None,
@@ -80,6 +81,9 @@ def apply_patch(
     select file patches by gitignore-style pattern. ``emit_diff=True`` puts the canonical
     git diff of what was applied in ``receipt.diff``. ``on_ref_update`` is called after the
     commit object exists, just before the branch is compare-and-swapped.
+    ``retry=N`` (with ``ref``): when another writer moved the branch first (``head_moved``,
+    ``ref_locked``), plan again on the new tip, up to N more times; ``receipt.extra``
+    records the ``attempts``.
     ``check=True`` plans without writing. A refused patch leaves everything as it was and the
     receipt's ``error`` says why.
     ``atomic=False`` applies file by file in patch order and stops at the first refusal (working
@@ -89,9 +93,16 @@ def apply_patch(
     ``progress(stage, done, total)`` is called as the work advances: "planning" after each
     file, "writing" before (0 done) and after the write; the CLI draws it on a terminal.
     ``durable=False`` (working tree only) skips the fsync of new files and their directories:
-    still all or nothing for this process, but a power loss may lose the write. For callers
+    still all or nothing for this process (errors and Ctrl-C roll back), but no crash journal is
+    kept, so a power loss or SIGKILL mid-write may leave some files new. For callers
     that apply and then commit or snapshot anyway; the default is durable.
     """
+    if retry > 0 and ref is not None and not check:
+        return _with_retries(retry, patch, repo, target=target, reverse=reverse, strip=strip,
+                             format=format, include=include, exclude=exclude, commit=commit,
+                             message=message, author=author, ref=ref, emit_diff=emit_diff,
+                             on_ref_update=on_ref_update, atomic=atomic,
+                             expect_sha256=expect_sha256)
     receipt = Receipt(REFUSED, target=target, reverse=reverse, atomic=atomic)
     try:
         target = receipt.target = _resolve_target(target, commit, ref, message)
@@ -146,6 +157,29 @@ def apply_patch(
     return receipt
 
 
+RETRYABLE = ("head_moved", "ref_locked")
+
+
+def _with_retries(retry: int, patch: bytes | str | Patch, repo: str | os.PathLike[str],
+                  **options: Any) -> Receipt:
+    """Re-plan on the branch's new tip while another writer keeps winning the race."""
+    import random
+    import time
+
+    if not isinstance(patch, Patch):  # parse once; a parse error is not worth retrying
+        try:
+            patch = parse_patch(patch, format=options["format"], strip=options["strip"])
+        except PatchError as err:
+            return Receipt(REFUSED, target="ref", reverse=options["reverse"], error=err)
+    for attempt in range(1, retry + 2):
+        receipt = apply_patch(patch, repo, **options)
+        if receipt.error is None or receipt.error.code not in RETRYABLE or attempt > retry:
+            break
+        time.sleep(random.uniform(0, 0.005 * attempt))  # let the winner finish; spread retries
+    receipt.extra["attempts"] = attempt
+    return receipt
+
+
 def _file_by_file(parsed: Patch, destination: Any, receipt: Receipt, *, check: bool,
                   reverse: bool, expect_sha256: Mapping[str, str],
                   progress: Callable[[str, int, int], None] | None) -> None:
@@ -181,6 +215,21 @@ def check_patch(patch: bytes | str | Patch, repo: str | os.PathLike[str] = ".",
                 **options: object) -> Receipt:
     """Plan ``patch`` against ``repo`` and report whether it would apply; writes nothing."""
     return apply_patch(patch, repo, check=True, **options)  # type: ignore[arg-type]
+
+
+def recover(repo: str | os.PathLike[str] = ".") -> dict[str, object]:
+    """Undo what interrupted working-tree applies left half done, from their crash journals
+    under .git/holon-apply/: every path back to its old content. Returns what was done
+    (journals, restored, removed, busy). Raises PatchError, touching nothing, when a path
+    changed after the interrupted apply."""
+    from .targets.journal import Recovery
+    from .targets.journal import recover as recover_journals
+    from .targets.repo import locate
+
+    location = locate(os.fspath(repo))
+    if location.git_dir is None or location.work_tree is None:
+        return Recovery().to_dict()
+    return recover_journals(location.git_dir, location.work_tree).to_dict()
 
 
 def convert_patch(patch: bytes | str, repo: str | os.PathLike[str] = ".", *,

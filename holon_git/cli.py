@@ -197,6 +197,11 @@ Other commands: 'git holon-apply COMMAND -h'. Documentation: docs/cli.md, docs/e
 @click.option("--expect-sha256", "expect", metavar="PATH=HEX", multiple=True,
               help="Refuse the whole patch (stale_file) unless PATH's current content has this "
               "sha256; 'PATH=' asserts PATH does not exist. Repeatable.")
+@click.option("--retry", type=click.IntRange(min=0), default=0, metavar="N",
+              help="With --ref: if another writer moves the branch first, plan again on its new "
+              "tip, up to N times.")
+@click.option("--recover", is_flag=True, help="Restore the files an interrupted apply was "
+              "changing (from its journal under .git/holon-apply/) and exit.")
 @click.option("-v", "--verbose", is_flag=True, help="Report every file and hunk placement.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
 def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat: bool,
@@ -205,7 +210,7 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
                   author: str | None, ref: str | None, include: tuple[str, ...],
                   exclude: tuple[str, ...], emit_diff: str | None, holon_output: str | None,
                   force: bool, write_receipt: bool, atomic: bool, expect: tuple[str, ...],
-                  verbose: bool, quiet: bool) -> None:
+                  retry: int, recover: bool, verbose: bool, quiet: bool) -> None:
     """Apply PATCH (a unified diff or a '*** Begin Patch' envelope, or stdin) to the working
     tree: every file or none.
 
@@ -215,6 +220,10 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
     from .api import apply_patch
     from .receipt import REFUSED, Receipt
 
+    if recover:
+        if patch_files:
+            raise click.UsageError("--recover takes no patch")
+        _recover(repo, as_json, quiet)
     if ref is not None and (cached or to_index):
         raise click.UsageError("--ref works in the object database only; drop --cached/--index")
     wants_commit = commit or ref is not None
@@ -226,6 +235,8 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
         raise click.UsageError("-m/--message is for --commit or --ref")
     if author is not None and not wants_commit:
         raise click.UsageError("--author is for --commit or --ref")
+    if retry and ref is None:
+        raise click.UsageError("--retry is for --ref")
     if emit_diff == "-" and as_json:
         raise click.UsageError("--emit-diff - and --json both write to stdout; give a file")
     target = "index" if cached else "both" if (to_index or commit) else "worktree"
@@ -256,10 +267,12 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
                                   commit=commit, message=message, author=author, ref=ref,
                                   include=include, exclude=exclude,
                                   emit_diff=emit_diff is not None, atomic=atomic,
-                                  expect_sha256=expect_sha256, progress=reporter)
+                                  expect_sha256=expect_sha256, retry=retry,
+                                  progress=reporter)
         finally:
             if reporter is not None:
                 reporter.close()
+    _OUTCOME["applied"] = receipt.status in ("applied", "partial")
     if holon_output is not None:
         _record_holon_output(holon_output, run, receipt, write_receipt)
     if receipt.diff is not None and emit_diff is not None:
@@ -282,6 +295,35 @@ def _progress_reporter(*, as_json: bool, quiet: bool) -> Any:
 
     stream = sys.stderr
     return TerminalProgress(stream) if wanted(stream, as_json=as_json, quiet=quiet) else None
+
+
+def _recover(repo: str, as_json: bool, quiet: bool) -> None:
+    import json
+
+    from .api import recover
+
+    try:
+        done = recover(repo)
+    except PatchError as err:
+        if as_json:
+            click.echo(json.dumps({"status": "refused", "error": err.to_dict()}, indent=2))
+        click.echo(_describe_error(err), err=True)
+        sys.exit(EXIT_REFUSED)
+    if as_json:
+        click.echo(json.dumps({"status": "recovered", **done}, indent=2, ensure_ascii=False))
+    elif not quiet:
+        journals, busy, completed = done["journals"], done["busy"], done["completed"]
+        if completed:
+            click.echo(f"{len(completed)} interrupted apply(s) had passed their commit point; "
+                       "their new files were kept.")
+        if not journals and not completed:
+            click.echo("Nothing to recover.")
+        elif journals:
+            click.echo(f"Recovered {len(journals)} interrupted apply(s): restored "
+                       f"{len(done['restored'])} file(s), removed {len(done['removed'])}.")
+        if busy:
+            click.echo(f"{len(busy)} apply(s) still running were left alone.")
+    sys.exit(EXIT_OK)
 
 
 def _load_holon_output(directory: str, patch_files: tuple[str, ...], force: bool,
@@ -511,13 +553,31 @@ def install_hooks_command(names: tuple[str, ...], force: bool) -> None:
         click.echo(f"{item.action}: {item.path}")
 
 
+_OUTCOME = {"applied": False}  # for the Ctrl-C message: did the apply already happen?
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
     try:
-        cli.main(args=argv, prog_name=_prog_name(), standalone_mode=True)
-    except KeyboardInterrupt:
-        click.echo("interrupted; nothing was changed", err=True)
+        cli.main(args=argv, prog_name=_prog_name(), standalone_mode=False)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except (KeyboardInterrupt, click.Abort):
+        # a write stops only at a safe point and undoes itself (targets/interrupts.py)
+        if _OUTCOME["applied"]:
+            click.echo("interrupted after the patch was applied", err=True)
+        else:
+            click.echo("interrupted; nothing was changed", err=True)
         sys.exit(130)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    finally:
+        # the command is over: a Ctrl-C now would only print a traceback from the interpreter's
+        # shutdown
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _prog_name() -> str:

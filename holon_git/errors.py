@@ -48,6 +48,8 @@ HINTS: dict[str, str] = {
     "stale_file": "the file changed since the patch was made; re-read it and regenerate the "
     "patch",
     "io_error": "the filesystem refused a write; every change was rolled back",
+    "unrecovered_journal": "an interrupted apply left a crash journal: run 'git holon-apply "
+    "--recover' to restore the files it was changing, then apply again",
     "not_a_repository": "run inside a git repository or pass --repo PATH",
     "index_mismatch": "the index and the working tree (or, for a commit, the index and HEAD) "
     "differ at this path; stage or discard that difference first, or apply with --cached",

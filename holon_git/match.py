@@ -298,6 +298,16 @@ def choose(found: Found, hints: Sequence[int | None]) -> tuple[Candidate, bool]:
     )
 
 
+# A refusal quotes the file to help fix the hunk, but never echoes megabytes back.
+MAX_REGION = 200
+MAX_SHOWN = 500
+
+
+def _show(line: bytes) -> str:
+    text = line[:MAX_SHOWN * 4].decode("utf-8", "replace").rstrip("\r\n")
+    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "..."
+
+
 def near_miss(current: Sequence[bytes], old: Sequence[bytes], hint: int | None) -> dict:
     """The region most like ``old`` and its first differing line, to help fix the hunk."""
     keys = [_key_ws(line) for line in old]
@@ -319,21 +329,17 @@ def near_miss(current: Sequence[bytes], old: Sequence[bytes], hint: int | None) 
         start = max(0, min(hint or 0, max(len(current) - 1, 0)))
     first_diff = next(
         (j for j in range(len(old))
-         if start + j >= len(current) or _key_ws(current[start + j]) != keys[j]),
+         if not 0 <= start + j < len(current) or _key_ws(current[start + j]) != keys[j]),
         None,
     )
-    lo, hi = max(start, 0), min(max(start, 0) + len(old), len(current))
-    region = [
-        {"line": i + 1, "text": current[i].decode("utf-8", "replace").rstrip("\r\n")}
-        for i in range(lo, hi)
-    ]
+    lo, hi = max(start, 0), min(max(start, 0) + len(old), len(current), start + MAX_REGION)
+    region = [{"line": i + 1, "text": _show(current[i])} for i in range(lo, hi)]
     out: dict = {"nearest_line": lo + 1, "region": region}
     if first_diff is not None:
         at = start + first_diff
         out["first_difference"] = {
             "line": at + 1,
-            "expected": old[first_diff].decode("utf-8", "replace").rstrip("\r\n"),
-            "found": current[at].decode("utf-8", "replace").rstrip("\r\n")
-            if 0 <= at < len(current) else None,
+            "expected": _show(old[first_diff]),
+            "found": _show(current[at]) if 0 <= at < len(current) else None,
         }
     return out

@@ -6,6 +6,8 @@ path one component at a time.
 
 from __future__ import annotations
 
+import unicodedata
+
 from .errors import PatchError
 
 MAX_COMPONENT_BYTES = 255
@@ -28,6 +30,13 @@ def is_dot_git(component: str) -> bool:
     name = name.split(":", 1)[0]  # NTFS alternate data streams: ".git::$INDEX_ALLOCATION"
     name = name.rstrip(" .").casefold()  # NTFS drops trailing dots and spaces
     return name in (".git", "git~1")
+
+
+def collision_key(path: str) -> str:
+    """Paths with the same key are one file on a case-insensitive or normalizing filesystem
+    (macOS, Windows): compared without case, Unicode form or ignorable code points."""
+    name = "".join(ch for ch in path if ch not in _IGNORABLE)
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
 
 
 def normalize(path: str) -> str:

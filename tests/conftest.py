@@ -14,6 +14,9 @@ settings.register_profile("ci", max_examples=60, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("long", max_examples=5000, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
+# the dedicated fuzzing run (docs/security.md): HYPOTHESIS_PROFILE=fuzz
+settings.register_profile("fuzz", max_examples=100_000, deadline=None, database=None,
+                          suppress_health_check=list(HealthCheck))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 from repos.builders import GIT_ENV  # noqa: E402

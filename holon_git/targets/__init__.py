@@ -46,10 +46,10 @@ class Target(Protocol):
 def open_target(name: str, repo: str = ".", *, check: bool = False,
                 commit: CommitSpec | None = None, durable: bool = True) -> Target:
     if name == "worktree":
-        from .repo import work_tree_root
+        from .repo import locate, work_tree_root
         from .worktree import WorktreeTarget
 
-        return WorktreeTarget(work_tree_root(repo), durable)
+        return WorktreeTarget(work_tree_root(repo), locate(repo).git_dir, durable)
     if name in ("index", "both"):
         from .index import BothTarget, IndexTarget
 

@@ -270,6 +270,25 @@ class BranchUpdate:
             txn.__exit__(type(exc), exc, None)  # frees (and so unlocks) without committing
             raise git_error(exc, f"updating {self.tip.ref}") from exc
 
+    def revert(self, commit_id: pygit2.Oid) -> bool:
+        """Undo commit(): move the branch back to the old tip, if it still holds ``commit_id``
+        (the index could not follow it). True if the branch is back."""
+        if self.tip.old is None:
+            return False
+        txn = self.repo.transaction()
+        try:
+            txn.lock_ref(self.tip.ref)
+            if _value(self.repo, self.tip.ref) != commit_id:
+                txn.__exit__(RuntimeError, None, None)
+                return False
+            _set_target(txn, self.tip.ref, self.tip.old, self.ids.committer,
+                        "holon-apply: undone, the index could not be written")
+            txn.__exit__(None, None, None)
+        except pygit2.GitError as exc:
+            txn.__exit__(type(exc), exc, None)
+            return False
+        return True
+
     def abort(self, exc: BaseException | None = None) -> None:
         txn, self._txn = self._txn, None
         if txn is not None:

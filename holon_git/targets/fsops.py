@@ -14,6 +14,8 @@ from contextlib import suppress
 from ..errors import PatchError
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+_NEW_FILE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                   | getattr(os, "O_CLOEXEC", 0))
 
 
 class Missing(Exception):
@@ -79,6 +81,52 @@ class Tree:
         fd = os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
         self._fds[rel_dir] = fd
         return fd
+
+    def revalidate(self) -> None:
+        """Refuse if a directory opened earlier is no longer at its path (swapped for a
+        symbolic link or another directory since it was opened): writes through the old
+        descriptor would land somewhere the patch did not name."""
+        for rel in sorted(self._fds, key=len):
+            if not rel:
+                continue
+            parent, _, name = rel.rpartition("/")
+            parent_fd = self._fds.get(parent)
+            if parent_fd is None:
+                continue
+            try:
+                st = os.stat(name, dir_fd=parent_fd, follow_symlinks=False)
+            except FileNotFoundError:
+                st = None
+            if st is not None and stat.S_ISLNK(st.st_mode):
+                raise self._symlink_error(rel, parent_fd, name)
+            held = os.fstat(self._fds[rel])
+            if st is None or (st.st_dev, st.st_ino) != (held.st_dev, held.st_ino):
+                raise PatchError("stale_file", f"directory {rel!r} was moved or replaced while "
+                                 "the patch was being applied", path=rel)
+
+    def write_new(self, rel_dir: str, name: str, content: bytes, perm: int | None,
+                  created: list[str] | None = None, sync: bool = True) -> None:
+        """Write ``content`` to a new file ``name`` in ``rel_dir`` (made if missing) and fsync
+        it (unless the caller syncs later); a leftover of the same name (from an interrupted
+        run) is replaced."""
+        fd_dir = self.dir_fd(rel_dir, create=True, created=created)
+        with suppress(FileNotFoundError):
+            os.unlink(name, dir_fd=fd_dir)
+        fd = os.open(name, _NEW_FILE_FLAGS, 0o666, dir_fd=fd_dir)
+        try:
+            if perm is not None:
+                os.fchmod(fd, perm)
+            view = memoryview(content)
+            while view:
+                view = view[os.write(fd, view):]
+            if sync:
+                os.fsync(fd)
+        except BaseException:
+            os.close(fd)
+            with suppress(OSError):
+                os.unlink(name, dir_fd=fd_dir)
+            raise
+        os.close(fd)
 
     def lstat(self, rel: str) -> os.stat_result | None:
         """The entry at ``rel`` (not followed), None if it or a parent is missing; a symlink

@@ -168,15 +168,23 @@ class IndexTarget:
                 self.index.write()
             except pygit2.GitError as exc:
                 raise git_error(exc, "writing the index") from exc
+            if files is not None:
+                files.mark_commit_point(*self._commit_point(commit_id))
             with interrupts_deferred():
                 if commit_id is not None and self.branch is not None:
                     self.branch.commit(commit_id)
                     branch_moved = True
                 self.lock.commit(self.scratch)
                 self.scratch = None
+                if files is not None:  # the working tree's crash journal is not needed now
+                    with suppress(OSError):
+                        files.commit()
         except BaseException as exc:
             if self.scratch is None:  # past the commit point: a Ctrl-C held over it
                 raise
+            if branch_moved and self.branch is not None and commit_id is not None \
+                    and self.branch.revert(commit_id):
+                branch_moved = False  # the branch is back: undo the rest as before the move
             if branch_moved:
                 raise PatchError("io_error", f"committed {commit_id} but could not update the "
                                  f"index: {exc}", hint="run 'git reset' to make the index "
@@ -189,6 +197,19 @@ class IndexTarget:
                 raise PatchError("io_error", f"writing the index failed: {exc}") from exc
             raise
         return extra
+
+
+    def _commit_point(self, commit_id: Any) -> tuple[str, str, str | None, str | None, str]:
+        """What the working tree's crash journal records to recognise, after a kill, that
+        the new index or commit is in place (then --recover keeps the new files)."""
+        import hashlib
+
+        assert self.scratch is not None and self.lock is not None
+        with open(self.scratch, "rb") as fh:
+            digest = hashlib.sha256(fh.read()).hexdigest()
+        ref = self.branch.tip.ref if self.branch is not None else None
+        return (self.lock.index_path, digest, ref, str(commit_id) if commit_id else None,
+                self.scratch)
 
 
 class BothTarget(IndexTarget):
@@ -217,7 +238,7 @@ class BothTarget(IndexTarget):
                              hint="apply with --cached, or to a branch with --ref")
         from .worktree import WorktreeTarget
 
-        self.worktree = WorktreeTarget(self.git.work_tree)
+        self.worktree = WorktreeTarget(self.git.work_tree, self.git.git_dir)
         self.filemode = self.git.config_bool("core.filemode", True)
 
     def close(self) -> None:

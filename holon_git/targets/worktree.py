@@ -1,11 +1,14 @@
 """The working-tree target: all files of a plan change together, or none do.
 
-Writing happens in three steps, after the pre-image of every deleted file is saved as a blob
-(targets/objects.py). Stage: every new content goes to a temporary sibling file, fsync'd
-(directories created as needed; many files are fsync'd together by a thread pool). Check: every
-pre-image is still what was planned against. Commit: removals, then renames of the staged files
-over their targets. Any failure, Ctrl-C included, undoes what was done from the pre-images held
-in memory.
+Writing happens in four steps, after the pre-image of every deleted file is saved as a blob
+(targets/objects.py). Journal: in a repository, the old contents and the plan go to a crash
+journal under .git/holon-apply/ (journal.py). Stage: every new content goes to a temporary
+sibling file, fsync'd (directories created as needed; many files are fsync'd together by a
+thread pool). Check: every pre-image is still what was planned against, and no directory on
+the way was swapped. Commit: removals, then renames of the staged files over their targets;
+removing the journal is the commit point. Any failure, Ctrl-C included, undoes what was done
+from the pre-images held in memory; a hard kill leaves the journal, and
+`git holon-apply --recover` undoes from it.
 """
 
 from __future__ import annotations
@@ -19,13 +22,14 @@ from typing import TypeVar
 
 from ..errors import PatchError
 from ..plan import EXECUTABLE, REGULAR, FileChange, Plan, SourceFile
+from . import journal
 from .fsops import Missing, Tree, identity
+from .interrupts import DeferredSignals
 
 T = TypeVar("T")
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 _PARALLEL_SYNC = 16  # from this many files on, staged files are fsync'd by a thread pool
 _SYNC_THREADS = 32
-_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
 
 def _each(call: Callable[[T], None], items: list[T]) -> None:
@@ -53,19 +57,33 @@ class _Done:
     before: SourceFile | None  # None: nothing was at path before
 
 
+def _read_error(exc: OSError, path: str | None) -> PatchError:
+    return PatchError("io_error", f"reading {path or 'the working tree'} failed: "
+                      f"{exc.strerror or exc}", path=path,
+                      hint="the filesystem refused a read; nothing was changed")
+
+
 class WorktreeTarget:
     name = "worktree"
 
-    def __init__(self, root: str, durable: bool = True) -> None:
+    def __init__(self, root: str, git_dir: str | None = None, durable: bool = True) -> None:
         self.root = os.path.abspath(root)
-        self.tree = Tree(self.root)
-        self.durable = durable  # False: no fsync (library opt-out, api.apply_patch)
+        self.git_dir = git_dir  # where the crash journal goes; None outside a repository
+        self.durable = durable  # False: no fsync and no crash journal (library opt-out)
+        try:
+            journal.refuse_if_pending(git_dir)
+            self.tree = Tree(self.root)
+        except OSError as exc:
+            raise _read_error(exc, None) from exc
 
     def close(self) -> None:
         self.tree.close()
 
     def read(self, path: str) -> SourceFile | None:
-        got = self.tree.read(path)
+        try:
+            got = self.tree.read(path)
+        except OSError as exc:
+            raise _read_error(exc, path) from exc
         if got is None:
             return None
         content, st = got
@@ -84,45 +102,78 @@ class WorktreeTarget:
             from .objects import save_deleted
 
             saved = save_deleted(self.root, plan.changes)  # before anything is deleted
-        self.write_changes(plan.changes)
+        txn = self._transaction()
+        with DeferredSignals() as signals:
+            try:
+                txn.run(plan.changes, signals.checkpoint)
+                signals.checkpoint()
+                txn.commit()
+            except BaseException as exc:
+                error = _undone(txn, exc)
+                if error is exc:
+                    raise
+                raise error from exc
         return {"deleted_blobs": saved}
 
+    def _transaction(self) -> _Transaction:
+        # durable=False promises nothing across a crash, so it keeps no crash journal either
+        return _Transaction(self.tree, self.git_dir if self.durable else None, self.durable)
+
     def write_changes(self, changes: list[FileChange]) -> _Transaction:
-        """Write all of ``changes`` or none; the returned transaction can still undo them
-        (the index target does, if its commit point fails)."""
-        txn = _Transaction(self.tree, self.durable)
-        try:
-            txn.run(changes)
-        except BaseException as exc:
-            problems = txn.rollback()
-            if isinstance(exc, OSError):
-                raise PatchError(
-                    "io_error", f"writing failed: {exc.strerror or exc}",
-                    path=txn.current, details={"rollback_problems": problems} if problems else {},
-                ) from exc
-            raise
+        """Write all of ``changes`` or none, leaving the journal in force: the caller (the
+        index target) calls ``commit()`` after its own commit point, or ``rollback()``.
+        A Ctrl-C during the write is raised when it returns, for the caller to undo."""
+        txn = self._transaction()
+        with DeferredSignals(redeliver=True) as signals:
+            try:
+                txn.run(changes, signals.checkpoint)
+            except BaseException as exc:
+                error = _undone(txn, exc)
+                if error is exc:
+                    raise
+                raise error from exc
         return txn
 
 
+def _undone(txn: _Transaction, exc: BaseException) -> BaseException:
+    """Roll back; the exception to raise (OSError becomes a coded io_error)."""
+    problems = txn.rollback()
+    if isinstance(exc, OSError):
+        return PatchError(
+            "io_error", f"writing failed: {exc.strerror or exc}", path=txn.current,
+            details={"rollback_problems": problems} if problems else {},
+        )
+    return exc
+
+
 class _Transaction:
-    def __init__(self, tree: Tree, durable: bool = True) -> None:
+    def __init__(self, tree: Tree, git_dir: str | None, durable: bool = True) -> None:
         self.tree = tree
+        self.git_dir = git_dir
         self.durable = durable
+        self.record = journal.new_record(tree.root)
+        self.journal: journal.Journal | None = None
+        self.numbers: dict[str, int] = {}  # path -> its entry number (names its temp files)
         self.created_dirs: list[str] = []
         self.staged: dict[str, str] = {}  # path -> temporary name in the same directory
         self.done: list[_Done] = []
         self.current: str | None = None  # path being worked on, for error messages
 
-    def run(self, changes: list[FileChange]) -> None:
+    def run(self, changes: list[FileChange], checkpoint: Callable[[], None]) -> None:
+        """Everything up to the commit point: afterwards the new tree is in place and only
+        the journal says it might still be undone."""
         removals = [c for c in changes if c.action in ("delete", "rename")]
         writes = [c for c in changes if c.action != "delete"]
+        self._write_journal(changes)
         sync_each = len(writes) < _PARALLEL_SYNC
         for change in writes:
+            checkpoint()
             self.current = change.path
             self._stage(change, sync_each and self.durable)
         if not sync_each and self.durable:
             self._sync_staged()
         self._check(changes)
+        checkpoint()
         for change in removals:
             assert change.old_path is not None and change.before is not None
             self.current = change.old_path
@@ -138,37 +189,72 @@ class _Transaction:
         self._prune([c.old_path for c in removals if c.old_path])
         self.current = None
 
+    def mark_commit_point(self, index_path: str, index_sha256: str, ref: str | None,
+                          commit: str | None, scratch: str | None = None) -> None:
+        if self.journal is not None:
+            self.journal.mark_commit_point(index_path, index_sha256, ref, commit, scratch)
+
+    def commit(self) -> None:
+        if self.journal is not None:
+            self.journal.commit()
+            self.journal = None
+
+    def _write_journal(self, changes: list[FileChange]) -> None:
+        entries: list[journal.Entry] = []
+        preimages: list[bytes] = []
+        offset = 0
+
+        def add(path: str, before: SourceFile | None, after: bytes | None) -> None:
+            nonlocal offset
+            self.numbers[path] = len(entries)
+            entry = journal.Entry(path, None, None if after is None else journal.sha256(after))
+            if before is not None:
+                entry.before_sha = journal.sha256(before.content)
+                entry.perm = before.token[4] & 0o7777 if before.token else None
+                entry.offset, entry.size = offset, len(before.content)
+                preimages.append(before.content)
+                offset += len(before.content)
+            entries.append(entry)
+
+        for change in changes:
+            if change.action in ("delete", "rename"):
+                assert change.old_path is not None
+                add(change.old_path, change.before, None)
+            if change.action != "delete":
+                add(change.path, change.before if change.action == "modify" else None,
+                    change.after)
+        self.record.entries = entries
+        self.record.new_dirs = self._missing_dirs([c.path for c in changes])
+        if self.git_dir is not None:
+            self.journal = journal.Journal.create(self.git_dir, self.record, preimages)
+
+    def _missing_dirs(self, paths: list[str]) -> list[str]:
+        missing: set[str] = set()
+        for path in paths:
+            parent = _split(path)[0]
+            while parent and parent not in missing:
+                try:
+                    self.tree.dir_fd(parent)
+                    break
+                except Missing:
+                    missing.add(parent)
+                    parent = _split(parent)[0]
+        return sorted(missing)
+
     def _perm(self, change: FileChange) -> int | None:
         if change.before is None or change.before.token is None:
             return None
         return change.before.token[4] & 0o7777
 
-    def _write_temp(self, path: str, content: bytes, perm: int | None,
-                    sync: bool = True) -> str:
-        parent, _ = _split(path)
-        fd_dir = self.tree.dir_fd(parent, create=True, created=self.created_dirs)
-        temp = f".holon-{os.urandom(6).hex()}.tmp"  # not secrets: its import costs 5 ms
-        fd = os.open(temp, _FILE_FLAGS, 0o666, dir_fd=fd_dir)
-        try:
-            if perm is not None:
-                os.fchmod(fd, perm)
-            view = memoryview(content)
-            while view:
-                view = view[os.write(fd, view):]
-            if sync:
-                os.fsync(fd)
-        except BaseException:
-            os.close(fd)
-            with suppress(OSError):
-                os.unlink(temp, dir_fd=fd_dir)
-            raise
-        os.close(fd)
-        return temp
+    def _temp(self, path: str, kind: str = "") -> str:
+        return journal.temp_name(self.record.txid, self.numbers[path], kind)
 
     def _stage(self, change: FileChange, sync: bool) -> None:
         assert change.after is not None
-        self.staged[change.path] = self._write_temp(change.path, change.after, self._perm(change),
-                                                    sync)
+        temp = self._temp(change.path)
+        self.tree.write_new(_split(change.path)[0], temp, change.after, self._perm(change),
+                            self.created_dirs, sync=sync)
+        self.staged[change.path] = temp
 
     def _sync_staged(self) -> None:
         """fsync every staged file, many at once: the disk then flushes them together, which
@@ -194,6 +280,7 @@ class _Transaction:
 
     def _check(self, changes: list[FileChange]) -> None:
         """Refuse if anything changed on disk since the plan read it."""
+        self.tree.revalidate()
         for change in changes:
             if change.before is not None and change.old_path is not None:
                 st = self.tree.lstat(change.old_path)
@@ -237,7 +324,8 @@ class _Transaction:
                 parent = up
 
     def rollback(self) -> list[str]:
-        """Undo everything, newest first; returns what could not be undone."""
+        """Undo everything, newest first; returns what could not be undone. The journal goes
+        only when everything was undone; otherwise it stays for --recover."""
         problems: list[str] = []
         for done in reversed(self.done):
             try:
@@ -246,17 +334,30 @@ class _Transaction:
                     os.unlink(name, dir_fd=self.tree.dir_fd(parent))
                 else:
                     perm = done.before.token[4] & 0o7777 if done.before.token else None
-                    temp = self._write_temp(done.path, done.before.content, perm)
+                    temp = self._temp(done.path, "r")
+                    self.tree.write_new(parent, temp, done.before.content, perm)
                     fd = self.tree.dir_fd(parent)
                     os.rename(temp, name, src_dir_fd=fd, dst_dir_fd=fd)
-            except (OSError, PatchError) as exc:
+            except (OSError, PatchError, Missing) as exc:
                 problems.append(f"{done.path}: {exc}")
         for path, temp in self.staged.items():
-            with suppress(OSError, PatchError):
+            with suppress(OSError, PatchError, Missing):
                 os.unlink(temp, dir_fd=self.tree.dir_fd(_split(path)[0]))
         for rel in reversed(self.created_dirs):
             up, name = _split(rel)
-            with suppress(OSError, PatchError):
+            with suppress(OSError, PatchError, Missing):
                 os.rmdir(name, dir_fd=self.tree.dir_fd(up))
                 self.tree.forget(rel)
+        if self.journal is not None:
+            if problems:
+                self.journal.release()
+                problems.append("run 'git holon-apply --recover' to finish the undo")
+            else:
+                try:
+                    self.journal.commit()
+                except OSError as exc:
+                    self.journal.release()
+                    problems.append(f"the crash journal could not be removed ({exc}); "
+                                    "run 'git holon-apply --recover'")
+            self.journal = None
         return problems

@@ -1,0 +1,60 @@
+"""Ctrl-C and SIGTERM during a write: acted on only where the transaction can stop cleanly.
+
+Python raises KeyboardInterrupt between any two bytecodes, for example after a rename but
+before the transaction noted it, so the undo would miss that file. While a write runs, the
+signals are only recorded; the transaction calls ``checkpoint()`` where stopping is safe, and
+the stop becomes an ordinary rollback.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from types import FrameType
+
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class Interrupted(KeyboardInterrupt):
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+class DeferredSignals:
+    """Context manager; a no-op outside the main thread (signals only reach it there)."""
+
+    def __init__(self, redeliver: bool = False) -> None:
+        self.redeliver = redeliver  # a signal no checkpoint acted on is raised at the end
+        self.received: int | None = None
+        self._old: dict[int, object] = {}
+        self.raised = False
+
+    def _record(self, signum: int, frame: FrameType | None) -> None:
+        if self.received is None:
+            self.received = signum
+
+    def __enter__(self) -> DeferredSignals:
+        if threading.current_thread() is threading.main_thread():
+            for sig in _SIGNALS:
+                self._old[sig] = signal.signal(sig, self._record)
+        return self
+
+    def checkpoint(self) -> None:
+        """Stop here (raise) if a signal arrived."""
+        if self.received is not None:
+            self.raised = True
+            raise Interrupted(self.received)
+
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        for sig, handler in self._old.items():
+            signal.signal(sig, handler)  # type: ignore[arg-type]
+        if self.received is None:
+            return
+        # A SIGTERM the rollback answered still ends the process, as it asked.
+        if self.raised and self.received == signal.SIGTERM:
+            os.kill(os.getpid(), signal.SIGTERM)
+        elif self.redeliver and not self.raised and exc_type is None:
+            self.raised = True
+            raise Interrupted(self.received)

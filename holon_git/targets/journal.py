@@ -1,0 +1,463 @@
+"""The crash journal of a working-tree apply: enough to put every file back after a hard kill.
+
+Layout: ``<git dir>/holon-apply/<id>/`` holds ``preimages`` (the old contents of every file
+the apply changes, concatenated) and ``journal.json`` (what each path held before and will
+hold after, and the temporary names the apply stages under). Both are fsync'd, and
+journal.json is renamed into place, before the first byte is written to the working tree.
+Removing journal.json is the apply's commit point; a journal that still has one after its
+process died is *unrecovered*, and ``git holon-apply --recover`` restores every path to its
+old content.
+
+The process that owns a journal holds an exclusive ``flock`` on its directory for the whole
+transaction. The kernel drops it when the process dies, however it dies, so a journal whose
+directory can be locked is one nobody is working on.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import time
+from contextlib import suppress
+from dataclasses import asdict, dataclass, field
+
+from ..errors import PatchError
+from .fsops import Missing, Tree
+
+JOURNAL_DIR = "holon-apply"
+JOURNAL_FILE = "journal.json"
+PREIMAGES = "preimages"
+COMMIT_POINT = "commit-point.json"  # --index/--commit: how to tell the git side went through
+VERSION = 1
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
+_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+
+
+def sha256(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+def temp_name(txid: str, number: int, kind: str = "") -> str:
+    """The temporary file name entry ``number`` stages (kind "") or restores (kind "r") under,
+    in the directory of its path; fixed in advance so a recovery can find leftovers."""
+    return f".holon-{txid}-{kind}{number}.tmp"
+
+
+@dataclass
+class Entry:
+    """One path of the transaction."""
+
+    path: str
+    before_sha: str | None  # None: nothing was at path
+    after_sha: str | None  # None: nothing will be at path
+    perm: int | None = None  # permission bits of the old file
+    offset: int = 0  # where the old content starts in the preimages file
+    size: int = 0
+
+
+@dataclass
+class Record:
+    txid: str
+    entries: list[Entry]
+    new_dirs: list[str] = field(default_factory=list)  # directories the apply may create
+    root: str = ""
+    pid: int = 0
+    created: float = 0.0
+
+    def to_json(self) -> bytes:
+        import json
+
+        data = asdict(self)
+        data["version"] = VERSION
+        return json.dumps(data, indent=1).encode()
+
+    @classmethod
+    def from_json(cls, raw: bytes) -> Record:
+        import json
+
+        data = json.loads(raw)
+        if data.pop("version", None) != VERSION:
+            raise ValueError("unknown journal version")
+        data["entries"] = [Entry(**entry) for entry in data["entries"]]
+        return cls(**data)
+
+
+def _write_file(name: str, dir_fd: int, chunks: list[bytes]) -> None:
+    fd = os.open(name, _FILE_FLAGS, 0o600, dir_fd=dir_fd)
+    try:
+        for chunk in chunks:
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _remove_dir(parent_fd: int, name: str) -> None:
+    """Best effort: a leftover directory without journal.json is ignored by everyone."""
+    with suppress(OSError):
+        fd = os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
+        try:
+            for child in os.listdir(fd):
+                with suppress(OSError):
+                    os.unlink(child, dir_fd=fd)
+        finally:
+            os.close(fd)
+        os.rmdir(name, dir_fd=parent_fd)
+
+
+def _make_base(git_dir: str) -> int:
+    """Open <git dir>/holon-apply, making it; another apply may remove it when it is empty,
+    so try again if it vanishes in between."""
+    base = os.path.join(git_dir, JOURNAL_DIR)
+    for attempt in range(5):
+        with suppress(FileExistsError):
+            os.mkdir(base, 0o777)
+        try:
+            return os.open(base, _DIR_FLAGS | os.O_NOFOLLOW)
+        except FileNotFoundError:
+            if attempt == 4:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _remove_base(git_dir: str) -> None:
+    """Best effort: leave .git as it was when no other journal is there."""
+    with suppress(OSError):
+        os.rmdir(os.path.join(git_dir, JOURNAL_DIR))
+
+
+class Journal:
+    """A journal this process owns (and holds locked) while its transaction runs."""
+
+    def __init__(self, git_dir: str, base_fd: int, fd: int, record: Record) -> None:
+        self.git_dir = git_dir
+        self.base_fd = base_fd  # <git dir>/holon-apply
+        self.txid = record.txid
+        self.fd = fd  # the journal directory, flock'd
+        self.record = record
+
+    @classmethod
+    def create(cls, git_dir: str, record: Record, preimages: list[bytes]) -> Journal:
+        """Write the journal durably; on failure nothing is left behind."""
+        for attempt in range(5):
+            try:
+                base_fd = _make_base(git_dir)
+            except BaseException:
+                _remove_base(git_dir)
+                raise
+            try:
+                os.mkdir(record.txid, 0o700, dir_fd=base_fd)
+                break
+            except BaseException as exc:
+                os.close(base_fd)
+                # FileNotFoundError: removed by another apply's cleanup just now
+                if attempt == 4 or not isinstance(exc, FileNotFoundError):
+                    _remove_base(git_dir)
+                    raise
+        fd = -1
+        try:
+            fd = os.open(record.txid, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=base_fd)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            _write_file(PREIMAGES, fd, preimages)
+            _write_file(JOURNAL_FILE + ".tmp", fd, [record.to_json()])
+            os.rename(JOURNAL_FILE + ".tmp", JOURNAL_FILE, src_dir_fd=fd, dst_dir_fd=fd)
+            os.fsync(fd)
+            os.fsync(base_fd)
+        except BaseException:
+            if fd >= 0:
+                os.close(fd)
+            _remove_dir(base_fd, record.txid)
+            os.close(base_fd)
+            _remove_base(git_dir)
+            raise
+        return cls(git_dir, base_fd, fd, record)
+
+    def mark_commit_point(self, index_path: str, index_sha256: str, ref: str | None,
+                          commit: str | None, scratch: str | None = None) -> None:
+        """For an apply that also writes the index (and a branch): once the new index or the
+        new commit is in place, the working tree is already all new and must stay so; record
+        how --recover can tell (the index's checksum, the branch's new commit)."""
+        import json
+
+        data = json.dumps({"index": index_path, "index_sha256": index_sha256, "ref": ref,
+                           "commit": commit, "scratch": scratch}).encode()
+        _write_file(COMMIT_POINT + ".tmp", self.fd, [data])
+        os.rename(COMMIT_POINT + ".tmp", COMMIT_POINT, src_dir_fd=self.fd, dst_dir_fd=self.fd)
+        os.fsync(self.fd)
+
+    def commit(self) -> None:
+        """Forget the journal: the transaction is done (or fully undone). Removing journal.json
+        is the one step that counts; an OSError there leaves the journal in force."""
+        os.unlink(JOURNAL_FILE, dir_fd=self.fd)
+        with suppress(OSError):
+            os.fsync(self.fd)
+        self.release()
+        _remove_dir(self.base_fd, self.txid)
+        with suppress(OSError):
+            os.close(self.base_fd)
+        _remove_base(self.git_dir)
+
+    def release(self) -> None:
+        """Stop holding the journal, leaving it for --recover (the undo could not finish)."""
+        if self.fd >= 0:
+            with suppress(OSError):
+                os.close(self.fd)
+            self.fd = -1
+
+
+def new_record(root: str) -> Record:
+    txid = f"{int(time.time())}-{os.getpid()}-{os.urandom(4).hex()}"
+    return Record(txid, [], root=root, pid=os.getpid(), created=time.time())
+
+
+# -- finding and recovering unrecovered journals ------------------------------------------------
+
+
+@dataclass
+class Recovery:
+    """What --recover did."""
+
+    journals: list[str] = field(default_factory=list)  # recovered journal ids
+    restored: list[str] = field(default_factory=list)  # paths given back their old content
+    removed: list[str] = field(default_factory=list)  # paths the apply had created
+    busy: list[str] = field(default_factory=list)  # journals of applies still running
+    # journals whose index or branch had already moved: the apply went through, and the
+    # working tree (all new) was left as it is
+    completed: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def _open_base(git_dir: str) -> int | None:
+    try:
+        return os.open(os.path.join(git_dir, JOURNAL_DIR), _DIR_FLAGS | os.O_NOFOLLOW)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def _try_lock(base_fd: int, txid: str) -> int | None:
+    """The journal directory's fd, locked; None if a live process holds it."""
+    try:
+        fd = os.open(txid, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=base_fd)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        os.close(fd)
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            return None
+        raise
+    return fd
+
+
+def _has_record(fd: int) -> bool:
+    try:
+        os.stat(JOURNAL_FILE, dir_fd=fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def pending(git_dir: str | None) -> list[str]:
+    """Ids of unrecovered journals: a journal.json whose owner is gone. Writes nothing."""
+    if git_dir is None:
+        return []
+    base_fd = _open_base(git_dir)
+    if base_fd is None:
+        return []
+    found = []
+    try:
+        for txid in sorted(os.listdir(base_fd)):
+            fd = _try_lock(base_fd, txid)
+            if fd is None:
+                continue
+            try:
+                if _has_record(fd):
+                    found.append(txid)
+            finally:
+                os.close(fd)
+    finally:
+        os.close(base_fd)
+    return found
+
+
+def refuse_if_pending(git_dir: str | None) -> None:
+    found = pending(git_dir)
+    if found:
+        raise PatchError(
+            "unrecovered_journal",
+            f"an earlier apply was interrupted and left {len(found)} journal(s) under "
+            f"{os.path.join(git_dir or '', JOURNAL_DIR)}; the working tree may be half changed",
+            details={"journals": found},
+        )
+
+
+def recover(git_dir: str, root: str) -> Recovery:
+    """Restore every path of every unrecovered journal to its old content, newest journal
+    first, and remove the journals. Safe to run again if it is itself interrupted."""
+    result = Recovery()
+    base_fd = _open_base(git_dir)
+    if base_fd is None:
+        return result
+    try:
+        locked: list[tuple[float, str, int, Record | None]] = []
+        for txid in os.listdir(base_fd):
+            fd = _try_lock(base_fd, txid)
+            if fd is None:
+                result.busy.append(txid)
+                continue
+            record = None
+            if _has_record(fd):
+                with open(JOURNAL_FILE, "rb", opener=_opener(fd)) as fh:
+                    record = Record.from_json(fh.read())
+            locked.append((record.created if record else 0.0, txid, fd, record))
+        try:
+            for _, txid, fd, record in sorted(locked, reverse=True):
+                if record is not None:
+                    if _past_commit_point(fd, git_dir):
+                        result.completed.append(txid)
+                    else:
+                        with Tree(root) as tree:
+                            _restore(tree, fd, record, result)
+                        result.journals.append(txid)
+                    os.unlink(JOURNAL_FILE, dir_fd=fd)
+                _remove_dir(base_fd, txid)
+        finally:
+            for _, _, fd, _ in locked:
+                os.close(fd)
+    finally:
+        os.close(base_fd)
+    _remove_base(git_dir)
+    return result
+
+
+def _past_commit_point(journal_fd: int, git_dir: str) -> bool:
+    """True if the apply's index or branch update went through (see mark_commit_point)."""
+    import json
+
+    try:
+        with open(COMMIT_POINT, "rb", opener=_opener(journal_fd)) as fh:
+            mark = json.loads(fh.read())
+    except FileNotFoundError:
+        return False
+    try:
+        with open(mark["index"], "rb") as fh:
+            if sha256(fh.read()) == mark["index_sha256"]:
+                return True
+    except OSError:
+        pass
+    if mark.get("ref") and mark.get("commit"):
+        import subprocess
+
+        done = subprocess.run(["git", "--git-dir", git_dir, "rev-parse", "--verify", "-q",
+                               mark["ref"]], capture_output=True, text=True, check=False)
+        if done.stdout.strip() == mark["commit"]:
+            _finish_index(mark)
+            return True
+    return False
+
+
+def _finish_index(mark: dict) -> None:
+    """The branch moved but the process died before the new index replaced the old one:
+    put the new index (in the lock file or the scratch file) in place and unlock."""
+    index, lock, scratch = mark["index"], mark["index"] + ".lock", mark.get("scratch")
+
+    def holds_new(path: str) -> bool:
+        try:
+            with open(path, "rb") as fh:
+                return sha256(fh.read()) == mark["index_sha256"]
+        except OSError:
+            return False
+
+    if holds_new(lock):
+        os.replace(lock, index)
+    elif scratch and holds_new(scratch) and os.path.isfile(lock) \
+            and os.path.getsize(lock) == 0:  # our own, still empty, lock
+        os.replace(scratch, lock)
+        os.replace(lock, index)
+
+
+def _opener(dir_fd: int):
+    def opener(name: str, flags: int) -> int:
+        return os.open(name, flags | os.O_NOFOLLOW, dir_fd=dir_fd)
+    return opener
+
+
+def _current(tree: Tree, path: str) -> str | None:
+    got = tree.read(path)
+    return None if got is None else sha256(got[0])
+
+
+def _split(rel: str) -> tuple[str, str]:
+    parent, _, name = rel.rpartition("/")
+    return parent, name
+
+
+def _restore(tree: Tree, journal_fd: int, record: Record, result: Recovery) -> None:
+    # First make sure every path holds something this transaction put there: its old
+    # content, its new content, or nothing. Anything else is someone's later edit.
+    conflicts = []
+    for entry in record.entries:
+        try:
+            now = _current(tree, entry.path)
+        except PatchError:
+            now = "?"
+        if now not in (None, entry.before_sha, entry.after_sha):
+            conflicts.append(entry.path)
+    if conflicts:
+        raise PatchError(
+            "stale_file",
+            f"cannot recover journal {record.txid}: {', '.join(map(repr, conflicts[:5]))} "
+            "changed after the interrupted apply",
+            hint="move those edits aside (or commit them), then run "
+            "'git holon-apply --recover' again",
+            path=conflicts[0], details={"journal": record.txid, "paths": conflicts},
+        )
+    with open(PREIMAGES, "rb", opener=_opener(journal_fd)) as fh:
+        preimages = fh.read()
+    touched: set[str] = set()
+    for number, entry in enumerate(record.entries):
+        parent, name = _split(entry.path)
+        try:
+            fd = tree.dir_fd(parent)
+        except Missing:
+            fd = None
+        if fd is not None:
+            for leftover in (temp_name(record.txid, number), temp_name(record.txid, number, "r")):
+                with suppress(FileNotFoundError):
+                    os.unlink(leftover, dir_fd=fd)
+        now = _current(tree, entry.path)
+        if entry.before_sha is None:
+            if now is not None:
+                os.unlink(name, dir_fd=tree.dir_fd(parent))
+                result.removed.append(entry.path)
+                touched.add(parent)
+            continue
+        if now == entry.before_sha:
+            continue
+        old = preimages[entry.offset:entry.offset + entry.size]
+        if sha256(old) != entry.before_sha:
+            raise PatchError("io_error", f"journal {record.txid} is damaged: the saved "
+                             f"content of {entry.path!r} does not match its checksum",
+                             path=entry.path)
+        temp = temp_name(record.txid, number, "r")
+        tree.write_new(parent, temp, old, entry.perm)
+        fd = tree.dir_fd(parent)
+        os.rename(temp, name, src_dir_fd=fd, dst_dir_fd=fd)
+        result.restored.append(entry.path)
+        touched.add(parent)
+    for rel in sorted(record.new_dirs, key=lambda d: d.count("/"), reverse=True):
+        up, name = _split(rel)
+        with suppress(OSError, Missing, PatchError):
+            os.rmdir(name, dir_fd=tree.dir_fd(up))
+            tree.forget(rel)
+    for rel in touched:
+        with suppress(OSError, Missing, PatchError):
+            os.fsync(tree.dir_fd(rel))

@@ -1,0 +1,111 @@
+"""A large multi-file working-tree apply, and ways to stop it at any step.
+
+``Scenario`` builds a repository and a patch that modifies, adds (in new directories),
+deletes (emptying directories), renames and keeps the exec bit, and knows the tree before and
+after. ``step_hook`` counts the OS calls an apply makes and runs an action before the Nth,
+which is how the tests kill (SIGKILL), interrupt (SIGINT) or fail (OSError) every step.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from repos.builders import git_state, make_repo, snapshot
+
+from holon_git import apply_patch
+
+LONG = os.environ.get("HOLON_LONG_TESTS") == "1"
+
+# Every call through which an apply (or a recovery) changes the disk, plus open: killing
+# before each of them stops the process at every distinct point of its work.
+STEP_CALLS = ("open", "write", "fsync", "rename", "replace", "unlink", "mkdir", "rmdir",
+              "fchmod", "link")
+
+
+def body(i: int, lines: int = 12) -> str:
+    return "".join(f"file {i} line {j}\n" for j in range(lines))
+
+
+@dataclass
+class Scenario:
+    template: Path
+    patch: bytes
+    old: dict
+    new: dict
+    git: dict
+
+    @classmethod
+    def make(cls, tmp_path: Path, files: int = 8, lines: int = 12) -> Scenario:
+        contents = {f"d{i % 3}/f{i}.txt": body(i, lines) for i in range(files)}
+        contents["gone/only.txt"] = body(999, lines)
+        contents["tool.sh"] = "#!/bin/sh\necho 1\n"
+        template = make_repo(tmp_path / "template", contents, executable={"tool.sh"})
+        parts = []
+        for i in range(files):
+            path = f"d{i % 3}/f{i}.txt"
+            if i % 5 == 4:
+                parts.append(f"diff --git a/{path} b/moved/m{i}.txt\nsimilarity index 90%\n"
+                             f"rename from {path}\nrename to moved/m{i}.txt\n"
+                             f"--- a/{path}\n+++ b/moved/m{i}.txt\n"
+                             f"@@ -1,2 +1,2 @@\n-file {i} line 0\n+FILE {i} LINE 0\n"
+                             f" file {i} line 1\n")
+            elif i % 7 == 6:
+                parts.append(f"--- a/{path}\n+++ /dev/null\n@@ -1,{lines} +0,0 @@\n"
+                             + "".join(f"-{line}\n" for line in body(i, lines).splitlines()))
+            else:
+                parts.append(f"--- a/{path}\n+++ b/{path}\n@@ -2,3 +2,3 @@\n"
+                             f" file {i} line 1\n-file {i} line 2\n+changed {i}\n"
+                             f" file {i} line 3\n")
+            if i % 4 == 0:
+                parts.append(f"--- /dev/null\n+++ b/new/n{i}/added.txt\n@@ -0,0 +1,2 @@\n"
+                             f"+new {i}\n+more\n")
+        parts.append(f"--- a/gone/only.txt\n+++ /dev/null\n@@ -1,{lines} +0,0 @@\n"
+                     + "".join(f"-{line}\n" for line in body(999, lines).splitlines()))
+        parts.append("--- a/tool.sh\n+++ b/tool.sh\n@@ -1,2 +1,2 @@\n #!/bin/sh\n-echo 1\n"
+                     "+echo 2\n")
+        patch = "".join(parts).encode()
+        old, state = snapshot(template), git_state(template)
+        probe = tmp_path / "probe"
+        shutil.copytree(template, probe, symlinks=True)
+        receipt = apply_patch(patch, probe)
+        assert receipt.ok, receipt.error
+        new = snapshot(probe)
+        shutil.rmtree(probe)
+        return cls(template, patch, old, new, state)
+
+    def fresh(self, where: Path) -> Path:
+        if where.exists():
+            shutil.rmtree(where)
+        shutil.copytree(self.template, where, symlinks=True)
+        return where
+
+
+def step_hook(monkeypatch: pytest.MonkeyPatch | None, at: int,
+              action: Callable[[str], None]) -> list[int]:
+    """Wrap the os step calls; before call number ``at`` (1-based) run ``action(name)``.
+    Returns the call counter (one-element list). Without monkeypatch, patches os directly
+    (for a forked child that never restores)."""
+    counter = [0]
+    for name in STEP_CALLS:
+        real = getattr(os, name)
+
+        def wrapper(*args, _real=real, _name=name, **kwargs):
+            counter[0] += 1
+            if counter[0] == at:
+                action(_name)
+            return _real(*args, **kwargs)
+
+        if monkeypatch is None:
+            setattr(os, name, wrapper)
+        else:
+            monkeypatch.setattr(os, name, wrapper)
+    return counter
+
+
+def journal_dir(repo: Path) -> Path:
+    return repo / ".git" / "holon-apply"

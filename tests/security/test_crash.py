@@ -1,0 +1,333 @@
+"""Hard kills, Ctrl-C and the crash journal of working-tree applies.
+
+The guarantee: after the apply process dies at any point, the working tree is all old or all
+new, or an unrecovered journal under .git/holon-apply/ is left, plain applies refuse, and
+``git holon-apply --recover`` makes it all old. HOLON_LONG_TESTS=1 runs the long versions
+(bigger patch, hundreds of random kills); the counts are printed with -s.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from crashkit import LONG, Scenario, journal_dir, step_hook
+from repos.builders import git, git_state, snapshot
+
+from holon_git import apply_patch, check_patch
+from holon_git.api import recover
+from holon_git.targets import journal
+
+
+def run_cli(repo: Path, *args: str, patch: bytes | None = None,
+            ) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "holon_git", *args], cwd=repo, input=patch,
+                          capture_output=True, timeout=120)
+
+
+def settle(sc: Scenario, repo: Path, *, use_cli: bool = False) -> str:
+    """Classify what a killed apply left and recover it; returns 'old', 'new' or 'journal'.
+    Fails the test on anything inconsistent."""
+    assert git_state(repo) == sc.git, "git's HEAD, refs or index changed"
+    now = snapshot(repo)
+    if not journal.pending(str(repo / ".git")):
+        assert now in (sc.old, sc.new), "killed apply left a half-changed tree and no journal"
+        return "old" if now == sc.old else "new"
+    refused = apply_patch(sc.patch, repo)
+    assert refused.error is not None and refused.error.code == "unrecovered_journal"
+    assert check_patch(sc.patch, repo).error.code == "unrecovered_journal"  # type: ignore
+    assert snapshot(repo) == now
+    if use_cli:
+        done = run_cli(repo, "--recover")
+        assert done.returncode == 0 and b"Recovered 1 " in done.stdout, done
+    else:
+        assert len(recover(repo)["journals"]) == 1  # type: ignore[arg-type]
+    assert snapshot(repo) == sc.old, "recovery did not restore the old tree"
+    assert git_state(repo) == sc.git
+    assert not journal_dir(repo).exists()
+    return "journal"
+
+
+def killed_child(repo: Path, patch: bytes, at: int, job: str = "apply") -> bool:
+    """Fork; the child runs the apply (or a recovery) and SIGKILLs itself just before its
+    ``at``-th OS step call. True if it was killed, False if it finished first."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - child
+        try:
+            step_hook(None, at, lambda name: os.kill(os.getpid(), signal.SIGKILL))
+            if job == "apply":
+                apply_patch(patch, repo)
+            else:
+                recover(repo)
+        finally:
+            os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    return os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+
+
+@pytest.fixture(scope="module")
+def scenario(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
+    files = 40 if LONG else 5
+    return Scenario.make(tmp_path_factory.mktemp("crash"), files=files)
+
+
+def test_sigkill_at_every_step_of_a_multi_file_apply(scenario: Scenario, tmp_path: Path):
+    outcomes: dict[str, int] = {}
+    at = 0
+    while True:
+        at += 1
+        repo = scenario.fresh(tmp_path / "r")
+        if not killed_child(repo, scenario.patch, at):
+            assert snapshot(repo) == scenario.new and not journal_dir(repo).exists()
+            break
+        kind = settle(scenario, repo, use_cli=at % 25 == 0)
+        outcomes[kind] = outcomes.get(kind, 0) + 1
+    print(f"\nkill points tried: {at - 1}; outcomes {outcomes}; inconsistent: 0")
+    assert outcomes.get("journal", 0) > 10  # the kills did land inside the write phase
+    assert at > 30
+
+
+def test_sigkill_during_recovery_then_recover_again(scenario: Scenario, tmp_path: Path):
+    """A recovery is itself restartable: kill it at every step, then recover once more."""
+    # a kill point that leaves a journal with some files already new
+    at, seed = 1, None
+    while seed is None:
+        repo = scenario.fresh(tmp_path / "seed")
+        assert killed_child(repo, scenario.patch, at)
+        if journal.pending(str(repo / ".git")) and snapshot(repo) != scenario.old:
+            seed = at
+        at += 1
+    calls = []
+    tried = 0
+    while True:
+        tried += 1 if LONG else 2
+        repo = scenario.fresh(tmp_path / "r")
+        assert killed_child(repo, scenario.patch, seed)
+        if not killed_child(repo, b"", tried, job="recover"):
+            break
+        assert settle(scenario, repo) in ("journal", "old")
+        calls.append(tried)
+    assert snapshot(repo) == scenario.old and not journal_dir(repo).exists()
+    print(f"\nrecovery kill points tried: {len(calls)}")
+    assert len(calls) > 5 and seed is not None
+
+
+def test_random_sigkill_of_the_cli(tmp_path: Path):
+    """SIGKILL the real command at random moments of a large apply."""
+    files, runs = (300, 400) if LONG else (60, 6)
+    sc = Scenario.make(tmp_path / "big", files=files, lines=40)
+    repo = sc.fresh(tmp_path / "r")
+    start = time.perf_counter()
+    assert run_cli(repo, "-q", "-", patch=sc.patch).returncode == 0
+    duration = time.perf_counter() - start
+    rng = random.Random(1234)
+    outcomes: dict[str, int] = {}
+    for _ in range(runs):
+        repo = sc.fresh(tmp_path / "r")
+        proc = subprocess.Popen([sys.executable, "-m", "holon_git", "-q", "-"], cwd=repo,
+                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        assert proc.stdin is not None
+        proc.stdin.write(sc.patch)
+        proc.stdin.close()
+        # most of a run is interpreter start-up; aim the kills at its second half
+        time.sleep(rng.uniform(duration * 0.4, duration * 1.05))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        kind = settle(sc, repo)
+        outcomes[kind] = outcomes.get(kind, 0) + 1
+    print(f"\nrandom SIGKILLs: {runs} ({duration * 1000:.0f} ms per apply); outcomes "
+          f"{outcomes}; inconsistent: 0")
+
+
+def test_sigint_at_every_step_rolls_back(scenario: Scenario, tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch):
+    """Ctrl-C delivered before any step: the apply stops at its next safe point and undoes,
+    leaving the old tree, no journal and no lock; or, past the commit point, completes."""
+    at, outcomes = 0, {"old": 0, "new": 0}
+    while True:
+        at += 1 if LONG else 3
+        repo = scenario.fresh(tmp_path / "r")
+        with monkeypatch.context() as patched:
+            counter = step_hook(patched, at, lambda name: os.kill(os.getpid(), signal.SIGINT))
+            try:
+                receipt = apply_patch(scenario.patch, repo)
+                interrupted = False
+            except KeyboardInterrupt:
+                interrupted = True
+        assert not journal_dir(repo).exists(), f"journal left after SIGINT at step {at}"
+        assert git_state(repo) == scenario.git
+        if interrupted:
+            assert snapshot(repo) == scenario.old, f"SIGINT at step {at} left a changed tree"
+            outcomes["old"] += 1
+        else:
+            assert receipt.ok and snapshot(repo) == scenario.new
+            outcomes["new"] += 1
+            if counter[0] < at:
+                break
+    print(f"\nSIGINT points tried: {sum(outcomes.values())}; outcomes {outcomes}")
+    assert outcomes["old"] > 20
+
+
+def test_sigint_to_the_cli(tmp_path: Path):
+    sc = Scenario.make(tmp_path / "big", files=60, lines=40)
+    repo = sc.fresh(tmp_path / "r")
+    start = time.perf_counter()
+    assert run_cli(repo, "-q", "-", patch=sc.patch).returncode == 0
+    duration = time.perf_counter() - start
+    rng = random.Random(99)
+    codes = set()
+    for _ in range(40 if LONG else 4):
+        repo = sc.fresh(tmp_path / "r")
+        proc = subprocess.Popen([sys.executable, "-m", "holon_git", "-q", "-"], cwd=repo,
+                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE)
+        assert proc.stdin is not None
+        proc.stdin.write(sc.patch)
+        proc.stdin.close()
+        time.sleep(rng.uniform(duration * 0.5, duration * 1.05))  # past start-up
+        proc.send_signal(signal.SIGINT)
+        assert proc.stderr is not None
+        err = proc.stderr.read()
+        proc.wait()
+        assert b"Traceback" not in err, err
+        codes.add(proc.returncode)
+        assert proc.returncode in (0, 130, -signal.SIGINT), (proc.returncode, err)
+        assert snapshot(repo) in (sc.old, sc.new)
+        assert not journal_dir(repo).exists()
+        if b"nothing was changed" in err:
+            assert snapshot(repo) == sc.old
+        if b"interrupted after the patch was applied" in err or proc.returncode == 0:
+            assert snapshot(repo) == sc.new
+    assert codes
+
+
+def test_recover_with_nothing_to_do(scenario: Scenario, tmp_path: Path):
+    repo = scenario.fresh(tmp_path / "r")
+    done = run_cli(repo, "--recover")
+    assert done.returncode == 0 and done.stdout == b"Nothing to recover.\n"
+    assert snapshot(repo) == scenario.old and not journal_dir(repo).exists()
+
+
+def leave_journal(sc: Scenario, repo: Path) -> None:
+    """Kill an apply part way through its commit phase."""
+    at = 1
+    while True:
+        sc.fresh(repo)
+        assert killed_child(repo, sc.patch, at)
+        now = snapshot(repo)
+        if journal.pending(str(repo / ".git")) and now != sc.old:
+            return
+        at += 1
+
+
+def test_recover_refuses_when_a_file_was_edited_after_the_crash(scenario: Scenario,
+                                                                tmp_path: Path):
+    repo = tmp_path / "r"
+    leave_journal(scenario, repo)
+    record_dir = next(journal_dir(repo).iterdir())
+    import json
+
+    entries = json.loads((record_dir / "journal.json").read_text())["entries"]
+    victim = next(e["path"] for e in entries if e["before_sha"] and (repo / e["path"]).exists())
+    (repo / victim).write_bytes(b"the user's own edit\n")
+    before = snapshot(repo)
+    done = run_cli(repo, "--recover")
+    assert done.returncode == 1 and b"error: stale_file:" in done.stderr, done
+    assert snapshot(repo) == before and journal.pending(str(repo / ".git"))
+    # the user moves the edit aside; recovery then completes
+    (repo / victim).write_bytes(scenario_old_bytes(scenario, victim))
+    assert run_cli(repo, "--recover").returncode == 0
+    assert snapshot(repo) == scenario.old
+
+
+def scenario_old_bytes(sc: Scenario, path: str) -> bytes:
+    return (sc.template / path).read_bytes()
+
+
+def test_live_journal_is_neither_pending_nor_recovered(scenario: Scenario, tmp_path: Path):
+    """A journal whose apply is still running (its lock held) is left alone."""
+    repo = scenario.fresh(tmp_path / "r")
+    git_dir = str(repo / ".git")
+    record = journal.new_record(str(repo))
+    record.entries = [journal.Entry("d0/f0.txt", journal.sha256(b"x"), None, 0o644, 0, 1)]
+    live = journal.Journal.create(git_dir, record, [b"x"])
+    try:
+        assert journal.pending(git_dir) == []
+        assert apply_patch(scenario.patch, repo, check=True).ok
+        done = recover(repo)
+        assert done["busy"] == [record.txid] and done["journals"] == []
+        assert snapshot(repo) == scenario.old
+    finally:
+        live.commit()
+    assert not journal_dir(repo).exists()
+
+
+def test_incomplete_journal_is_ignored_and_cleaned(scenario: Scenario, tmp_path: Path):
+    """A process killed while writing its journal changed nothing in the tree."""
+    repo = scenario.fresh(tmp_path / "r")
+    (journal_dir(repo) / "123-1-dead").mkdir(parents=True)
+    (journal_dir(repo) / "123-1-dead" / "preimages").write_bytes(b"partial")
+    assert journal.pending(str(repo / ".git")) == []
+    assert apply_patch(scenario.patch, repo, check=True).ok
+    assert recover(repo)["journals"] == []
+    assert not journal_dir(repo).exists()
+
+
+def test_apply_outside_a_repository_has_no_journal(tmp_path: Path):
+    (tmp_path / "f").write_bytes(b"a\n")
+    receipt = apply_patch("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n", tmp_path)
+    assert receipt.ok and (tmp_path / "f").read_bytes() == b"b\n"
+    assert sorted(os.listdir(tmp_path)) == ["f"]
+
+
+def test_sigkill_at_every_step_of_a_commit(scenario: Scenario, tmp_path: Path):
+    """--commit (working tree, index and branch): after a kill at any step and --recover, the
+    branch, index and working tree are all old or all new. A SIGKILL before the commit point
+    can leave .git/index.lock behind, exactly as git does (index_locked says so)."""
+    probe = scenario.fresh(tmp_path / "probe")
+    assert apply_patch(scenario.patch, probe, commit=True, message="m").ok
+    old_tree = git(probe, "rev-parse", "HEAD~1^{tree}").strip()
+    new_tree = git(probe, "rev-parse", "HEAD^{tree}").strip()
+    outcomes: dict[str, int] = {}
+    at = 0
+    while True:
+        at += 1 if LONG else 2
+        repo = scenario.fresh(tmp_path / "r")
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - child
+            try:
+                step_hook(None, at, lambda name: os.kill(os.getpid(), signal.SIGKILL))
+                apply_patch(scenario.patch, repo, commit=True, message="m")
+            finally:
+                os._exit(0)
+        _, status = os.waitpid(pid, 0)
+        if not os.WIFSIGNALED(status):
+            break
+        had_journal = bool(journal.pending(str(repo / ".git")))
+        if had_journal:
+            recover(repo)
+        lock = repo / ".git" / "index.lock"
+        if lock.exists():
+            lock.unlink()
+        tree = git(repo, "rev-parse", "HEAD^{tree}").strip()
+        assert tree in (old_tree, new_tree)
+        assert git(repo, "status", "--porcelain", "--untracked-files=all") == "", (
+            f"kill at step {at}: working tree, index and branch disagree")
+        assert snapshot(repo) == (scenario.old if tree == old_tree else probe_snapshot(probe))
+        kind = ("new" if tree == new_tree else "old") + ("+journal" if had_journal else "")
+        outcomes[kind] = outcomes.get(kind, 0) + 1
+    print(f"\n--commit kill points tried: {sum(outcomes.values())}; outcomes {outcomes}; "
+          "inconsistent: 0")
+    assert outcomes.get("old+journal", 0) > 5 and outcomes.get("new", 0) + outcomes.get(
+        "new+journal", 0) > 0
+
+
+def probe_snapshot(probe: Path) -> dict:
+    return snapshot(probe)
