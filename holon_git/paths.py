@@ -52,6 +52,8 @@ def normalize(path: str) -> str:
         raise PatchError("invalid_path", f"path {path!r} contains a backslash")
     if path.startswith("/") or (len(path) > 1 and path[1] == ":" and path[0].isalpha()):
         raise PatchError("path_escape", f"absolute path {path!r}")
+    if path.endswith("/"):
+        raise PatchError("invalid_path", f"path {path!r} names a directory, not a file")
     parts = [part for part in path.split("/") if part not in ("", ".")]
     if not parts:
         raise PatchError("invalid_path", f"path {path!r} names no file")

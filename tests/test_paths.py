@@ -28,6 +28,8 @@ def test_accepted_paths(raw: str, clean: str):
     (".", "invalid_path"),
     ("//", "path_escape"),
     ("./", "invalid_path"),
+    ("b/", "invalid_path"),
+    ("src/pkg/", "invalid_path"),
     ("a\x00b", "invalid_path"),
     ("a\nb", "invalid_path"),
     ("a\x7fb", "invalid_path"),
