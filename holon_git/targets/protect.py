@@ -71,6 +71,11 @@ def worktree_patterns(root: str) -> list[str]:
     if not (os.path.lexists(os.path.join(root, PROTECT_FILE))
             or _config_may_protect(location.git_dir)):
         return []
+    return head_patterns(root)
+
+
+def head_patterns(root: str) -> list[str]:
+    """git config holon.protect and .holon/protect as committed at HEAD."""
     import pygit2
 
     from .commit import tree_of

@@ -71,15 +71,6 @@ def hooks_dir(root: str) -> str:
 def protect_patterns(root: str) -> list[str]:
     """The protected-path patterns the apply policy uses here: git config holon.protect and
     .holon/protect as committed at HEAD (holon_git.targets.protect)."""
-    import pygit2
+    from .protect import head_patterns
 
-    from .commit import tree_of
-    from .gitrepo import open_repository
-    from .protect import repo_patterns
-
-    git = open_repository(root)
-    try:
-        head = git.repo.head.target
-    except (pygit2.GitError, KeyError):  # unborn HEAD: nothing committed yet
-        head = None
-    return repo_patterns(git, tree_of(git.repo, head))
+    return head_patterns(root)
