@@ -104,6 +104,9 @@ class FilePatch:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     # False for an envelope '*** Delete File' (no body): delete whatever the file holds.
     check_deleted_content: bool = True
+    # True when git's 'new file mode 100755' (or, for a delete, 'deleted file mode 100755')
+    # says the added (or deleted) file is executable: an add, or a reversed delete, creates it so.
+    executable: bool = False
 
     @property
     def path(self) -> str:

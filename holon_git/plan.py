@@ -163,7 +163,7 @@ def _plan_add(fp: FilePatch, read: Reader) -> FileChange:
         if existing.content == content:
             raise PatchError("already_applied", f"{path!r} already exists with this content")
         raise PatchError("already_exists", f"cannot add {path!r}: it already exists")
-    return _change(fp, None, content, REGULAR)
+    return _change(fp, None, content, EXECUTABLE if fp.executable else REGULAR)
 
 
 def _plan_delete(fp: FilePatch, read: Reader) -> FileChange:

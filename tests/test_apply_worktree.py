@@ -243,13 +243,42 @@ def test_trailing_blank_line_counted_as_context_but_absent_is_dropped(tmp_path: 
 
 def test_add_creates_parents_with_normal_mode(tmp_path: Path):
     repo = make_repo(tmp_path / "r", {"x": "x\n"})
-    receipt = applied(repo, "diff --git a/new/dir/run.sh b/new/dir/run.sh\nnew file mode 100755\n"
-                            "--- /dev/null\n+++ b/new/dir/run.sh\n@@ -0,0 +1,2 @@\n+#!/bin/sh\n"
-                            "+echo hi\n")
+    receipt = applied(repo, "diff --git a/new/dir/a.txt b/new/dir/a.txt\nnew file mode 100644\n"
+                            "--- /dev/null\n+++ b/new/dir/a.txt\n@@ -0,0 +1 @@\n+a\n")
+    path = repo / "new/dir/a.txt"
+    assert path.read_text() == "a\n"
+    assert not path.stat().st_mode & stat.S_IXUSR
+    assert receipt.files[0].ignored_metadata == ["new file mode 100644"]
+
+
+def test_added_file_declared_executable_is_created_executable(tmp_path: Path):
+    repo = make_repo(tmp_path / "r", {"x": "x\n"})
+    patch = ("diff --git a/new/dir/run.sh b/new/dir/run.sh\nnew file mode 100755\n"
+             "--- /dev/null\n+++ b/new/dir/run.sh\n@@ -0,0 +1,2 @@\n+#!/bin/sh\n+echo hi\n")
+    receipt = applied(repo, patch)
     path = repo / "new/dir/run.sh"
     assert path.read_text() == "#!/bin/sh\necho hi\n"
-    assert not path.stat().st_mode & stat.S_IXUSR  # mode metadata is ignored (contract)
-    assert receipt.files[0].ignored_metadata == ["new file mode 100755"]
+    assert path.stat().st_mode & stat.S_IXUSR
+    assert receipt.files[0].ignored_metadata == []  # applied, so not ignored
+    applied(repo, patch, reverse=True)
+    assert not path.exists()
+
+
+def test_reversed_delete_of_an_executable_recreates_it_executable(tmp_path: Path):
+    repo = make_repo(tmp_path / "r", {"run.sh": "echo hi\n"})
+    os.chmod(repo / "run.sh", 0o755)
+    patch = ("diff --git a/run.sh b/run.sh\ndeleted file mode 100755\n"
+             "--- a/run.sh\n+++ /dev/null\n@@ -1 +0,0 @@\n-echo hi\n")
+    applied(repo, patch)
+    applied(repo, patch, reverse=True)
+    assert (repo / "run.sh").stat().st_mode & stat.S_IXUSR
+
+
+@pytest.mark.parametrize("header", ["old mode 100644\nnew mode 100755\n", ""])
+def test_mode_lines_of_an_existing_file_change_nothing(tmp_path: Path, header: str):
+    repo = make_repo(tmp_path / "r", {"f": "a\n"})
+    applied(repo, f"diff --git a/f b/f\n{header}--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n")
+    assert not (repo / "f").stat().st_mode & stat.S_IXUSR
 
 
 def test_add_without_final_newline_and_empty_add(tmp_path: Path):

@@ -78,7 +78,10 @@ def test_add_plain_and_git():
                "--- /dev/null\n+++ b/run.sh\n@@ -0,0 +1 @@\n+echo hi\n"
     fp = parse_patch(git_form).files[0]
     assert fp.kind is FileKind.ADD and fp.path == "run.sh"
-    assert fp.ignored_metadata == ["new file mode 100755", "index 0000000..e69de29"]
+    assert fp.ignored_metadata == ["index 0000000..e69de29"] and fp.executable
+    regular = parse_patch(git_form.replace("100755", "100644")).files[0]
+    assert regular.ignored_metadata == ["new file mode 100644", "index 0000000..e69de29"]
+    assert not regular.executable
 
 
 def test_delete_plain():

@@ -204,11 +204,11 @@ def test_tolerances_and_ignored_metadata_are_reported(repo: Path) -> None:
     assert text == (
         "ApplyPatch applied: 2 files.\n"
         "modify README.txt: +1, 1 hunk at line 2; tolerated: line_endings\n"
-        "add run.sh: +1; ignored metadata: new file mode 100755; index 0000000..1111111"
+        "add run.sh: +1; ignored metadata: index 0000000..1111111"
     )
     assert (repo / "README.txt").read_bytes().endswith(b"See src/greet.py.\r\nRun: python "
                                                         b"src/greet.py\r\n")
-    assert not (repo / "run.sh").stat().st_mode & 0o111
+    assert (repo / "run.sh").stat().st_mode & 0o100  # 'new file mode 100755' is applied
 
 
 def test_patch_level_tolerances_are_reported(repo: Path) -> None:

@@ -333,3 +333,28 @@ def test_commit_in_a_linked_worktree(repo: Path):
     assert everything(repo)["files"] == main_before["files"]
     assert everything(repo)["index"] == main_before["index"]
     assert head(repo, "main") != head(repo, "side")
+
+
+EXEC_ADD = ("diff --git a/tools/go.sh b/tools/go.sh\nnew file mode 100755\n"
+            "--- /dev/null\n+++ b/tools/go.sh\n@@ -0,0 +1 @@\n+echo go\n")
+
+
+@pytest.mark.parametrize("kwargs, git_options", [
+    ({"target": "index"}, ("--cached",)),
+    ({"target": "both"}, ("--index",)),
+    ({"commit": True, "message": "m"}, ("--index",)),
+])
+def test_added_executable_matches_git_apply(repo: Path, kwargs: dict, git_options: tuple):
+    other = twin(repo)
+    git_apply(other, EXEC_ADD, *git_options)
+    applied(repo, EXEC_ADD, **kwargs)
+    assert index_entries(repo)["tools/go.sh"] == index_entries(other)["tools/go.sh"]
+    assert index_entries(repo)["tools/go.sh"][0] == "100755"
+    if "--index" in git_options:
+        assert snapshot(repo) == snapshot(other)
+
+
+def test_added_executable_on_a_ref(tmp_path: Path):
+    bare = make_bare_repo(tmp_path / "bare.git", FILES)
+    applied(bare, EXEC_ADD, ref="main", message="m")
+    assert tree_entries(bare, "main")["tools/go.sh"][0] == "100755"

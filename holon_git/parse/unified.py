@@ -176,6 +176,7 @@ class _Header:
     new_file: bool = False
     deleted_file: bool = False
     mode_change: bool = False
+    executable: bool = False  # 'new file mode 100755' / 'deleted file mode 100755'
     metadata: list[str] = field(default_factory=list)
 
 
@@ -295,10 +296,12 @@ class UnifiedParser:
         if kind:
             raise self._error("unsupported_git_patch_feature",
                               f"{kind} entries (mode {mode}) are not supported", self.pos)
-        if text.startswith("new file mode "):
-            header.new_file = True
-        elif text.startswith("deleted file mode "):
-            header.deleted_file = True
+        if text.startswith(("new file mode ", "deleted file mode ")):
+            header.new_file = header.new_file or text.startswith("new")
+            header.deleted_file = header.deleted_file or text.startswith("deleted")
+            if mode == "100755":
+                header.executable = True
+                return  # applied (the file is created executable), not ignored
         elif text.startswith(("old mode ", "new mode ")):
             header.mode_change = True
         header.metadata.append(text)
@@ -393,7 +396,8 @@ class UnifiedParser:
                 raise PatchError("file_path_mismatch",
                                  f"'diff --git' names {git_new!r} but '---'/'+++' name {named!r}",
                                  patch_line=line_no, path=named)
-        return FilePatch(kind, old, new, [], header.metadata, line_no, notes)
+        return FilePatch(kind, old, new, [], header.metadata, line_no, notes,
+                         executable=header.executable and kind in (FileKind.ADD, FileKind.DELETE))
 
     def _validate(self, fp: FilePatch, header: _Header) -> None:
         if not fp.hunks:

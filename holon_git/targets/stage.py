@@ -137,7 +137,7 @@ class Stage:
                 before = self.entry(change.path)
                 mode = before.mode if before else BLOB
             else:
-                mode = modes.get(change.path, BLOB)
+                mode = modes.get(change.path, EXEC if change.mode == EXEC else BLOB)
             add_entry(self.index, change.path, blobs[change.path], mode,
                       (stats or {}).get(change.path))
 

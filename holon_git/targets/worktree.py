@@ -146,6 +146,13 @@ def _undone(txn: _Transaction, exc: BaseException) -> BaseException:
     return exc
 
 
+def _executable_perm() -> int:
+    """rwx as the umask allows, as git gives a checked-out executable."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o777 & ~umask
+
+
 class _Transaction:
     def __init__(self, tree: Tree, git_dir: str | None, durable: bool = True) -> None:
         self.tree = tree
@@ -243,7 +250,7 @@ class _Transaction:
 
     def _perm(self, change: FileChange) -> int | None:
         if change.before is None or change.before.token is None:
-            return None
+            return _executable_perm() if change.mode == EXECUTABLE else None
         return change.before.token[4] & 0o7777
 
     def _temp(self, path: str, kind: str = "") -> str:
