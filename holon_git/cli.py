@@ -75,14 +75,7 @@ def _parse_all(inputs: list[tuple[str, bytes]], fmt: str, strip: int | None) -> 
 
 
 def _describe_error(err: PatchError) -> str:
-    where = []
-    if err.hunk is not None:
-        where.append(f"hunk {err.hunk}")
-    if err.path is not None:
-        where.append(("of " if where else "") + err.path)
-    if err.patch_line is not None:
-        where.append(f"(patch line {err.patch_line})")
-    location = " ".join(where)
+    location = err.where()
     lines = [f"error: {err.code}: {location + ': ' if location else ''}{err.message}"]
     lines.append(f"hint: {err.hint}")
     return "\n".join(lines)

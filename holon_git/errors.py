@@ -110,6 +110,17 @@ class PatchError(Exception):
             self.patch_line = patch_line
         return self
 
+    def where(self, *, with_patch_line: bool = True) -> str:
+        """'hunk 2 of src/x.py (patch line 14)': the known parts of the location, or ''."""
+        parts = []
+        if self.hunk is not None:
+            parts.append(f"hunk {self.hunk}")
+        if self.path is not None:
+            parts.append(("of " if parts else "") + self.path)
+        if with_patch_line and self.patch_line is not None:
+            parts.append(f"(patch line {self.patch_line})")
+        return " ".join(parts)
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"code": self.code, "message": self.message, "hint": self.hint}
         for key in ("patch_line", "path", "hunk"):

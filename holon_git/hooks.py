@@ -28,17 +28,10 @@ class Problem:
         return f"{where}: {self.code}: {self.message} ({self.hint})"
 
 
-def _where(err: PatchError) -> str:
-    parts = []
-    if err.hunk is not None:
-        parts.append(f"hunk {err.hunk}")
-    if err.path is not None:
-        parts.append(("of " if parts else "") + err.path)
-    return " ".join(parts) + ": " if parts else ""
-
-
 def problem(name: str, err: PatchError) -> Problem:
-    return Problem(name, err.patch_line or 1, err.code, _where(err) + err.message, err.hint)
+    where = err.where(with_patch_line=False)
+    message = f"{where}: {err.message}" if where else err.message
+    return Problem(name, err.patch_line or 1, err.code, message, err.hint)
 
 
 def is_patch_file(path: str) -> bool:
