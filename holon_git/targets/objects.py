@@ -10,22 +10,20 @@ from typing import Any
 
 from ..errors import PatchError
 from ..plan import FileChange
-from .repo import locate
 
 NOT_IN_REPOSITORY = "not inside a git repository: the deleted content was not saved"
 
 
-def save_deleted(start: str, changes: list[FileChange]) -> list[dict[str, Any]]:
-    """Write the pre-image of every deleted file as a blob of the repository at ``start``.
+def save_deleted(git_dir: str | None, changes: list[FileChange]) -> list[dict[str, Any]]:
+    """Write the pre-image of every deleted file as a blob in the repository ``git_dir``.
 
     Returns one entry per deleted file: {"path", "blob"} with the blob id, or with blob None
-    and a "note" when ``start`` is not inside a git repository. Raises io_error when the
+    and a "note" outside a git repository (``git_dir`` None). Raises io_error when the
     object database refuses the write, so the caller can stop before deleting anything.
     """
     deleted = [c for c in changes if c.action == "delete" and c.before is not None]
     if not deleted:
         return []
-    git_dir = locate(start).git_dir
     if git_dir is None:
         return [{"path": c.old_path, "blob": None, "note": NOT_IN_REPOSITORY} for c in deleted]
     import pygit2

@@ -101,7 +101,7 @@ class WorktreeTarget:
         if any(change.action == "delete" for change in plan.changes):
             from .objects import save_deleted
 
-            saved = save_deleted(self.root, plan.changes)  # before anything is deleted
+            saved = save_deleted(self.git_dir, plan.changes)  # before anything is deleted
         txn = self._transaction()
         with DeferredSignals() as signals:
             try:
