@@ -70,7 +70,7 @@ def apply_patch(
     atomic: bool = True,
     expect_sha256: Mapping[str, str] | None = None,
     progress: Callable[[str, int, int], None] | None = None,
-    durable: bool = True,
+    durable: bool = False,
 ) -> Receipt:
     """Apply ``patch`` to ``repo``; never raises PatchError, returns a Receipt.
 
@@ -92,22 +92,23 @@ def apply_patch(
     ("" for "must not exist"); any mismatch refuses the whole patch with ``stale_file``.
     ``progress(stage, done, total)`` is called as the work advances: "planning" after each
     file, "writing" before (0 done) and after the write; the CLI draws it on a terminal.
-    ``durable=False`` (working tree only) skips the fsync of new files and their directories:
-    still all or nothing for this process (errors and Ctrl-C roll back), but no crash journal is
-    kept, so a power loss or SIGKILL mid-write may leave some files new. For callers
-    that apply and then commit or snapshot anyway; the default is durable.
+    ``durable=True`` (targets that write working-tree files) also fsyncs the new files, their
+    directories and the crash journal, so the apply survives a power loss as all old or all new.
+    The default follows git, which never fsyncs working-tree files: all or nothing against
+    errors, Ctrl-C and a killed process (the crash journal), not against a power loss.
     """
     if retry > 0 and ref is not None and not check:
         return _with_retries(retry, patch, repo, target=target, reverse=reverse, strip=strip,
                              format=format, include=include, exclude=exclude, commit=commit,
                              message=message, author=author, ref=ref, emit_diff=emit_diff,
                              on_ref_update=on_ref_update, atomic=atomic,
-                             expect_sha256=expect_sha256)
+                             expect_sha256=expect_sha256, durable=durable)
     receipt = Receipt(REFUSED, target=target, reverse=reverse, atomic=atomic)
     try:
         target = receipt.target = _resolve_target(target, commit, ref, message)
-        if not durable and target != "worktree":
-            raise PatchError("usage_error", "durable=False applies to the working tree only")
+        if durable and target not in ("worktree", "both"):
+            raise PatchError("usage_error", "--fsync (durable=True) is for writes to the working "
+                             "tree; the index, objects and refs are written by libgit2")
         if not atomic and (target != "worktree" or emit_diff):
             raise PatchError("usage_error", "--no-atomic applies to the working tree only; "
                              "index, commit and ref targets are always all or nothing, and "

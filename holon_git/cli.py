@@ -193,6 +193,9 @@ Other commands: 'git holon-apply COMMAND -h'. Documentation: docs/cli.md, docs/e
 @click.option("--retry", type=click.IntRange(min=0), default=0, metavar="N",
               help="With --ref: if another writer moves the branch first, plan again on its new "
               "tip, up to N times.")
+@click.option("--fsync", "durable", is_flag=True, help="Also fsync the new files, their "
+              "directories and the crash journal, so a power loss leaves all old or all new "
+              "(git never fsyncs working-tree files; neither does the default).")
 @click.option("--recover", is_flag=True, help="Restore the files an interrupted apply was "
               "changing (from its journal under .git/holon-apply/) and exit.")
 @click.option("-v", "--verbose", is_flag=True, help="Report every file and hunk placement.")
@@ -203,7 +206,8 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
                   author: str | None, ref: str | None, include: tuple[str, ...],
                   exclude: tuple[str, ...], emit_diff: str | None, holon_output: str | None,
                   force: bool, write_receipt: bool, atomic: bool, expect: tuple[str, ...],
-                  retry: int, recover: bool, verbose: bool, quiet: bool) -> None:
+                  retry: int, durable: bool, recover: bool, verbose: bool,
+                  quiet: bool) -> None:
     """Apply PATCH (a unified diff or a '*** Begin Patch' envelope, or stdin) to the working
     tree: every file or none.
 
@@ -261,7 +265,7 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
                                   include=include, exclude=exclude,
                                   emit_diff=emit_diff is not None, atomic=atomic,
                                   expect_sha256=expect_sha256, retry=retry,
-                                  progress=reporter)
+                                  progress=reporter, durable=durable)
         finally:
             if reporter is not None:
                 reporter.close()

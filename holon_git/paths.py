@@ -7,6 +7,7 @@ path one component at a time.
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 
 from .errors import PatchError
 
@@ -39,6 +40,7 @@ def collision_key(path: str) -> str:
     return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
 
 
+@lru_cache(maxsize=4096)  # a file patch names its path up to six times
 def normalize(path: str) -> str:
     """Return the canonical form of a repository-relative path, or raise a coded error."""
     if not path:

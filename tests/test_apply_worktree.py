@@ -412,7 +412,8 @@ def test_many_files_are_staged_and_synced_together(tmp_path: Path):
 
 def test_fsync_failure_among_many_files_restores_everything(tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch):
-    """Fault injection: one fsync of the thread pool fails; nothing changes, no temp files."""
+    """Fault injection: with --fsync, one fsync of the thread pool fails; nothing changes,
+    no temp files."""
     files, patch = _many_files_patch(40)
     repo = make_repo(tmp_path / "r", files)
     before, state = snapshot(repo), git_state(repo)
@@ -426,7 +427,7 @@ def test_fsync_failure_among_many_files_restores_everything(tmp_path: Path,
         real_fsync(fd)
 
     monkeypatch.setattr(os, "fsync", failing_fsync)
-    receipt = apply_patch(patch, repo)
+    receipt = apply_patch(patch, repo, durable=True)
     monkeypatch.setattr(os, "fsync", real_fsync)
     assert receipt.error is not None and receipt.error.code == "io_error"
     assert receipt.error.path in files

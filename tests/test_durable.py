@@ -1,12 +1,14 @@
-"""durable=False: the library's opt-out of fsync for the working tree; durable is the default."""
+"""durable=True (--fsync): fsync for the working tree on top of git's default, which has none."""
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from repos.builders import git_state, make_repo, snapshot
+from repos.builders import git_env, git_state, make_repo, snapshot
 
 from holon_git import apply_patch
 
@@ -28,37 +30,73 @@ def synced(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return calls
 
 
-def test_default_apply_fsyncs_files_and_directories(tmp_path: Path, synced: list[int]) -> None:
+def test_durable_apply_fsyncs_files_directories_and_journal(tmp_path: Path,
+                                                            synced: list[int]) -> None:
     repo = make_repo(tmp_path / "r", {"f.txt": "one\ntwo\nthree\n"})
-    assert apply_patch(PATCH, repo).ok
-    assert len(synced) >= 4  # two staged files, their two directories
+    assert apply_patch(PATCH, repo, durable=True).ok
+    # two staged files, their two directories, the journal's two files and its directories
+    assert len(synced) >= 8
 
 
-def test_durable_false_writes_the_same_without_fsync(tmp_path: Path, synced: list[int]) -> None:
+def test_default_writes_the_same_without_fsync(tmp_path: Path, synced: list[int]) -> None:
     durable = make_repo(tmp_path / "a", {"f.txt": "one\ntwo\nthree\n"})
     quick = make_repo(tmp_path / "b", {"f.txt": "one\ntwo\nthree\n"})
-    assert apply_patch(PATCH, durable).ok
+    assert apply_patch(PATCH, durable, durable=True).ok
     synced.clear()
-    receipt = apply_patch(PATCH, quick, durable=False)
+    receipt = apply_patch(PATCH, quick)
     assert receipt.ok and receipt.status == "applied"
     assert synced == []
     assert snapshot(quick) == snapshot(durable)
     assert (quick / "new/g.txt").read_bytes() == b"g\n"
 
 
-def test_durable_false_is_still_all_or_nothing(tmp_path: Path) -> None:
+def test_default_keeps_the_crash_journal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without fsync the journal is still written before the first working-tree change."""
+    from holon_git.targets import journal
+
+    repo = make_repo(tmp_path / "r", {"f.txt": "one\ntwo\nthree\n"})
+    created: list[bool] = []
+    real = journal.Journal.create.__func__  # type: ignore[attr-defined]
+
+    def spy(cls: type, git_dir: str, record: object, preimages: list[bytes],
+            sync: bool = True) -> object:
+        created.append(sync)
+        return real(cls, git_dir, record, preimages, sync)
+
+    monkeypatch.setattr(journal.Journal, "create", classmethod(spy))
+    assert apply_patch(PATCH, repo).ok
+    assert created == [False]
+    assert not (repo / ".git" / "holon-apply").exists()
+
+
+@pytest.mark.parametrize("args", [["--fsync"], ["--fsync", "--index"]])
+def test_cli_fsync_flag(tmp_path: Path, args: list[str]) -> None:
+    repo = make_repo(tmp_path / "r", {"f.txt": "one\ntwo\nthree\n"})
+    result = subprocess.run([sys.executable, "-m", "holon_git", *args], cwd=repo, input=PATCH,
+                            capture_output=True, env=git_env())
+    assert result.returncode == 0, result.stderr
+    assert (repo / "f.txt").read_bytes() == b"one\nTWO\nthree\n"
+
+
+def test_durable_index_apply_fsyncs_the_working_tree(tmp_path: Path, synced: list[int]) -> None:
+    repo = make_repo(tmp_path / "r", {"f.txt": "one\ntwo\nthree\n"})
+    assert apply_patch(PATCH, repo, target="both", durable=True).ok
+    assert synced
+    assert (repo / "new/g.txt").read_bytes() == b"g\n"
+
+
+def test_default_is_still_all_or_nothing(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"f.txt": "one\ntwo\nthree\n"})
     bad = PATCH + b"--- a/f2.txt\n+++ b/f2.txt\n@@ -1 +1 @@\n-x\n+y\n"
     before = snapshot(repo)
-    receipt = apply_patch(bad, repo, durable=False)
+    receipt = apply_patch(bad, repo)
     assert receipt.error is not None and receipt.error.code == "not_found"
     assert snapshot(repo) == before
 
 
-@pytest.mark.parametrize("target", ["index", "both"])
-def test_durable_false_is_for_the_working_tree_only(tmp_path: Path, target: str) -> None:
+def test_durable_is_refused_where_libgit2_writes(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"f.txt": "one\ntwo\nthree\n"})
     before, state = snapshot(repo), git_state(repo)
-    receipt = apply_patch(PATCH, repo, target=target, durable=False)
+    receipt = apply_patch(PATCH, repo, target="index", durable=True)
     assert receipt.error is not None and receipt.error.code == "usage_error"
     assert snapshot(repo) == before and git_state(repo) == state

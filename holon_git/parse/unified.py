@@ -30,6 +30,7 @@ _HUNK = re.compile(
     rb"^@@[ \t]+-(\d{1,18})(?:,(\d{1,18}))?[ \t]+\+(\d{1,18})(?:,(\d{1,18}))?[ \t]*@@(.*)$"
 )
 _KINDS = {b" ": CONTEXT, b"-": REMOVE, b"+": ADD, b"\\": "\\"}
+_BODY_STARTS = (b" ", b"-", b"+", b"\\")
 _BARE_HUNK = re.compile(rb"^@@(?: @@)?[ \t]*$")
 # Old/new prefix pairs git writes: a/ b/ by default, the others with diff.mnemonicPrefix.
 _PREFIX_PAIRS = {("a", "b"), ("c", "w"), ("i", "w"), ("c", "i"), ("o", "w"), ("w", "i")}
@@ -424,9 +425,13 @@ class UnifiedParser:
                 return
             hunk = self._hunk_header(text, fp, len(fp.hunks) + 1)
             self.pos += 1
-            ended_cleanly = self._hunk_body(hunk, fp)
-            fp.hunks.append(hunk)
-            self._count_diagnostics(hunk, fp)
+            if self._plain_body(hunk):
+                ended_cleanly = self._after_hunk(hunk, fp, hunk.old_count, hunk.new_count)
+                fp.hunks.append(hunk)
+            else:
+                ended_cleanly = self._hunk_body(hunk, fp)
+                fp.hunks.append(hunk)
+                self._count_diagnostics(hunk, fp)
             if not ended_cleanly:
                 return
 
@@ -450,6 +455,43 @@ class UnifiedParser:
 
     def _counts_met(self, hunk: Hunk, old: int, new: int) -> bool:
         return hunk.old_count is not None and (old, new) == (hunk.old_count, hunk.new_count)
+
+    def _plain_body(self, hunk: Hunk) -> bool:
+        """The common case, read in one sweep: every body line has its prefix, the header
+        counts are met exactly, and the line after the body cannot continue it. Then the
+        general reader below would take the same lines the same way; anything else (blank or
+        unprefixed lines, no-newline markers, '--' lines that may be headers or a signature)
+        is left to it. Returns False, having consumed nothing, when it does not apply."""
+        need_old, need_new = hunk.old_count, hunk.new_count
+        if need_old is None or need_new is None:
+            return False
+        items, start = self.items, self.pos
+        count, pos, old, new = len(items), start, 0, 0
+        while old < need_old or new < need_new:
+            if pos >= count:
+                return False
+            first = items[pos][:1]
+            if first == b" ":
+                old += 1
+                new += 1
+            elif first == b"+":
+                new += 1
+            elif first == b"-" and items[pos][1:2] != b"-":
+                old += 1
+            else:
+                return False
+            pos += 1
+        if pos == start or old != need_old or new != need_new:
+            return False
+        if pos < count:
+            following = items[pos]
+            if following[:1] in _BODY_STARTS or following in (b"\n", b"\r\n"):
+                return False
+        make, kinds = tuple.__new__, _KINDS
+        hunk.lines.extend([make(HunkLine, (kinds[line[:1]], line[1:]))
+                           for line in items[start:pos]])
+        self.pos = pos
+        return True
 
     def _hunk_body(self, hunk: Hunk, fp: FilePatch) -> bool:
         """Read body lines; returns False when the file patch ends with this hunk."""

@@ -44,7 +44,7 @@ class Target(Protocol):
 
 
 def open_target(name: str, repo: str = ".", *, check: bool = False,
-                commit: CommitSpec | None = None, durable: bool = True) -> Target:
+                commit: CommitSpec | None = None, durable: bool = False) -> Target:
     if name == "worktree":
         from .repo import locate, work_tree_root
         from .worktree import WorktreeTarget
@@ -53,8 +53,9 @@ def open_target(name: str, repo: str = ".", *, check: bool = False,
     if name in ("index", "both"):
         from .index import BothTarget, IndexTarget
 
-        cls = IndexTarget if name == "index" else BothTarget
-        return cls(repo, check=check, commit=commit)
+        if name == "index":
+            return IndexTarget(repo, check=check, commit=commit)
+        return BothTarget(repo, check=check, commit=commit, durable=durable)
     if name == "ref":
         from .refs import RefTarget
 

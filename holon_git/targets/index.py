@@ -225,7 +225,8 @@ class BothTarget(IndexTarget):
     name = "both"
 
     def __init__(self, repo: str, *, check: bool = False,
-                 commit: CommitSpec | None = None) -> None:
+                 commit: CommitSpec | None = None, durable: bool = False) -> None:
+        self.durable = durable
         self.entries: dict[str, Entry] = {}
         self.untracked: set[str] = set()
         self.worktree: Any = None
@@ -238,7 +239,7 @@ class BothTarget(IndexTarget):
                              hint="apply with --cached, or to a branch with --ref")
         from .worktree import WorktreeTarget
 
-        self.worktree = WorktreeTarget(self.git.work_tree, self.git.git_dir)
+        self.worktree = WorktreeTarget(self.git.work_tree, self.git.git_dir, self.durable)
         self.filemode = self.git.config_bool("core.filemode", True)
 
     def close(self) -> None:

@@ -2,8 +2,9 @@
 
 Layout: ``<git dir>/holon-apply/<id>/`` holds ``preimages`` (the old contents of every file
 the apply changes, concatenated) and ``journal.json`` (what each path held before and will
-hold after, and the temporary names the apply stages under). Both are fsync'd, and
-journal.json is renamed into place, before the first byte is written to the working tree.
+hold after, and the temporary names the apply stages under). Both are written (and, for a
+durable apply, fsync'd), and journal.json is renamed into place, before the first byte is
+written to the working tree.
 Removing journal.json is the apply's commit point; a journal that still has one after its
 process died is *unrecovered*, and ``git holon-apply --recover`` restores every path to its
 old content.
@@ -85,14 +86,15 @@ class Record:
         return cls(**data)
 
 
-def _write_file(name: str, dir_fd: int, chunks: list[bytes]) -> None:
+def _write_file(name: str, dir_fd: int, chunks: list[bytes], sync: bool = True) -> None:
     fd = os.open(name, _FILE_FLAGS, 0o600, dir_fd=dir_fd)
     try:
         for chunk in chunks:
             view = memoryview(chunk)
             while view:
                 view = view[os.write(fd, view):]
-        os.fsync(fd)
+        if sync:
+            os.fsync(fd)
     finally:
         os.close(fd)
 
@@ -134,16 +136,19 @@ def _remove_base(git_dir: str) -> None:
 class Journal:
     """A journal this process owns (and holds locked) while its transaction runs."""
 
-    def __init__(self, git_dir: str, base_fd: int, fd: int, record: Record) -> None:
+    def __init__(self, git_dir: str, base_fd: int, fd: int, record: Record,
+                 sync: bool = True) -> None:
         self.git_dir = git_dir
+        self.sync = sync  # fsync what it writes (durable applies); a kill needs none of it
         self.base_fd = base_fd  # <git dir>/holon-apply
         self.txid = record.txid
         self.fd = fd  # the journal directory, flock'd
         self.record = record
 
     @classmethod
-    def create(cls, git_dir: str, record: Record, preimages: list[bytes]) -> Journal:
-        """Write the journal durably; on failure nothing is left behind."""
+    def create(cls, git_dir: str, record: Record, preimages: list[bytes],
+               sync: bool = True) -> Journal:
+        """Write the journal (fsync'd with ``sync``); on failure nothing is left behind."""
         for attempt in range(5):
             try:
                 base_fd = _make_base(git_dir)
@@ -163,11 +168,12 @@ class Journal:
         try:
             fd = os.open(record.txid, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=base_fd)
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            _write_file(PREIMAGES, fd, preimages)
-            _write_file(JOURNAL_FILE + ".tmp", fd, [record.to_json()])
+            _write_file(PREIMAGES, fd, preimages, sync)
+            _write_file(JOURNAL_FILE + ".tmp", fd, [record.to_json()], sync)
             os.rename(JOURNAL_FILE + ".tmp", JOURNAL_FILE, src_dir_fd=fd, dst_dir_fd=fd)
-            os.fsync(fd)
-            os.fsync(base_fd)
+            if sync:
+                os.fsync(fd)
+                os.fsync(base_fd)
         except BaseException:
             if fd >= 0:
                 os.close(fd)
@@ -175,7 +181,7 @@ class Journal:
             os.close(base_fd)
             _remove_base(git_dir)
             raise
-        return cls(git_dir, base_fd, fd, record)
+        return cls(git_dir, base_fd, fd, record, sync)
 
     def mark_commit_point(self, index_path: str, index_sha256: str, ref: str | None,
                           commit: str | None, scratch: str | None = None) -> None:
@@ -186,16 +192,18 @@ class Journal:
 
         data = json.dumps({"index": index_path, "index_sha256": index_sha256, "ref": ref,
                            "commit": commit, "scratch": scratch}).encode()
-        _write_file(COMMIT_POINT + ".tmp", self.fd, [data])
+        _write_file(COMMIT_POINT + ".tmp", self.fd, [data], self.sync)
         os.rename(COMMIT_POINT + ".tmp", COMMIT_POINT, src_dir_fd=self.fd, dst_dir_fd=self.fd)
-        os.fsync(self.fd)
+        if self.sync:
+            os.fsync(self.fd)
 
     def commit(self) -> None:
         """Forget the journal: the transaction is done (or fully undone). Removing journal.json
         is the one step that counts; an OSError there leaves the journal in force."""
         os.unlink(JOURNAL_FILE, dir_fd=self.fd)
-        with suppress(OSError):
-            os.fsync(self.fd)
+        if self.sync:
+            with suppress(OSError):
+                os.fsync(self.fd)
         self.release()
         _remove_dir(self.base_fd, self.txid)
         with suppress(OSError):

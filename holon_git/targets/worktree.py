@@ -3,12 +3,15 @@
 Writing happens in four steps, after the pre-image of every deleted file is saved as a blob
 (targets/objects.py). Journal: in a repository, the old contents and the plan go to a crash
 journal under .git/holon-apply/ (journal.py). Stage: every new content goes to a temporary
-sibling file, fsync'd (directories created as needed; many files are fsync'd together by a
-thread pool). Check: every pre-image is still what was planned against, and no directory on
-the way was swapped. Commit: removals, then renames of the staged files over their targets;
-removing the journal is the commit point. Any failure, Ctrl-C included, undoes what was done
-from the pre-images held in memory; a hard kill leaves the journal, and
-`git holon-apply --recover` undoes from it.
+sibling file (directories created as needed). Check: every pre-image is still what was
+planned against, and no directory on the way was swapped. Commit: removals, then renames of
+the staged files over their targets; removing the journal is the commit point. Any failure,
+Ctrl-C included, undoes what was done from the pre-images held in memory; a hard kill leaves
+the journal, and `git holon-apply --recover` undoes from it.
+
+Like git, the default fsyncs nothing: a killed process loses nothing the kernel already has,
+and the journal covers it. A durable apply (--fsync) also fsyncs the journal, the staged
+files (many together, by a thread pool) and their directories, against a power loss.
 """
 
 from __future__ import annotations
@@ -66,10 +69,10 @@ def _read_error(exc: OSError, path: str | None) -> PatchError:
 class WorktreeTarget:
     name = "worktree"
 
-    def __init__(self, root: str, git_dir: str | None = None, durable: bool = True) -> None:
+    def __init__(self, root: str, git_dir: str | None = None, durable: bool = False) -> None:
         self.root = os.path.abspath(root)
         self.git_dir = git_dir  # where the crash journal goes; None outside a repository
-        self.durable = durable  # False: no fsync and no crash journal (library opt-out)
+        self.durable = durable  # True: fsync files, directories and journal (power loss)
         try:
             journal.refuse_if_pending(git_dir)
             self.tree = Tree(self.root)
@@ -116,8 +119,7 @@ class WorktreeTarget:
         return {"deleted_blobs": saved}
 
     def _transaction(self) -> _Transaction:
-        # durable=False promises nothing across a crash, so it keeps no crash journal either
-        return _Transaction(self.tree, self.git_dir if self.durable else None, self.durable)
+        return _Transaction(self.tree, self.git_dir, self.durable)
 
     def write_changes(self, changes: list[FileChange]) -> _Transaction:
         """Write all of ``changes`` or none, leaving the journal in force: the caller (the
@@ -233,7 +235,8 @@ class _Transaction:
         self.record.entries = entries
         self.record.new_dirs = self._missing_dirs([c.path for c in changes])
         if self.git_dir is not None:
-            self.journal = journal.Journal.create(self.git_dir, self.record, preimages)
+            self.journal = journal.Journal.create(self.git_dir, self.record, preimages,
+                                                  sync=self.durable)
 
     def _missing_dirs(self, paths: list[str]) -> list[str]:
         missing: set[str] = set()

@@ -43,9 +43,10 @@ def fail_with(code: int):
     return action
 
 
+@pytest.mark.parametrize("durable", [False, True], ids=["default", "fsync"])
 @pytest.mark.parametrize("code", ERRORS, ids=errno.errorcode.get)
 def test_every_call_failing_in_turn(scenario: Scenario, tmp_path: Path, code: int,
-                                    monkeypatch: pytest.MonkeyPatch):
+                                    durable: bool, monkeypatch: pytest.MonkeyPatch):
     at, refused, completed = 0, 0, 0
     stride = 1 if LONG or code == errno.ENOSPC else 5  # the others take the same paths
     while True:
@@ -54,7 +55,7 @@ def test_every_call_failing_in_turn(scenario: Scenario, tmp_path: Path, code: in
         around = snapshot_all(repo / ".git")
         with monkeypatch.context() as patched:
             counter = step_hook(patched, at, fail_with(code))
-            receipt = apply_patch(scenario.patch, repo)
+            receipt = apply_patch(scenario.patch, repo, durable=durable)
         # HEAD, refs and index as they were; no journal in force. (A failed clean-up after
         # the commit point may leave a journal directory without journal.json: ignored by
         # everyone, removed by the next --recover.)
@@ -143,7 +144,7 @@ def test_the_calls_list_covers_what_an_apply_uses(scenario: Scenario, tmp_path: 
                 return _real(*args, **kwargs)
 
             patched.setattr(os, name, wrapper)
-        assert apply_patch(scenario.patch, repo).ok
+        assert apply_patch(scenario.patch, repo, durable=True).ok
     assert {"open", "write", "fsync", "rename", "unlink", "mkdir", "rmdir"} <= set(seen)
 
 
