@@ -11,9 +11,11 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from functools import wraps
+from typing import Any, TypeVar
 
 from .errors import PatchError
 from .model import FilePatch, Patch
@@ -49,6 +51,30 @@ def _render_diff(destination: object, plan: Plan) -> bytes:
     return render_diff(getattr(destination, "diff_sides", plan_sides)(plan))
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def cycles_collected_after(func: F) -> F:
+    """Pause Python's cycle collector while ``func`` runs (restoring it after).
+
+    A large patch allocates hundreds of thousands of small objects that stay alive until the
+    apply ends and hold no reference cycles; the collector would scan them again and again
+    (a quarter of the parse time). Reference counting still frees everything as usual."""
+
+    @wraps(func)
+    def paused(*args: Any, **kwargs: Any) -> Any:
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return func(*args, **kwargs)
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    return paused  # type: ignore[return-value]
+
+
+@cycles_collected_after
 def apply_patch(
     patch: bytes | str | Patch,
     repo: str | os.PathLike[str] = ".",

@@ -555,26 +555,57 @@ _OUTCOME = {"applied": False}  # for the Ctrl-C message: did the apply already h
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
+    import gc
+
+    collecting = gc.isenabled()
+    gc.disable()  # as in api.apply_patch: the parse, too, makes many objects and no cycles
+    interrupted = _note_interrupts()
     try:
         cli.main(args=argv, prog_name=_prog_name(), standalone_mode=False)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
+    except ImportError:
+        # Ctrl-C inside a C extension's import (pygit2 loads ssl) surfaces as an ImportError
+        if not interrupted:
+            raise
+        _exit_interrupted()
     except (KeyboardInterrupt, click.Abort):
-        # a write stops only at a safe point and undoes itself (targets/interrupts.py)
-        if _OUTCOME["applied"]:
-            click.echo("interrupted after the patch was applied", err=True)
-        else:
-            click.echo("interrupted; nothing was changed", err=True)
-        sys.exit(130)
+        _exit_interrupted()
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     finally:
+        if collecting:
+            gc.enable()
         # the command is over: a Ctrl-C now would only print a traceback from the interpreter's
         # shutdown
         import signal
 
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _exit_interrupted() -> None:
+    # a write stops only at a safe point and undoes itself (targets/interrupts.py)
+    if _OUTCOME["applied"]:
+        click.echo("interrupted after the patch was applied", err=True)
+    else:
+        click.echo("interrupted; nothing was changed", err=True)
+    sys.exit(130)
+
+
+def _note_interrupts() -> list[int]:
+    """Let Ctrl-C raise KeyboardInterrupt as usual, and remember that it came."""
+    import signal
+
+    received: list[int] = []
+
+    def interrupt(signum: int, frame: object) -> None:
+        received.append(signum)
+        raise KeyboardInterrupt
+
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, interrupt)
+    return received
 
 
 def _prog_name() -> str:

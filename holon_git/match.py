@@ -22,6 +22,8 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from operator import add
 
 from .errors import PatchError
 
@@ -91,8 +93,9 @@ class _Index:
             found = [keys.index(key)]
             self._scanned += found[0] + 1
         else:
-            if self._first is None:
-                self._first = {keys[i]: i for i in range(len(keys) - 1, -1, -1)}
+            if self._first is None:  # built in C: later (lower) indexes overwrite
+                self._first = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1),
+                                       strict=True))
             found = [self._first[key]]
         while len(found) < total:
             found.append(keys.index(key, found[-1] + 1))
@@ -133,16 +136,16 @@ class RunningFile:
         self._cstarts: list[int] = []  # current index of each edit's new lines
         self._bends: list[int] = []  # current index after each edit's new lines
         self._shift = [0]  # _shift[k]: how far edits[:k] moved the lines after them
+        self.length = len(lines)  # of the current file
         self._indexes: dict[int, _Index] = {}
         self._added: dict[int, Counter[bytes]] = {}
 
     # -- reading the current file ------------------------------------------------------------
-    @property
-    def length(self) -> int:
-        return len(self.original) + self._shift[-1]
-
     def window(self, start: int, size: int) -> list[bytes]:
         """Lines ``start`` to ``start + size`` of the current file."""
+        if not self._bends or start >= self._bends[-1]:  # after every edit: one slice
+            first = max(start, 0) - self._shift[-1]
+            return self.original[first : first + min(start + size, self.length) - max(start, 0)]
         out: list[bytes] = []
         i, end = start, min(start + size, self.length)
         k = bisect_right(self._bends, i)
@@ -167,6 +170,9 @@ class RunningFile:
     @property
     def current(self) -> list[bytes]:
         return self.lines()
+
+    def last_line(self) -> bytes | None:
+        return self.window(self.length - 1, 1)[0] if self.length else None
 
     # -- coordinates -------------------------------------------------------------------------
     def to_current(self, original: int) -> int | None:
@@ -201,7 +207,8 @@ class RunningFile:
         """Every current position where ``old`` matches under ``level``."""
         key = KEYS[level]
         if level == 0:  # _key_exact, inline: this runs for every line of every hunk
-            keys = [line if line.endswith(b"\n") else line + b"\n" for line in old]
+            keys = list(old) if b"".join(old).count(b"\n") == len(old) else [
+                line if line.endswith(b"\n") else line + b"\n" for line in old]
         else:
             keys = [key(line) for line in old]
         index = self._index(level)
@@ -209,11 +216,11 @@ class RunningFile:
         # Every match contains every old line, so any line finds them all; a rare one finds
         # the fewest places to check. Before a file's lines are counted, the longest is taken.
         if index.count is None:
-            sizes = [len(k) for k in keys]
+            sizes = list(map(len, keys))
             anchor = sizes.index(max(sizes))
         else:
-            in_file, in_edits = index.count.get, added.get
-            rarity = [in_file(k, 0) + in_edits(k, 0) for k in keys]
+            zeros = repeat(0)
+            rarity = list(map(add, map(index.count.get, keys, zeros), map(added.get, keys, zeros)))
             anchor = rarity.index(min(rarity))
         starts: set[int] = set()
         for pos in index.positions(keys[anchor]):
@@ -273,6 +280,7 @@ class RunningFile:
             self._cstarts.append(cstart)
             self._bends.append(cstart + len(later.new))
             self._shift.append(self._shift[-1] + len(later.new) - (later.end - later.start))
+        self.length = len(self.original) + self._shift[-1]
         for level, counter in self._added.items():
             if level == 0 and b"".join(edit.new).count(b"\n") == len(edit.new):
                 counter.update(edit.new)  # every line ends with a newline: its own exact key

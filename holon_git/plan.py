@@ -15,7 +15,18 @@ from typing import Any
 from . import paths
 from .errors import PatchError
 from .match import KEYS, LEVELS, RunningFile, choose, near_miss, split_lines
-from .model import ADD, CONTEXT, REMOVE, Diagnostic, FileKind, FilePatch, Hunk, HunkLine, Patch
+from .model import (
+    ADD,
+    CONTEXT,
+    Diagnostic,
+    FileKind,
+    FilePatch,
+    Hunk,
+    HunkLine,
+    Patch,
+    new_side,
+    old_side,
+)
 from .splice import dominant_eol, new_window
 
 REGULAR = 0o100644
@@ -233,19 +244,19 @@ class _HunkApplier:
     def apply(self, hunk: Hunk, number: int) -> HunkResult:
         running = self.running
         lines = hunk.lines
-        old = [line.text for line in lines if line.kind != ADD]
+        old = old_side(lines)
         raw_hint = None
         if hunk.old_start is not None:
             raw_hint = max(hunk.old_start - (1 if old else 0), 0)
         hints = [raw_hint, None if raw_hint is None else raw_hint + self.drift]
         at_end = hunk.old_no_newline or hunk.new_no_newline or hunk.anchor_end
         tolerances: list[str] = []
-        last_line = running.window(running.length - 1, 1) if running.length else []
-        if not old and hunk.anchor_end and last_line and not last_line[0].endswith(b"\n"):
+        last_line = running.last_line()
+        if not old and hunk.anchor_end and last_line and not last_line.endswith(b"\n"):
             # Appending after a last line that has no line ending: that line gains one, so it
             # joins the hunk as context (and is found at the end like any other).
-            lines = [HunkLine(CONTEXT, last_line[0]), *lines]
-            old = [last_line[0]]
+            lines = [HunkLine(CONTEXT, last_line), *lines]
+            old = [last_line]
         if not old:
             if running.length and not hunk.anchor_end:
                 raise PatchError("ambiguous_context", "the hunk has no context or removed "
@@ -279,8 +290,8 @@ class _HunkApplier:
         size = len(old)
         at_end_now = start + size == running.length
         # an empty file does not "lack" a final newline: only a last line can
-        last = running.window(running.length - 1, 1)
-        had_newline = not last or last[0].endswith(b"\n")
+        last = running.last_line()
+        had_newline = last is None or last.endswith(b"\n")
         final_newline = had_newline
         if hunk.old_no_newline != hunk.new_no_newline:
             final_newline = hunk.old_no_newline
@@ -305,7 +316,7 @@ class _HunkApplier:
 
     def _not_found(self, hunk: Hunk, lines: list, old: list[bytes],
                    hint: int | None) -> PatchError:
-        new = [line.text for line in lines if line.kind != REMOVE]
+        new = new_side(lines)
         at_end = hunk.old_no_newline or hunk.new_no_newline or hunk.anchor_end
         if new and new != old and self.running.search(new, at_end).candidates:
             if self.reverse:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .model import ADD, CONTEXT, HunkLine
+from .model import ADD, CONTEXT, HunkLine, new_side
 
 
 def dominant_eol(content: bytes) -> bytes | None:
@@ -53,6 +53,13 @@ def new_window(
     at_end: the window ends at the end of the file; final_newline then says whether the
     file's last line ends with a newline afterwards.
     """
+    if added_eol is None and (not at_end or final_newline):
+        # An exact match of whole lines: the context lines are byte for byte the file's, so
+        # the new side is the hunk's own text; only endings may need filling in.
+        new = new_side(hunk_lines)
+        if b"".join(new).count(b"\n") == len(new) and (
+                b"".join(window).count(b"\n") == len(window)):
+            return new
     out: list[bytes] = []
     at = 0
     for line in hunk_lines:

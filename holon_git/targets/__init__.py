@@ -46,10 +46,11 @@ class Target(Protocol):
 def open_target(name: str, repo: str = ".", *, check: bool = False,
                 commit: CommitSpec | None = None, durable: bool = False) -> Target:
     if name == "worktree":
-        from .repo import locate, work_tree_root
+        from .repo import locate, root_of
         from .worktree import WorktreeTarget
 
-        return WorktreeTarget(work_tree_root(repo), locate(repo).git_dir, durable)
+        location = locate(repo)
+        return WorktreeTarget(root_of(location, repo), location.git_dir, durable)
     if name in ("index", "both"):
         from .index import BothTarget, IndexTarget
 

@@ -13,7 +13,6 @@ import os
 from typing import Any
 
 from ..policy import PROTECT_FILE, protect_file_patterns
-from .repo import locate
 
 
 def repo_patterns(git: Any, tree_id: Any) -> list[str]:
@@ -54,22 +53,28 @@ def _config_files(git_dir: str) -> list[str]:
 def _config_may_protect(git_dir: str) -> bool:
     for path in _config_files(git_dir):
         try:
-            with open(path, "rb") as fh:
-                text = fh.read().lower()
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         except OSError:
             continue
+        chunks = []
+        try:  # plain reads, not open(): this runs on every apply
+            while chunk := os.read(fd, 1 << 16):
+                chunks.append(chunk)
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+        text = b"".join(chunks).lower()
         if b"holon" in text or b"include" in text:
             return True
     return False
 
 
-def worktree_patterns(root: str) -> list[str]:
+def worktree_patterns(root: str, git_dir: str | None) -> list[str]:
     """Patterns for the working-tree target rooted at ``root`` (none outside a repository)."""
-    location = locate(root)
-    if location.git_dir is None:
+    if git_dir is None:
         return []
-    if not (os.path.lexists(os.path.join(root, PROTECT_FILE))
-            or _config_may_protect(location.git_dir)):
+    if not (os.path.lexists(os.path.join(root, PROTECT_FILE)) or _config_may_protect(git_dir)):
         return []
     return head_patterns(root)
 

@@ -65,7 +65,11 @@ def work_tree_root(start: str | os.PathLike[str] = ".") -> str:
     Outside any repository this is ``start`` itself, as with ``git apply``; a bare repository
     has no working tree and is refused.
     """
-    location = locate(start)
+    return root_of(locate(start), start)
+
+
+def root_of(location: Location, start: str | os.PathLike[str]) -> str:
+    """work_tree_root for a location already found."""
     if location.git_dir is None:
         return os.path.abspath(start)
     if location.work_tree is None:

@@ -33,19 +33,20 @@ T = TypeVar("T")
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 _PARALLEL_SYNC = 16  # from this many files on, staged files are fsync'd by a thread pool
 _SYNC_THREADS = 32
+_STAGE_THREADS = 4  # creating files is mostly the filesystem's CPU time: a few cores' worth
 
 
-def _each(call: Callable[[T], None], items: list[T]) -> None:
-    """call(item) for every item; by a thread pool when there are many (fsync releases the
-    GIL, and concurrent fsyncs share the journal's commits). Raises the first failure after
-    every call has finished."""
+def _each(call: Callable[[T], None], items: list[T], threads: int = _SYNC_THREADS) -> None:
+    """call(item) for every item; by a thread pool when there are many (the system calls
+    release the GIL; concurrent fsyncs share the journal's commits, and file creations
+    overlap). Raises the first failure after every call has finished."""
     if len(items) < _PARALLEL_SYNC:
         for item in items:
             call(item)
         return
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(max_workers=_SYNC_THREADS) as pool:
+    with ThreadPoolExecutor(max_workers=threads) as pool:
         list(pool.map(call, items))
 
 
@@ -96,18 +97,20 @@ class WorktreeTarget:
     def protected_patterns(self) -> list[str]:
         from .protect import worktree_patterns
 
-        return worktree_patterns(self.root)
+        return worktree_patterns(self.root, self.git_dir)
 
     # -- writing -----------------------------------------------------------------------------
     def write(self, plan: Plan) -> dict[str, object]:
         saved: list[dict[str, object]] = []
-        if any(change.action == "delete" for change in plan.changes):
-            from .objects import save_deleted
-
-            saved = save_deleted(self.git_dir, plan.changes)  # before anything is deleted
         txn = self._transaction()
         with DeferredSignals() as signals:
             try:
+                if any(change.action == "delete" for change in plan.changes):
+                    from .objects import save_deleted
+
+                    # before anything is deleted; a Ctrl-C in pygit2's import is held, too
+                    saved = save_deleted(self.git_dir, plan.changes)
+                    signals.checkpoint()
                 txn.run(plan.changes, signals.checkpoint)
                 signals.checkpoint()
                 txn.commit()
@@ -167,6 +170,8 @@ class _Transaction:
         self.staged: dict[str, str] = {}  # path -> temporary name in the same directory
         self.done: list[_Done] = []
         self.current: str | None = None  # path being worked on, for error messages
+        # read once, before any thread stages: reading the umask means setting it briefly
+        self.executable_perm = _executable_perm()
 
     def run(self, changes: list[FileChange], checkpoint: Callable[[], None]) -> None:
         """Everything up to the commit point: afterwards the new tree is in place and only
@@ -174,13 +179,16 @@ class _Transaction:
         removals = [c for c in changes if c.action in ("delete", "rename")]
         writes = [c for c in changes if c.action != "delete"]
         self._write_journal(changes)
-        sync_each = len(writes) < _PARALLEL_SYNC
-        for change in writes:
+        if len(writes) < _PARALLEL_SYNC:
+            for change in writes:
+                checkpoint()
+                self.current = change.path
+                self._stage(change, self.durable)
+        else:
+            self._stage_many(writes)
             checkpoint()
-            self.current = change.path
-            self._stage(change, sync_each and self.durable)
-        if not sync_each and self.durable:
-            self._sync_staged()
+            if self.durable:
+                self._sync_staged()
         self._check(changes)
         checkpoint()
         for change in removals:
@@ -253,7 +261,7 @@ class _Transaction:
 
     def _perm(self, change: FileChange) -> int | None:
         if change.before is None or change.before.token is None:
-            return _executable_perm() if change.mode == EXECUTABLE else None
+            return self.executable_perm if change.mode == EXECUTABLE else None
         return change.before.token[4] & 0o7777
 
     def _temp(self, path: str, kind: str = "") -> str:
@@ -265,6 +273,25 @@ class _Transaction:
         self.tree.write_new(_split(change.path)[0], temp, change.after, self._perm(change),
                             self.created_dirs, sync=sync)
         self.staged[change.path] = temp
+
+    def _stage_many(self, writes: list[FileChange]) -> None:
+        """Stage by a small thread pool; directories are made first, here, in order."""
+        for change in writes:
+            self.current = change.path
+            self.tree.dir_fd(_split(change.path)[0], create=True, created=self.created_dirs)
+        failed: list[str] = []
+
+        def stage(change: FileChange) -> None:
+            try:
+                self._stage(change, False)
+            except BaseException:
+                failed.append(change.path)
+                raise
+
+        try:
+            _each(stage, writes, _STAGE_THREADS)
+        finally:
+            self.current = failed[0] if failed else self.current
 
     def _sync_staged(self) -> None:
         """fsync every staged file, many at once: the disk then flushes them together, which

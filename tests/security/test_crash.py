@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from crashkit import LONG, Scenario, journal_dir, step_hook
-from repos.builders import git, git_state, snapshot
+from repos.builders import git, git_state, make_repo, snapshot
 
 from holon_git import apply_patch, check_patch
 from holon_git.api import recover
@@ -179,8 +179,12 @@ def test_sigint_to_the_cli(tmp_path: Path):
     sc = Scenario.make(tmp_path / "big", files=60, lines=40)
     repo = sc.fresh(tmp_path / "r")
     start = time.perf_counter()
+    assert run_cli(repo, "--version").returncode == 0
+    startup = time.perf_counter() - start  # a Ctrl-C before main() runs is Python's to report
+    start = time.perf_counter()
     assert run_cli(repo, "-q", "-", patch=sc.patch).returncode == 0
     duration = time.perf_counter() - start
+    earliest = max(startup * 1.5, duration * 0.5)
     rng = random.Random(99)
     codes = set()
     for _ in range(40 if LONG else 4):
@@ -191,7 +195,7 @@ def test_sigint_to_the_cli(tmp_path: Path):
         assert proc.stdin is not None
         proc.stdin.write(sc.patch)
         proc.stdin.close()
-        time.sleep(rng.uniform(duration * 0.5, duration * 1.05))  # past start-up
+        time.sleep(rng.uniform(earliest, max(earliest, duration * 1.05)))  # past start-up
         proc.send_signal(signal.SIGINT)
         assert proc.stderr is not None
         err = proc.stderr.read()
@@ -331,3 +335,59 @@ def test_sigkill_at_every_step_of_a_commit(scenario: Scenario, tmp_path: Path):
 
 def probe_snapshot(probe: Path) -> dict:
     return snapshot(probe)
+
+
+@pytest.fixture
+def sigint_restored():
+    """cli.main() ignores SIGINT once the command is over; give the test run its own back."""
+    before = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+@pytest.mark.usefixtures("sigint_restored")
+def test_ctrl_c_inside_a_c_extension_import_is_an_interrupt(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture):
+    """A Ctrl-C while pygit2 imports ssl comes out of the import as an ImportError
+    ('PyCapsule_Import could not import module "_socket"'): reported as an interrupt, exit 130,
+    nothing changed. The stand-in import below is interrupted by a real SIGINT."""
+    import holon_git.api
+    from holon_git import cli
+
+    sc = Scenario.make(tmp_path / "s", files=3, lines=10)
+    repo = sc.fresh(tmp_path / "r")
+
+    def import_interrupted(*args: object, **kwargs: object) -> None:
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)
+        except KeyboardInterrupt:
+            raise ImportError('PyCapsule_Import could not import module "_socket"') from None
+
+    monkeypatch.setattr(holon_git.api, "apply_patch", import_interrupted)
+    monkeypatch.chdir(repo)
+    (tmp_path / "p.diff").write_bytes(sc.patch)
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main([str(tmp_path / "p.diff")])
+    assert exit_info.value.code == 130
+    assert "interrupted; nothing was changed" in capsys.readouterr().err
+    assert snapshot(repo) == sc.old
+
+
+@pytest.mark.usefixtures("sigint_restored")
+def test_an_import_error_without_ctrl_c_is_not_hidden(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch):
+    import holon_git.api
+    from holon_git import cli
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise ImportError("a real installation problem")
+
+    monkeypatch.setattr(holon_git.api, "apply_patch", broken)
+    repo = make_repo(tmp_path / "r", {"f.txt": "a\n"})
+    monkeypatch.chdir(repo)
+    (tmp_path / "p.diff").write_bytes(b"--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-a\n+b\n")
+    with pytest.raises(ImportError, match="a real installation problem"):
+        cli.main([str(tmp_path / "p.diff")])
