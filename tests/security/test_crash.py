@@ -31,6 +31,16 @@ def run_cli(repo: Path, *args: str, patch: bytes | None = None,
                           capture_output=True, timeout=120)
 
 
+def start_cli(repo: Path, patch: bytes, *, stderr: int) -> subprocess.Popen[bytes]:
+    """The command applying ``patch`` from stdin, still running when this returns."""
+    proc = subprocess.Popen([sys.executable, "-m", "holon_git", "-q", "-"], cwd=repo,
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=stderr)
+    assert proc.stdin is not None
+    proc.stdin.write(patch)
+    proc.stdin.close()
+    return proc
+
+
 def settle(sc: Scenario, repo: Path, *, use_cli: bool = False) -> str:
     """Classify what a killed apply left and recover it; returns 'old', 'new' or 'journal'.
     Fails the test on anything inconsistent."""
@@ -130,12 +140,7 @@ def test_random_sigkill_of_the_cli(tmp_path: Path):
     outcomes: dict[str, int] = {}
     for _ in range(runs):
         repo = sc.fresh(tmp_path / "r")
-        proc = subprocess.Popen([sys.executable, "-m", "holon_git", "-q", "-"], cwd=repo,
-                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
-        assert proc.stdin is not None
-        proc.stdin.write(sc.patch)
-        proc.stdin.close()
+        proc = start_cli(repo, sc.patch, stderr=subprocess.DEVNULL)
         # most of a run is interpreter start-up; aim the kills at its second half
         time.sleep(rng.uniform(duration * 0.4, duration * 1.05))
         proc.send_signal(signal.SIGKILL)
@@ -189,12 +194,7 @@ def test_sigint_to_the_cli(tmp_path: Path):
     codes = set()
     for _ in range(40 if LONG else 4):
         repo = sc.fresh(tmp_path / "r")
-        proc = subprocess.Popen([sys.executable, "-m", "holon_git", "-q", "-"], cwd=repo,
-                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE)
-        assert proc.stdin is not None
-        proc.stdin.write(sc.patch)
-        proc.stdin.close()
+        proc = start_cli(repo, sc.patch, stderr=subprocess.PIPE)
         time.sleep(rng.uniform(earliest, max(earliest, duration * 1.05)))  # past start-up
         proc.send_signal(signal.SIGINT)
         assert proc.stderr is not None
