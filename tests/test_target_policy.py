@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -160,6 +162,26 @@ def test_global_config_protects(repo: Path, tmp_path: Path, monkeypatch: pytest.
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
     for target in TARGETS:
         refused(repo, B, "protected_path", target=target)
+
+
+def test_a_settled_config_edited_later_is_read_again(repo: Path, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch):
+    """In-process applies remember that no config file can protect anything; an edit of
+    a config file (same size, explicit timestamps) must still be seen."""
+    from holon_git.targets import protect
+
+    monkeypatch.setattr(protect, "_SETTLED_NS", 0)  # every file counts as settled
+    config = tmp_path / "global.gitconfig"
+    config.write_text("[user]\n\tnote = src/b.py\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    local = repo / ".git" / "config"
+    for path, age in ((config, 100), (local, 100)):
+        os.utime(path, ns=(0, time.time_ns() - age * 10**9))
+    applied(repo, B)
+    applied(repo, B, reverse=True)
+    config.write_text("[holon]\n\tprotect = src/b.py\n")  # the same size as before
+    os.utime(config, ns=(0, time.time_ns() - 50 * 10**9))
+    refused(repo, B, "protected_path")
 
 
 def test_check_also_refuses_protected_paths(repo: Path):

@@ -10,6 +10,8 @@ a config file) and opens the repository with pygit2 only then.
 from __future__ import annotations
 
 import os
+import time
+from functools import lru_cache
 from typing import Any
 
 from ..policy import PROTECT_FILE, protect_file_patterns
@@ -30,8 +32,17 @@ def repo_patterns(git: Any, tree_id: Any) -> list[str]:
     return patterns
 
 
+_ENV = ("GIT_CONFIG_GLOBAL", "XDG_CONFIG_HOME", "HOME", "GIT_CONFIG_NOSYSTEM",
+        "GIT_CONFIG_SYSTEM")
+
+
 def _config_files(git_dir: str) -> list[str]:
-    env = os.environ
+    return _config_files_for(git_dir, tuple(os.environ.get(name) for name in _ENV))
+
+
+@lru_cache(maxsize=64)
+def _config_files_for(git_dir: str, env_values: tuple[str | None, ...]) -> list[str]:
+    env = dict(zip(_ENV, env_values, strict=True))
     home = os.path.expanduser("~")
     files = [os.path.join(git_dir, "config"), os.path.join(git_dir, "config.worktree")]
     try:
@@ -41,33 +52,63 @@ def _config_files(git_dir: str) -> list[str]:
     except OSError:
         pass
     if env.get("GIT_CONFIG_GLOBAL"):
-        files.append(env["GIT_CONFIG_GLOBAL"])
+        files.append(env["GIT_CONFIG_GLOBAL"])  # type: ignore[arg-type]
     else:
         xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
         files += [os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config")]
-    if env.get("GIT_CONFIG_NOSYSTEM", "").lower() not in ("1", "true", "yes", "on"):
+    if (env.get("GIT_CONFIG_NOSYSTEM") or "").lower() not in ("1", "true", "yes", "on"):
         files.append(env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
     return files
 
 
+_SETTLED_NS = 2_000_000_000  # a config file older than this cannot change unseen (mtime)
+_answers: dict[tuple[object, ...], bool] = {}  # config files' identities -> may they protect?
+
+
 def _config_may_protect(git_dir: str) -> bool:
-    for path in _config_files(git_dir):
+    """Whether any config file might set holon.protect (or include one that does). Agents
+    apply many patches from one process, so the answer is remembered for as long as every
+    config file keeps its identity and is old enough for its mtime to show a change."""
+    paths = _config_files(git_dir)
+    identities: list[object] = [git_dir]
+    now = time.time_ns()
+    for path in paths:
         try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            st = os.stat(path)
         except OSError:
+            identities.append(None)
             continue
-        chunks = []
-        try:  # plain reads, not open(): this runs on every apply
-            while chunk := os.read(fd, 1 << 16):
-                chunks.append(chunk)
-        except OSError:
-            continue
-        finally:
-            os.close(fd)
-        text = b"".join(chunks).lower()
-        if b"holon" in text or b"include" in text:
-            return True
-    return False
+        if now - st.st_mtime_ns < _SETTLED_NS or now - st.st_ctime_ns < _SETTLED_NS:
+            identities = []  # just written: a change within the same timestamp tick
+            break
+        identities.append((path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns,
+                           st.st_ctime_ns))
+    key = tuple(identities)
+    if key and key in _answers:
+        return _answers[key]
+    answer = any(_may_protect(path) for path in paths)
+    if key:
+        if len(_answers) > 64:
+            _answers.clear()
+        _answers[key] = answer
+    return answer
+
+
+def _may_protect(path: str) -> bool:
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return False
+    chunks = []
+    try:  # plain reads, not open(): this runs on every apply
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    text = b"".join(chunks).lower()
+    return b"holon" in text or b"include" in text
 
 
 def worktree_patterns(root: str, git_dir: str | None) -> list[str]:

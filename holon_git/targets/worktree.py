@@ -102,7 +102,7 @@ class WorktreeTarget:
     # -- writing -----------------------------------------------------------------------------
     def write(self, plan: Plan) -> dict[str, object]:
         saved: list[dict[str, object]] = []
-        txn = self._transaction()
+        txn = self._transaction(alone=True)
         with DeferredSignals() as signals:
             try:
                 if any(change.action == "delete" for change in plan.changes):
@@ -121,8 +121,8 @@ class WorktreeTarget:
                 raise error from exc
         return {"deleted_blobs": saved}
 
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self.tree, self.git_dir, self.durable)
+    def _transaction(self, alone: bool = False) -> _Transaction:
+        return _Transaction(self.tree, self.git_dir, self.durable, alone)
 
     def write_changes(self, changes: list[FileChange]) -> _Transaction:
         """Write all of ``changes`` or none, leaving the journal in force: the caller (the
@@ -159,10 +159,14 @@ def _executable_perm() -> int:
 
 
 class _Transaction:
-    def __init__(self, tree: Tree, git_dir: str | None, durable: bool = True) -> None:
+    def __init__(self, tree: Tree, git_dir: str | None, durable: bool = True,
+                 alone: bool = False) -> None:
         self.tree = tree
         self.git_dir = git_dir
         self.durable = durable
+        # alone: nothing else (an index, a branch) commits with this transaction, so a change
+        # to one path, whose own rename is atomic, needs no journal
+        self.alone = alone
         self.record = journal.new_record(tree.root)
         self.journal: journal.Journal | None = None
         self.numbers: dict[str, int] = {}  # path -> its entry number (names its temp files)
@@ -217,6 +221,14 @@ class _Transaction:
             self.journal = None
 
     def _write_journal(self, changes: list[FileChange]) -> None:
+        new_dirs = self._missing_dirs([c.path for c in changes])
+        if self.alone and len(changes) == 1 and changes[0].action in ("modify", "add") \
+                and not new_dirs:
+            # One rename of the staged file is the whole commit: a kill leaves the old or
+            # the new file, at worst beside an unused temporary file. (A deletion may empty a
+            # directory, which is pruned after the unlink: that takes the journal.)
+            self.numbers[changes[0].path] = 0
+            return
         entries: list[journal.Entry] = []
         preimages: list[bytes] = []
         offset = 0
@@ -241,7 +253,7 @@ class _Transaction:
                 add(change.path, change.before if change.action == "modify" else None,
                     change.after)
         self.record.entries = entries
-        self.record.new_dirs = self._missing_dirs([c.path for c in changes])
+        self.record.new_dirs = new_dirs
         if self.git_dir is not None:
             self.journal = journal.Journal.create(self.git_dir, self.record, preimages,
                                                   sync=self.durable)

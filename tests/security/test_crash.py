@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -101,6 +102,44 @@ def test_sigkill_at_every_step_of_a_multi_file_apply(scenario: Scenario, tmp_pat
     print(f"\nkill points tried: {at - 1}; outcomes {outcomes}; inconsistent: 0")
     assert outcomes.get("journal", 0) > 10  # the kills did land inside the write phase
     assert at > 30
+
+
+@pytest.mark.parametrize("patch", [
+    b"--- a/d0/f0.txt\n+++ b/d0/f0.txt\n@@ -2,2 +2,2 @@\n file 0 line 1\n-file 0 line 2\n"
+    b"+changed\n",
+    b"--- /dev/null\n+++ b/d0/added.txt\n@@ -0,0 +1 @@\n+new\n",
+], ids=["modify", "add"])
+def test_sigkill_at_every_step_of_a_one_file_apply(tmp_path: Path, patch: bytes):
+    """One file modified or added in an existing directory: one rename, atomic by itself,
+    so no journal is written, and a kill leaves the old or the new file, at most beside a
+    temporary file. (A deletion may prune a directory afterwards: it keeps the journal, and
+    the multi-file tests above cover it.)"""
+    template = make_repo(tmp_path / "t", {"d0/f0.txt": "file 0 line 0\nfile 0 line 1\n"
+                                          "file 0 line 2\n", "d1/f1.txt": "file 1 line 0\n"
+                                          "file 1 line 1\n"})
+    old, state = snapshot(template), git_state(template)
+    probe = tmp_path / "probe"
+    shutil.copytree(template, probe, symlinks=True)
+    assert apply_patch(patch, probe).ok
+    new = snapshot(probe)
+    at, outcomes = 0, set()
+    while True:
+        at += 1
+        repo = tmp_path / "r"
+        if repo.exists():
+            shutil.rmtree(repo)
+        shutil.copytree(template, repo, symlinks=True)
+        finished = not killed_child(repo, patch, at)
+        assert not journal_dir(repo).exists()
+        assert git_state(repo) == state
+        now = {path: entry for path, entry in snapshot(repo).items()
+               if not (os.path.basename(path).startswith(".holon-") and path.endswith(".tmp"))}
+        assert now in (old, new), f"kill before step {at} left a half-changed tree"
+        outcomes.add("old" if now == old else "new")
+        if finished:
+            assert snapshot(repo) == new
+            break
+    assert outcomes == {"old", "new"} and at > 3
 
 
 def test_sigkill_during_recovery_then_recover_again(scenario: Scenario, tmp_path: Path):
