@@ -157,8 +157,11 @@ def apply_patch(
         try:
             check_protected(parsed, destination.protected_patterns())
             if atomic:
+                # a target that reads pre-images again lets the plan drop them (memory)
+                keep = emit_diff or not getattr(destination, "rereads_preimages", False)
                 plan = plan_patch(parsed, destination.read, reverse=reverse,
-                                  expect_sha256=expect_sha256, progress=progress)
+                                  expect_sha256=expect_sha256, progress=progress,
+                                  keep_preimages=keep)
                 validate = getattr(destination, "validate", None)
                 if validate is not None:
                     validate(plan)

@@ -35,7 +35,7 @@ def _prefixed(prefix: str, path: str) -> str:
 
 
 def file_diff(change: FileChange) -> Iterator[bytes]:
-    before = change.before.content if change.before is not None else b""
+    before = change.before.data if change.before is not None else b""
     after = change.after if change.after is not None else b""
     old_path = change.old_path if change.old_path is not None else change.path
     new_path = change.new_path if change.new_path is not None else change.path

@@ -38,9 +38,19 @@ _SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 class SourceFile:
     """A file's pre-image as a target read it."""
 
-    content: bytes
+    # None once the plan has let go of it (plan_patch(keep_preimages=False)): the target
+    # reads it again, checking the token, when it needs it
+    content: bytes | None
     mode: int = REGULAR
     token: Any = None  # target-specific identity, re-checked before writing
+
+
+    @property
+    def data(self) -> bytes:
+        """The content, which a reader always supplies (planning code reads it here)."""
+        if self.content is None:
+            raise ValueError("the pre-image was released after planning")
+        return self.content
 
 
 Reader = Callable[[str], "SourceFile | None"]
@@ -101,18 +111,25 @@ class Plan:
 
 def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
                expect_sha256: Mapping[str, str] | None = None,
-               progress: Callable[[str, int, int], None] | None = None) -> Plan:
+               progress: Callable[[str, int, int], None] | None = None,
+               keep_preimages: bool = True) -> Plan:
     """Match every hunk against the pre-images ``read`` returns; raise on the first refusal.
 
     ``expect_sha256`` maps paths to the sha256 (hex) their pre-image must have, "" for "must
     not exist"; it is checked before anything else (see check_expected). ``progress`` is
     called as ``progress("planning", files_done, files_total)`` after each file.
+    ``keep_preimages=False`` drops each pre-image's content once its file is planned (its
+    mode and token stay), for a target that can read it again: a large patch then never
+    holds every old file in memory at once.
     """
     check_expected(expect_sha256 or {}, read)
     changes = []
     total = len(patch.files)
     for fp in patch.files:
-        changes.append(_plan_file(fp, read, reverse))
+        change = _plan_file(fp, read, reverse)
+        if not keep_preimages and change.before is not None:
+            change.before = SourceFile(None, change.before.mode, change.before.token)
+        changes.append(change)
         if progress is not None:
             progress("planning", len(changes), total)
     return Plan(changes, list(patch.diagnostics), patch.format)
@@ -134,7 +151,7 @@ def check_expected(expect_sha256: Mapping[str, str], read: Reader) -> None:
                              hint="give the sha256 as 64 hex digits, or '' for 'must not "
                              "exist' (PATH=HEX)")
         existing = read(path)
-        actual = "" if existing is None else hashlib.sha256(existing.content).hexdigest()
+        actual = "" if existing is None else hashlib.sha256(existing.data).hexdigest()
         if actual != expected:
             state = "does not exist" if existing is None else f"has sha256 {actual}"
             wanted = "not to exist" if not expected else f"to have sha256 {expected}"
@@ -171,7 +188,7 @@ def _plan_add(fp: FilePatch, read: Reader) -> FileChange:
                                   final_newline=ends_newline))
     existing = read(path)
     if existing is not None:
-        if existing.content == content:
+        if existing.data == content:
             raise PatchError("already_applied", f"{path!r} already exists with this content")
         raise PatchError("already_exists", f"cannot add {path!r}: it already exists")
     return _change(fp, None, content, EXECUTABLE if fp.executable else REGULAR)
@@ -184,10 +201,10 @@ def _plan_delete(fp: FilePatch, read: Reader) -> FileChange:
         raise PatchError("not_found", f"cannot delete {path!r}: it does not exist")
     if not fp.check_deleted_content:  # envelope '*** Delete File': whatever the file holds
         change = _change(fp, existing, None, None)
-        change.removed = len(split_lines(existing.content))
+        change.removed = len(split_lines(existing.data))
         return change
     old = [line.text for hunk in fp.hunks for line in hunk.lines if line.kind != ADD]
-    current = split_lines(existing.content)
+    current = split_lines(existing.data)
     change = _change(fp, existing, None, None)
     for level, key in enumerate(KEYS):
         same_length = len(old) == len(current)
@@ -217,10 +234,10 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool) -> FileChange:
                              "destination already exists", path=fp.new_path)
     if existing is None:
         raise PatchError("not_found", f"{fp.old_path!r} does not exist", path=fp.old_path)
-    change = _change(fp, existing, existing.content, existing.mode)
+    change = _change(fp, existing, existing.data, existing.mode)
     if fp.hunks:
-        running = RunningFile(split_lines(existing.content))
-        applier = _HunkApplier(running, existing.content, reverse)
+        running = RunningFile(split_lines(existing.data))
+        applier = _HunkApplier(running, existing.data, reverse)
         for number, hunk in enumerate(fp.hunks, 1):
             try:
                 change.hunks.append(applier.apply(hunk, number))

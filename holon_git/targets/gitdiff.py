@@ -34,7 +34,7 @@ def plan_sides(plan: Plan) -> list[Side]:
         sides.append(Side(
             change.old_path if before is not None else None,
             change.new_path if change.after is not None else None,
-            before.content if before is not None else None,
+            before.data if before is not None else None,
             change.after,
             old_mode,
             change.mode if change.mode is not None else old_mode,

@@ -123,7 +123,7 @@ class IndexTarget:
     def old_blob(self, change: FileChange) -> tuple[bytes, int] | None:
         if change.before is None:
             return None
-        return change.before.content, change.before.mode
+        return change.before.data, change.before.mode
 
     def diff_sides(self, plan: Plan) -> list[Side]:
         sides = []

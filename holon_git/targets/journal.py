@@ -20,6 +20,7 @@ import errno
 import fcntl
 import os
 import time
+from collections.abc import Iterable
 from contextlib import suppress
 from dataclasses import asdict, dataclass, field
 
@@ -86,7 +87,7 @@ class Record:
         return cls(**data)
 
 
-def _write_file(name: str, dir_fd: int, chunks: list[bytes], sync: bool = True) -> None:
+def _write_file(name: str, dir_fd: int, chunks: Iterable[bytes], sync: bool = True) -> None:
     fd = os.open(name, _FILE_FLAGS, 0o600, dir_fd=dir_fd)
     try:
         for chunk in chunks:
@@ -146,9 +147,11 @@ class Journal:
         self.record = record
 
     @classmethod
-    def create(cls, git_dir: str, record: Record, preimages: list[bytes],
+    def create(cls, git_dir: str, record: Record, preimages: Iterable[bytes],
                sync: bool = True) -> Journal:
-        """Write the journal (fsync'd with ``sync``); on failure nothing is left behind."""
+        """Write the journal (fsync'd with ``sync``); on failure nothing is left behind.
+        ``preimages`` is consumed before the record is written, so a generator may fill in
+        the entries' checksums and offsets as it reads each old content."""
         for attempt in range(5):
             try:
                 base_fd = _make_base(git_dir)
@@ -182,6 +185,26 @@ class Journal:
             _remove_base(git_dir)
             raise
         return cls(git_dir, base_fd, fd, record, sync)
+
+    def preimage(self, entry: Entry) -> bytes:
+        """An entry's old content, read back from the preimages file (for an undo)."""
+        fd = os.open(PREIMAGES, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
+                     dir_fd=self.fd)
+        try:
+            chunks, offset, left = [], entry.offset, entry.size
+            while left:
+                chunk = os.pread(fd, left, offset)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                offset += len(chunk)
+                left -= len(chunk)
+        finally:
+            os.close(fd)
+        content = b"".join(chunks)
+        if entry.before_sha is None or sha256(content) != entry.before_sha:
+            raise OSError(f"the journal's copy of {entry.path!r} is damaged")
+        return content
 
     def mark_commit_point(self, index_path: str, index_sha256: str, ref: str | None,
                           commit: str | None, scratch: str | None = None) -> None:

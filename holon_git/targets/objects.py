@@ -6,6 +6,7 @@ plan deletes something, so a plain apply does not pay for it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import PatchError
@@ -14,8 +15,11 @@ from ..plan import FileChange
 NOT_IN_REPOSITORY = "not inside a git repository: the deleted content was not saved"
 
 
-def save_deleted(git_dir: str | None, changes: list[FileChange]) -> list[dict[str, Any]]:
-    """Write the pre-image of every deleted file as a blob in the repository ``git_dir``.
+def save_deleted(git_dir: str | None, changes: list[FileChange],
+                 content_of: Callable[[FileChange], bytes] | None = None,
+                 ) -> list[dict[str, Any]]:
+    """Write the pre-image of every deleted file as a blob in the repository ``git_dir``;
+    ``content_of(change)`` supplies it when the plan no longer holds it.
 
     Returns one entry per deleted file: {"path", "blob"} with the blob id, or with blob None
     and a "note" outside a git repository (``git_dir`` None). Raises io_error when the
@@ -33,8 +37,8 @@ def save_deleted(git_dir: str | None, changes: list[FileChange]) -> list[dict[st
         saved = []
         for change in deleted:
             assert change.before is not None
-            saved.append({"path": change.old_path,
-                          "blob": str(repo.create_blob(change.before.content))})
+            content = change.before.data if content_of is None else content_of(change)
+            saved.append({"path": change.old_path, "blob": str(repo.create_blob(content))})
         return saved
     except (pygit2.GitError, OSError) as exc:
         raise PatchError("io_error", f"could not save the deleted content to the object "

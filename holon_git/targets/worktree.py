@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import TypeVar
@@ -69,6 +69,9 @@ def _read_error(exc: OSError, path: str | None) -> PatchError:
 
 class WorktreeTarget:
     name = "worktree"
+    # the plan may drop pre-images: the transaction reads each again (checking its identity)
+    # into the journal, so a large patch never holds every old file in memory at once
+    rereads_preimages = True
 
     def __init__(self, root: str, git_dir: str | None = None, durable: bool = False) -> None:
         self.root = os.path.abspath(root)
@@ -104,14 +107,19 @@ class WorktreeTarget:
         saved: list[dict[str, object]] = []
         txn = self._transaction(alone=True)
         with DeferredSignals() as signals:
-            try:
+
+            def save() -> None:
+                """After staging (the new contents are out of memory by then) and before
+                anything is deleted; a Ctrl-C in pygit2's import is held, too."""
+                nonlocal saved
                 if any(change.action == "delete" for change in plan.changes):
                     from .objects import save_deleted
 
-                    # before anything is deleted; a Ctrl-C in pygit2's import is held, too
-                    saved = save_deleted(self.git_dir, plan.changes)
+                    saved = save_deleted(self.git_dir, plan.changes, txn.old_content)
                     signals.checkpoint()
-                txn.run(plan.changes, signals.checkpoint)
+
+            try:
+                txn.run(plan.changes, signals.checkpoint, before_removals=save)
                 signals.checkpoint()
                 txn.commit()
             except BaseException as exc:
@@ -173,13 +181,16 @@ class _Transaction:
         self.created_dirs: list[str] = []
         self.staged: dict[str, str] = {}  # path -> temporary name in the same directory
         self.done: list[_Done] = []
+        self.preimages: dict[str, bytes] = {}  # old contents kept here when there is no journal
         self.current: str | None = None  # path being worked on, for error messages
         # read once, before any thread stages: reading the umask means setting it briefly
         self.executable_perm = _executable_perm()
 
-    def run(self, changes: list[FileChange], checkpoint: Callable[[], None]) -> None:
+    def run(self, changes: list[FileChange], checkpoint: Callable[[], None],
+            before_removals: Callable[[], None] | None = None) -> None:
         """Everything up to the commit point: afterwards the new tree is in place and only
-        the journal says it might still be undone."""
+        the journal says it might still be undone. ``before_removals`` runs once everything
+        is staged and checked, before the first file is removed or replaced."""
         removals = [c for c in changes if c.action in ("delete", "rename")]
         writes = [c for c in changes if c.action != "delete"]
         self._write_journal(changes)
@@ -195,6 +206,8 @@ class _Transaction:
                 self._sync_staged()
         self._check(changes)
         checkpoint()
+        if before_removals is not None:
+            before_removals()
         for change in removals:
             assert change.old_path is not None and change.before is not None
             self.current = change.old_path
@@ -227,22 +240,20 @@ class _Transaction:
             # One rename of the staged file is the whole commit: a kill leaves the old or
             # the new file, at worst beside an unused temporary file. (A deletion may empty a
             # directory, which is pruned after the unlink: that takes the journal.)
-            self.numbers[changes[0].path] = 0
+            change = changes[0]
+            self.numbers[change.path] = 0
+            if change.before is not None and change.action == "modify":
+                self.preimages[change.path] = self._preimage(change.path, change.before)
             return
         entries: list[journal.Entry] = []
-        preimages: list[bytes] = []
-        offset = 0
+        olds: list[tuple[journal.Entry, SourceFile]] = []
 
         def add(path: str, before: SourceFile | None, after: bytes | None) -> None:
-            nonlocal offset
             self.numbers[path] = len(entries)
             entry = journal.Entry(path, None, None if after is None else journal.sha256(after))
             if before is not None:
-                entry.before_sha = journal.sha256(before.content)
                 entry.perm = before.token[4] & 0o7777 if before.token else None
-                entry.offset, entry.size = offset, len(before.content)
-                preimages.append(before.content)
-                offset += len(before.content)
+                olds.append((entry, before))
             entries.append(entry)
 
         for change in changes:
@@ -254,9 +265,48 @@ class _Transaction:
                     change.after)
         self.record.entries = entries
         self.record.new_dirs = new_dirs
-        if self.git_dir is not None:
-            self.journal = journal.Journal.create(self.git_dir, self.record, preimages,
-                                                  sync=self.durable)
+        if self.git_dir is None:  # no journal: the undo needs the old contents in memory
+            for entry, before in olds:
+                self.preimages[entry.path] = self._preimage(entry.path, before)
+            return
+
+        def preimages() -> Iterator[bytes]:
+            """Each old content in turn, read (again) as it goes into the journal."""
+            offset = 0
+            for entry, before in olds:
+                content = self._preimage(entry.path, before)
+                entry.before_sha = journal.sha256(content)
+                entry.offset, entry.size = offset, len(content)
+                offset += len(content)
+                yield content
+
+        self.journal = journal.Journal.create(self.git_dir, self.record, preimages(),
+                                              sync=self.durable)
+
+    def _preimage(self, path: str, before: SourceFile) -> bytes:
+        """The old content the plan was made against: kept by the plan, or read again now
+        (refused as stale if the file is no longer the one the plan read)."""
+        if before.content is not None:
+            return before.content
+        got = self.tree.read(path)
+        if got is None or identity(got[1]) != before.token:
+            raise PatchError("stale_file", f"{path!r} changed on disk while the patch was being "
+                             "applied", path=path)
+        return got[0]
+
+    def old_content(self, change: FileChange) -> bytes:
+        """A changed file's old content, before anything is removed (deleted blobs)."""
+        assert change.old_path is not None and change.before is not None
+        return self._preimage(change.old_path, change.before)
+
+    def _undo_content(self, path: str, before: SourceFile) -> bytes:
+        """The old content to put back: from the plan, memory, or the journal."""
+        if before.content is not None:
+            return before.content
+        if path in self.preimages:
+            return self.preimages[path]
+        assert self.journal is not None
+        return self.journal.preimage(self.record.entries[self.numbers[path]])
 
     def _missing_dirs(self, paths: list[str]) -> list[str]:
         missing: set[str] = set()
@@ -285,6 +335,8 @@ class _Transaction:
         self.tree.write_new(_split(change.path)[0], temp, change.after, self._perm(change),
                             self.created_dirs, sync=sync)
         self.staged[change.path] = temp
+        if self.alone:  # written: nothing later needs it in memory (an index target does)
+            change.after = None
 
     def _stage_many(self, writes: list[FileChange]) -> None:
         """Stage by a small thread pool; directories are made first, here, in order."""
@@ -384,7 +436,8 @@ class _Transaction:
                 else:
                     perm = done.before.token[4] & 0o7777 if done.before.token else None
                     temp = self._temp(done.path, "r")
-                    self.tree.write_new(parent, temp, done.before.content, perm)
+                    content = self._undo_content(done.path, done.before)
+                    self.tree.write_new(parent, temp, content, perm)
                     fd = self.tree.dir_fd(parent)
                     os.rename(temp, name, src_dir_fd=fd, dst_dir_fd=fd)
             except (OSError, PatchError, Missing) as exc:
