@@ -157,3 +157,17 @@ def test_working_tree_apply_does_not_import_pygit2_or_pathspec(repo: Path):
                           capture_output=True, env=git_env())
     assert done.stderr.decode().split() == ["0", "False", "False"], done.stderr
     assert (repo / "f.txt").read_bytes() == AFTER
+
+
+def test_check_loads_no_write_machinery(repo: Path):
+    """--check writes nothing, so it imports neither the transaction, the crash journal nor
+    the signal handling (start-up time counts: it runs in every pre-commit hook)."""
+    write_side = ("holon_git.targets.transaction", "holon_git.targets.journal",
+                  "holon_git.targets.interrupts", "pygit2", "pathspec")
+    code = ("import sys\nfrom holon_git.cli import main\n"
+            "try:\n    main(['apply', '--check', '-q', '-'])\nexcept SystemExit as e:\n"
+            "    code = e.code\n"
+            f"print(code, *[m in sys.modules for m in {write_side!r}], file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=repo, input=PATCH.encode(),
+                          capture_output=True, env=git_env())
+    assert done.stderr.decode().split() == ["0"] + ["False"] * len(write_side), done.stderr

@@ -26,8 +26,8 @@ from dataclasses import asdict, dataclass, field
 
 from ..errors import PatchError
 from .fsops import Missing, Tree
+from .repo import JOURNAL_DIR
 
-JOURNAL_DIR = "holon-apply"
 JOURNAL_FILE = "journal.json"
 PREIMAGES = "preimages"
 COMMIT_POINT = "commit-point.json"  # --index/--commit: how to tell the git side went through

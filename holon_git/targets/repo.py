@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 from ..errors import PatchError
 
+JOURNAL_DIR = "holon-apply"  # crash journals of working-tree applies, in the git dir
+
 
 @dataclass(frozen=True)
 class Location:

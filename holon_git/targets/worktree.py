@@ -1,64 +1,21 @@
-"""The working-tree target: all files of a plan change together, or none do.
-
-Writing happens in four steps, after the pre-image of every deleted file is saved as a blob
-(targets/objects.py). Journal: in a repository, the old contents and the plan go to a crash
-journal under .git/holon-apply/ (journal.py). Stage: every new content goes to a temporary
-sibling file (directories created as needed). Check: every pre-image is still what was
-planned against, and no directory on the way was swapped. Commit: removals, then renames of
-the staged files over their targets; removing the journal is the commit point. Any failure,
-Ctrl-C included, undoes what was done from the pre-images held in memory; a hard kill leaves
-the journal, and `git holon-apply --recover` undoes from it.
-
-Like git, the default fsyncs nothing: a killed process loses nothing the kernel already has,
-and the journal covers it. A durable apply (--fsync) also fsyncs the journal, the staged
-files (many together, by a thread pool) and their directories, against a power loss.
+"""The working-tree target: files read safely below the root (fsops.py), and a plan written
+as one transaction, all files or none (transaction.py, imported only when something is
+written: a --check needs neither it nor the crash journal).
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterator
-from contextlib import suppress
-from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING
 
 from ..errors import PatchError
 from ..plan import EXECUTABLE, REGULAR, FileChange, Plan, SourceFile
-from . import journal
-from .fsops import Missing, Tree, identity
-from .interrupts import DeferredSignals
+from .fsops import Tree, identity
+from .repo import JOURNAL_DIR
 
-T = TypeVar("T")
-_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-_PARALLEL_SYNC = 16  # from this many files on, staged files are fsync'd by a thread pool
-_SYNC_THREADS = 32
-_STAGE_THREADS = 4  # creating files is mostly the filesystem's CPU time: a few cores' worth
-
-
-def _each(call: Callable[[T], None], items: list[T], threads: int = _SYNC_THREADS) -> None:
-    """call(item) for every item; by a thread pool when there are many (the system calls
-    release the GIL; concurrent fsyncs share the journal's commits, and file creations
-    overlap). Raises the first failure after every call has finished."""
-    if len(items) < _PARALLEL_SYNC:
-        for item in items:
-            call(item)
-        return
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        list(pool.map(call, items))
-
-
-def _split(rel: str) -> tuple[str, str]:
-    parent, _, name = rel.rpartition("/")
-    return parent, name
-
-
-@dataclass
-class _Done:
-    path: str
-    before: SourceFile | None  # None: nothing was at path before
+if TYPE_CHECKING:
+    from .transaction import Transaction
 
 
 def _read_error(exc: OSError, path: str | None) -> PatchError:
@@ -78,7 +35,10 @@ class WorktreeTarget:
         self.git_dir = git_dir  # where the crash journal goes; None outside a repository
         self.durable = durable  # True: fsync files, directories and journal (power loss)
         try:
-            journal.refuse_if_pending(git_dir)
+            if git_dir is not None and os.path.lexists(os.path.join(git_dir, JOURNAL_DIR)):
+                from .journal import refuse_if_pending
+
+                refuse_if_pending(git_dir)
             self.tree = Tree(self.root)
         except OSError as exc:
             raise _read_error(exc, None) from exc
@@ -104,6 +64,9 @@ class WorktreeTarget:
 
     # -- writing -----------------------------------------------------------------------------
     def write(self, plan: Plan) -> dict[str, object]:
+        from .interrupts import DeferredSignals
+        from .transaction import undone
+
         saved: list[dict[str, object]] = []
         txn = self._transaction(alone=True)
         with DeferredSignals() as signals:
@@ -123,343 +86,31 @@ class WorktreeTarget:
                 signals.checkpoint()
                 txn.commit()
             except BaseException as exc:
-                error = _undone(txn, exc)
+                error = undone(txn, exc)
                 if error is exc:
                     raise
                 raise error from exc
         return {"deleted_blobs": saved}
 
-    def _transaction(self, alone: bool = False) -> _Transaction:
-        return _Transaction(self.tree, self.git_dir, self.durable, alone)
+    def _transaction(self, alone: bool = False) -> Transaction:
+        from .transaction import Transaction
 
-    def write_changes(self, changes: list[FileChange]) -> _Transaction:
+        return Transaction(self.tree, self.git_dir, self.durable, alone)
+
+    def write_changes(self, changes: list[FileChange]) -> Transaction:
         """Write all of ``changes`` or none, leaving the journal in force: the caller (the
         index target) calls ``commit()`` after its own commit point, or ``rollback()``.
         A Ctrl-C during the write is raised when it returns, for the caller to undo."""
+        from .interrupts import DeferredSignals
+        from .transaction import undone
+
         txn = self._transaction()
         with DeferredSignals(redeliver=True) as signals:
             try:
                 txn.run(changes, signals.checkpoint)
             except BaseException as exc:
-                error = _undone(txn, exc)
+                error = undone(txn, exc)
                 if error is exc:
                     raise
                 raise error from exc
         return txn
-
-
-def _undone(txn: _Transaction, exc: BaseException) -> BaseException:
-    """Roll back; the exception to raise (OSError becomes a coded io_error)."""
-    problems = txn.rollback()
-    if isinstance(exc, OSError):
-        return PatchError(
-            "io_error", f"writing failed: {exc.strerror or exc}", path=txn.current,
-            details={"rollback_problems": problems} if problems else {},
-        )
-    return exc
-
-
-def _executable_perm() -> int:
-    """rwx as the umask allows, as git gives a checked-out executable."""
-    umask = os.umask(0o022)
-    os.umask(umask)
-    return 0o777 & ~umask
-
-
-class _Transaction:
-    def __init__(self, tree: Tree, git_dir: str | None, durable: bool = True,
-                 alone: bool = False) -> None:
-        self.tree = tree
-        self.git_dir = git_dir
-        self.durable = durable
-        # alone: nothing else (an index, a branch) commits with this transaction, so a change
-        # to one path, whose own rename is atomic, needs no journal
-        self.alone = alone
-        self.record = journal.new_record(tree.root)
-        self.journal: journal.Journal | None = None
-        self.numbers: dict[str, int] = {}  # path -> its entry number (names its temp files)
-        self.created_dirs: list[str] = []
-        self.staged: dict[str, str] = {}  # path -> temporary name in the same directory
-        self.done: list[_Done] = []
-        self.preimages: dict[str, bytes] = {}  # old contents kept here when there is no journal
-        self.current: str | None = None  # path being worked on, for error messages
-        # read once, before any thread stages: reading the umask means setting it briefly
-        self.executable_perm = _executable_perm()
-
-    def run(self, changes: list[FileChange], checkpoint: Callable[[], None],
-            before_removals: Callable[[], None] | None = None) -> None:
-        """Everything up to the commit point: afterwards the new tree is in place and only
-        the journal says it might still be undone. ``before_removals`` runs once everything
-        is staged and checked, before the first file is removed or replaced."""
-        removals = [c for c in changes if c.action in ("delete", "rename")]
-        writes = [c for c in changes if c.action != "delete"]
-        self._write_journal(changes)
-        if len(writes) < _PARALLEL_SYNC:
-            for change in writes:
-                checkpoint()
-                self.current = change.path
-                self._stage(change, self.durable)
-        else:
-            self._stage_many(writes)
-            checkpoint()
-            if self.durable:
-                self._sync_staged()
-        self._check(changes)
-        checkpoint()
-        if before_removals is not None:
-            before_removals()
-        for change in removals:
-            assert change.old_path is not None and change.before is not None
-            self.current = change.old_path
-            parent, name = _split(change.old_path)
-            os.unlink(name, dir_fd=self.tree.dir_fd(parent))
-            self.done.append(_Done(change.old_path, change.before))
-        for change in writes:
-            self.current = change.path
-            self._commit(change)
-        if self.durable:
-            self._sync_dirs({_split(c.path)[0] for c in changes}
-                            | {_split(c.old_path)[0] for c in removals if c.old_path})
-        self._prune([c.old_path for c in removals if c.old_path])
-        self.current = None
-
-    def mark_commit_point(self, index_path: str, index_sha256: str, ref: str | None,
-                          commit: str | None, scratch: str | None = None) -> None:
-        if self.journal is not None:
-            self.journal.mark_commit_point(index_path, index_sha256, ref, commit, scratch)
-
-    def commit(self) -> None:
-        if self.journal is not None:
-            self.journal.commit()
-            self.journal = None
-
-    def _write_journal(self, changes: list[FileChange]) -> None:
-        new_dirs = self._missing_dirs([c.path for c in changes])
-        if self.alone and len(changes) == 1 and changes[0].action in ("modify", "add") \
-                and not new_dirs:
-            # One rename of the staged file is the whole commit: a kill leaves the old or
-            # the new file, at worst beside an unused temporary file. (A deletion may empty a
-            # directory, which is pruned after the unlink: that takes the journal.)
-            change = changes[0]
-            self.numbers[change.path] = 0
-            if change.before is not None and change.action == "modify":
-                self.preimages[change.path] = self._preimage(change.path, change.before)
-            return
-        entries: list[journal.Entry] = []
-        olds: list[tuple[journal.Entry, SourceFile]] = []
-
-        def add(path: str, before: SourceFile | None, after: bytes | None) -> None:
-            self.numbers[path] = len(entries)
-            entry = journal.Entry(path, None, None if after is None else journal.sha256(after))
-            if before is not None:
-                entry.perm = before.token[4] & 0o7777 if before.token else None
-                olds.append((entry, before))
-            entries.append(entry)
-
-        for change in changes:
-            if change.action in ("delete", "rename"):
-                assert change.old_path is not None
-                add(change.old_path, change.before, None)
-            if change.action != "delete":
-                add(change.path, change.before if change.action == "modify" else None,
-                    change.after)
-        self.record.entries = entries
-        self.record.new_dirs = new_dirs
-        if self.git_dir is None:  # no journal: the undo needs the old contents in memory
-            for entry, before in olds:
-                self.preimages[entry.path] = self._preimage(entry.path, before)
-            return
-
-        def preimages() -> Iterator[bytes]:
-            """Each old content in turn, read (again) as it goes into the journal."""
-            offset = 0
-            for entry, before in olds:
-                content = self._preimage(entry.path, before)
-                entry.before_sha = journal.sha256(content)
-                entry.offset, entry.size = offset, len(content)
-                offset += len(content)
-                yield content
-
-        self.journal = journal.Journal.create(self.git_dir, self.record, preimages(),
-                                              sync=self.durable)
-
-    def _preimage(self, path: str, before: SourceFile) -> bytes:
-        """The old content the plan was made against: kept by the plan, or read again now
-        (refused as stale if the file is no longer the one the plan read)."""
-        if before.content is not None:
-            return before.content
-        got = self.tree.read(path)
-        if got is None or identity(got[1]) != before.token:
-            raise PatchError("stale_file", f"{path!r} changed on disk while the patch was being "
-                             "applied", path=path)
-        return got[0]
-
-    def old_content(self, change: FileChange) -> bytes:
-        """A changed file's old content, before anything is removed (deleted blobs)."""
-        assert change.old_path is not None and change.before is not None
-        return self._preimage(change.old_path, change.before)
-
-    def _undo_content(self, path: str, before: SourceFile) -> bytes:
-        """The old content to put back: from the plan, memory, or the journal."""
-        if before.content is not None:
-            return before.content
-        if path in self.preimages:
-            return self.preimages[path]
-        assert self.journal is not None
-        return self.journal.preimage(self.record.entries[self.numbers[path]])
-
-    def _missing_dirs(self, paths: list[str]) -> list[str]:
-        missing: set[str] = set()
-        for path in paths:
-            parent = _split(path)[0]
-            while parent and parent not in missing:
-                try:
-                    self.tree.dir_fd(parent)
-                    break
-                except Missing:
-                    missing.add(parent)
-                    parent = _split(parent)[0]
-        return sorted(missing)
-
-    def _perm(self, change: FileChange) -> int | None:
-        if change.before is None or change.before.token is None:
-            return self.executable_perm if change.mode == EXECUTABLE else None
-        return change.before.token[4] & 0o7777
-
-    def _temp(self, path: str, kind: str = "") -> str:
-        return journal.temp_name(self.record.txid, self.numbers[path], kind)
-
-    def _stage(self, change: FileChange, sync: bool) -> None:
-        assert change.after is not None
-        temp = self._temp(change.path)
-        self.tree.write_new(_split(change.path)[0], temp, change.after, self._perm(change),
-                            self.created_dirs, sync=sync)
-        self.staged[change.path] = temp
-        if self.alone:  # written: nothing later needs it in memory (an index target does)
-            change.after = None
-
-    def _stage_many(self, writes: list[FileChange]) -> None:
-        """Stage by a small thread pool; directories are made first, here, in order."""
-        for change in writes:
-            self.current = change.path
-            self.tree.dir_fd(_split(change.path)[0], create=True, created=self.created_dirs)
-        failed: list[str] = []
-
-        def stage(change: FileChange) -> None:
-            try:
-                self._stage(change, False)
-            except BaseException:
-                failed.append(change.path)
-                raise
-
-        try:
-            _each(stage, writes, _STAGE_THREADS)
-        finally:
-            self.current = failed[0] if failed else self.current
-
-    def _sync_staged(self) -> None:
-        """fsync every staged file, many at once: the disk then flushes them together, which
-        on a large patch takes a fraction of the time of one fsync after another."""
-        failed: list[str] = []
-
-        def sync(item: tuple[str, str]) -> None:
-            path, temp = item
-            try:
-                fd = os.open(temp, _READ_FLAGS, dir_fd=self.tree.dir_fd(_split(path)[0]))
-                try:
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
-            except OSError:
-                failed.append(path)
-                raise
-
-        try:
-            _each(sync, list(self.staged.items()))
-        finally:
-            self.current = failed[0] if failed else self.current
-
-    def _check(self, changes: list[FileChange]) -> None:
-        """Refuse if anything changed on disk since the plan read it."""
-        self.tree.revalidate()
-        for change in changes:
-            if change.before is not None and change.old_path is not None:
-                st = self.tree.lstat(change.old_path)
-                if st is None or identity(st) != change.before.token:
-                    raise PatchError("stale_file", f"{change.old_path!r} changed on disk while "
-                                     "the patch was being applied", path=change.old_path)
-            if change.action in ("add", "rename") and self.tree.lstat(change.path) is not None:
-                raise PatchError("already_exists", f"{change.path!r} appeared on disk while "
-                                 "the patch was being applied", path=change.path)
-
-    def _commit(self, change: FileChange) -> None:
-        parent, name = _split(change.path)
-        fd = self.tree.dir_fd(parent)
-        os.rename(self.staged[change.path], name, src_dir_fd=fd, dst_dir_fd=fd)
-        del self.staged[change.path]
-        before = change.before if change.action == "modify" else None
-        self.done.append(_Done(change.path, before))
-
-    def _sync_dirs(self, dirs: set[str]) -> None:
-        def sync(fd: int) -> None:
-            with suppress(OSError):
-                os.fsync(fd)
-
-        fds = []
-        for rel in dirs:
-            with suppress(OSError, Missing):
-                fds.append(self.tree.dir_fd(rel))
-        _each(sync, fds)
-
-    def _prune(self, removed: list[str]) -> None:
-        """Remove directories a deletion or rename left empty, as git does."""
-        for path in removed:
-            parent = _split(path)[0]
-            while parent:
-                up, name = _split(parent)
-                try:
-                    os.rmdir(name, dir_fd=self.tree.dir_fd(up))
-                except (OSError, Missing):  # not empty, or pruned already with a deeper path
-                    break
-                self.tree.forget(parent)
-                parent = up
-
-    def rollback(self) -> list[str]:
-        """Undo everything, newest first; returns what could not be undone. The journal goes
-        only when everything was undone; otherwise it stays for --recover."""
-        problems: list[str] = []
-        for done in reversed(self.done):
-            try:
-                parent, name = _split(done.path)
-                if done.before is None:
-                    os.unlink(name, dir_fd=self.tree.dir_fd(parent))
-                else:
-                    perm = done.before.token[4] & 0o7777 if done.before.token else None
-                    temp = self._temp(done.path, "r")
-                    content = self._undo_content(done.path, done.before)
-                    self.tree.write_new(parent, temp, content, perm)
-                    fd = self.tree.dir_fd(parent)
-                    os.rename(temp, name, src_dir_fd=fd, dst_dir_fd=fd)
-            except (OSError, PatchError, Missing) as exc:
-                problems.append(f"{done.path}: {exc}")
-        for path, temp in self.staged.items():
-            with suppress(OSError, PatchError, Missing):
-                os.unlink(temp, dir_fd=self.tree.dir_fd(_split(path)[0]))
-        for rel in reversed(self.created_dirs):
-            up, name = _split(rel)
-            with suppress(OSError, PatchError, Missing):
-                os.rmdir(name, dir_fd=self.tree.dir_fd(up))
-                self.tree.forget(rel)
-        if self.journal is not None:
-            if problems:
-                self.journal.release()
-                problems.append("run 'git holon-apply --recover' to finish the undo")
-            else:
-                try:
-                    self.journal.commit()
-                except OSError as exc:
-                    self.journal.release()
-                    problems.append(f"the crash journal could not be removed ({exc}); "
-                                    "run 'git holon-apply --recover'")
-            self.journal = None
-        return problems
