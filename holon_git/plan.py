@@ -44,7 +44,6 @@ class SourceFile:
     mode: int = REGULAR
     token: Any = None  # target-specific identity, re-checked before writing
 
-
     @property
     def data(self) -> bytes:
         """The content, which a reader always supplies (planning code reads it here)."""
