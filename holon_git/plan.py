@@ -82,6 +82,9 @@ class HunkResult:
 
 @dataclass
 class FileChange:
+    """One file's planned change. After a working-tree write, ``before.content`` and
+    ``after`` are None: the old content went to the crash journal, the new one to disk."""
+
     action: str  # modify | add | delete | rename
     old_path: str | None
     new_path: str | None
