@@ -82,8 +82,8 @@ class HunkResult:
 
 @dataclass
 class FileChange:
-    """One file's planned change. After a working-tree write, ``before.content`` and
-    ``after`` are None: the old content went to the crash journal, the new one to disk."""
+    """One file's planned change. After a working-tree write ``after`` is None (the new
+    content is on disk), and so is ``before.content`` unless --emit-diff needed it."""
 
     action: str  # modify | add | delete | rename
     old_path: str | None
