@@ -104,3 +104,17 @@ def test_the_journal_copy_is_checked_before_it_is_used(tmp_path: Path) -> None:
     finally:
         held.commit()
     assert not (git_dir / journal.JOURNAL_DIR).exists()
+
+
+def test_a_working_tree_apply_keeps_no_contents_in_its_receipt(tmp_path: Path) -> None:
+    """Neither the old nor the new contents outlive the write (the journal and the disk
+    have them); --emit-diff needs the old ones and keeps them."""
+    repo = make_repo(tmp_path / "r", FILES)
+    receipt = apply_patch(EDIT_A + EDIT_B, repo)
+    assert receipt.ok, receipt.error
+    assert [(c.before.content, c.after) for c in receipt.files if c.before] == [(None, None)] * 2
+    repo2 = make_repo(tmp_path / "r2", FILES)
+    with_diff = apply_patch(EDIT_A, repo2, emit_diff=True)
+    assert with_diff.ok and with_diff.diff
+    (change,) = with_diff.files
+    assert change.before is not None and change.before.content == b"a1\na2\na3\n"
