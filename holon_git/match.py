@@ -26,6 +26,7 @@ from itertools import repeat
 from operator import add
 
 from .errors import PatchError
+from .model import whole_lines
 
 LEVELS = ("exact", "line_endings", "trailing_whitespace")
 
@@ -207,7 +208,7 @@ class RunningFile:
         """Every current position where ``old`` matches under ``level``."""
         key = KEYS[level]
         if level == 0:  # _key_exact, inline: this runs for every line of every hunk
-            keys = list(old) if b"".join(old).count(b"\n") == len(old) else [
+            keys = list(old) if whole_lines(old) else [
                 line if line.endswith(b"\n") else line + b"\n" for line in old]
         else:
             keys = [key(line) for line in old]
@@ -282,7 +283,7 @@ class RunningFile:
             self._shift.append(self._shift[-1] + len(later.new) - (later.end - later.start))
         self.length = len(self.original) + self._shift[-1]
         for level, counter in self._added.items():
-            if level == 0 and b"".join(edit.new).count(b"\n") == len(edit.new):
+            if level == 0 and whole_lines(edit.new):
                 counter.update(edit.new)  # every line ends with a newline: its own exact key
             else:
                 counter.update(map(KEYS[level], edit.new))

@@ -6,6 +6,7 @@ when a "\\ No newline at end of file" marker followed them, so nothing is lost i
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from itertools import compress
@@ -50,6 +51,12 @@ class Diagnostic:
 
 
 _kind, _text = itemgetter(0), itemgetter(1)
+
+
+def whole_lines(lines: Sequence[bytes]) -> bool:
+    """Every line ends with a newline (counted in C: a hot path); only a last line can lack
+    one, so the count says whether any does."""
+    return b"".join(lines).count(b"\n") == len(lines)
 
 
 def old_side(lines: list[HunkLine]) -> list[bytes]:

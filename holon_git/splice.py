@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .model import ADD, CONTEXT, HunkLine, new_side
+from .model import ADD, CONTEXT, HunkLine, new_side, whole_lines
 
 
 def dominant_eol(content: bytes) -> bytes | None:
@@ -57,8 +57,7 @@ def new_window(
         # An exact match of whole lines: the context lines are byte for byte the file's, so
         # the new side is the hunk's own text; only endings may need filling in.
         new = new_side(hunk_lines)
-        if b"".join(new).count(b"\n") == len(new) and (
-                b"".join(window).count(b"\n") == len(window)):
+        if whole_lines(new) and whole_lines(window):
             return new
     out: list[bytes] = []
     at = 0

@@ -163,6 +163,12 @@ class Tree:
             os.close(fd)
 
 
+def split(rel: str) -> tuple[str, str]:
+    """A relative path's parent directory ("" at the root) and name."""
+    parent, _, name = rel.rpartition("/")
+    return parent, name
+
+
 def identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
     """What must not change between reading a file and replacing it."""
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode)

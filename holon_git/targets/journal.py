@@ -25,7 +25,7 @@ from contextlib import suppress
 from dataclasses import asdict, dataclass, field
 
 from ..errors import PatchError
-from .fsops import Missing, Tree
+from .fsops import Missing, Tree, split
 from .repo import JOURNAL_DIR
 
 JOURNAL_FILE = "journal.json"
@@ -426,11 +426,6 @@ def _current(tree: Tree, path: str) -> str | None:
     return None if got is None else sha256(got[0])
 
 
-def _split(rel: str) -> tuple[str, str]:
-    parent, _, name = rel.rpartition("/")
-    return parent, name
-
-
 def _restore(tree: Tree, journal_fd: int, record: Record, result: Recovery) -> None:
     # First make sure every path holds something this transaction put there: its old
     # content, its new content, or nothing. Anything else is someone's later edit.
@@ -455,7 +450,7 @@ def _restore(tree: Tree, journal_fd: int, record: Record, result: Recovery) -> N
         preimages = fh.read()
     touched: set[str] = set()
     for number, entry in enumerate(record.entries):
-        parent, name = _split(entry.path)
+        parent, name = split(entry.path)
         try:
             fd = tree.dir_fd(parent)
         except Missing:
@@ -485,7 +480,7 @@ def _restore(tree: Tree, journal_fd: int, record: Record, result: Recovery) -> N
         result.restored.append(entry.path)
         touched.add(parent)
     for rel in sorted(record.new_dirs, key=lambda d: d.count("/"), reverse=True):
-        up, name = _split(rel)
+        up, name = split(rel)
         with suppress(OSError, Missing, PatchError):
             os.rmdir(name, dir_fd=tree.dir_fd(up))
             tree.forget(rel)

@@ -61,17 +61,11 @@ def locate(start: str | os.PathLike[str] = ".") -> Location:
         path = parent
 
 
-def work_tree_root(start: str | os.PathLike[str] = ".") -> str:
-    """The directory a working-tree apply writes under.
-
-    Outside any repository this is ``start`` itself, as with ``git apply``; a bare repository
-    has no working tree and is refused.
-    """
-    return root_of(locate(start), start)
-
-
 def root_of(location: Location, start: str | os.PathLike[str]) -> str:
-    """work_tree_root for a location already found."""
+    """The directory a working-tree apply writes under, for the ``location`` found from
+    ``start``. Outside any repository this is ``start`` itself, as with ``git apply``; a bare
+    repository has no working tree and is refused.
+    """
     if location.git_dir is None:
         return os.path.abspath(start)
     if location.work_tree is None:

@@ -28,7 +28,7 @@ from typing import TypeVar
 from ..errors import PatchError
 from ..plan import EXECUTABLE, FileChange, SourceFile
 from . import journal
-from .fsops import Missing, Tree, identity
+from .fsops import Missing, Tree, identity, split
 
 T = TypeVar("T")
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
@@ -49,11 +49,6 @@ def _each(call: Callable[[T], None], items: list[T], threads: int = _SYNC_THREAD
 
     with ThreadPoolExecutor(max_workers=threads) as pool:
         list(pool.map(call, items))
-
-
-def _split(rel: str) -> tuple[str, str]:
-    parent, _, name = rel.rpartition("/")
-    return parent, name
 
 
 @dataclass
@@ -125,15 +120,15 @@ class Transaction:
         for change in removals:
             assert change.old_path is not None and change.before is not None
             self.current = change.old_path
-            parent, name = _split(change.old_path)
+            parent, name = split(change.old_path)
             os.unlink(name, dir_fd=self.tree.dir_fd(parent))
             self.done.append(_Done(change.old_path, change.before))
         for change in writes:
             self.current = change.path
             self._commit(change)
         if self.durable:
-            self._sync_dirs({_split(c.path)[0] for c in changes}
-                            | {_split(c.old_path)[0] for c in removals if c.old_path})
+            self._sync_dirs({split(c.path)[0] for c in changes}
+                            | {split(c.old_path)[0] for c in removals if c.old_path})
         self._prune([c.old_path for c in removals if c.old_path])
         self.current = None
 
@@ -225,14 +220,14 @@ class Transaction:
     def _missing_dirs(self, paths: list[str]) -> list[str]:
         missing: set[str] = set()
         for path in paths:
-            parent = _split(path)[0]
+            parent = split(path)[0]
             while parent and parent not in missing:
                 try:
                     self.tree.dir_fd(parent)
                     break
                 except Missing:
                     missing.add(parent)
-                    parent = _split(parent)[0]
+                    parent = split(parent)[0]
         return sorted(missing)
 
     def _perm(self, change: FileChange) -> int | None:
@@ -246,7 +241,7 @@ class Transaction:
     def _stage(self, change: FileChange, sync: bool) -> None:
         assert change.after is not None
         temp = self._temp(change.path)
-        self.tree.write_new(_split(change.path)[0], temp, change.after, self._perm(change),
+        self.tree.write_new(split(change.path)[0], temp, change.after, self._perm(change),
                             self.created_dirs, sync=sync)
         self.staged[change.path] = temp
         if self.alone:  # written: nothing later needs it in memory (an index target does)
@@ -256,7 +251,7 @@ class Transaction:
         """Stage by a small thread pool; directories are made first, here, in order."""
         for change in writes:
             self.current = change.path
-            self.tree.dir_fd(_split(change.path)[0], create=True, created=self.created_dirs)
+            self.tree.dir_fd(split(change.path)[0], create=True, created=self.created_dirs)
         failed: list[str] = []
 
         def stage(change: FileChange) -> None:
@@ -279,7 +274,7 @@ class Transaction:
         def sync(item: tuple[str, str]) -> None:
             path, temp = item
             try:
-                fd = os.open(temp, _READ_FLAGS, dir_fd=self.tree.dir_fd(_split(path)[0]))
+                fd = os.open(temp, _READ_FLAGS, dir_fd=self.tree.dir_fd(split(path)[0]))
                 try:
                     os.fsync(fd)
                 finally:
@@ -307,7 +302,7 @@ class Transaction:
                                  "the patch was being applied", path=change.path)
 
     def _commit(self, change: FileChange) -> None:
-        parent, name = _split(change.path)
+        parent, name = split(change.path)
         fd = self.tree.dir_fd(parent)
         os.rename(self.staged[change.path], name, src_dir_fd=fd, dst_dir_fd=fd)
         del self.staged[change.path]
@@ -328,9 +323,9 @@ class Transaction:
     def _prune(self, removed: list[str]) -> None:
         """Remove directories a deletion or rename left empty, as git does."""
         for path in removed:
-            parent = _split(path)[0]
+            parent = split(path)[0]
             while parent:
-                up, name = _split(parent)
+                up, name = split(parent)
                 try:
                     os.rmdir(name, dir_fd=self.tree.dir_fd(up))
                 except (OSError, Missing):  # not empty, or pruned already with a deeper path
@@ -344,7 +339,7 @@ class Transaction:
         problems: list[str] = []
         for done in reversed(self.done):
             try:
-                parent, name = _split(done.path)
+                parent, name = split(done.path)
                 if done.before is None:
                     os.unlink(name, dir_fd=self.tree.dir_fd(parent))
                 else:
@@ -358,9 +353,9 @@ class Transaction:
                 problems.append(f"{done.path}: {exc}")
         for path, temp in self.staged.items():
             with suppress(OSError, PatchError, Missing):
-                os.unlink(temp, dir_fd=self.tree.dir_fd(_split(path)[0]))
+                os.unlink(temp, dir_fd=self.tree.dir_fd(split(path)[0]))
         for rel in reversed(self.created_dirs):
-            up, name = _split(rel)
+            up, name = split(rel)
             with suppress(OSError, PatchError, Missing):
                 os.rmdir(name, dir_fd=self.tree.dir_fd(up))
                 self.tree.forget(rel)
