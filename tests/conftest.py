@@ -30,3 +30,14 @@ def _isolated_git(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(key)
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_process_replacing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test starts as a fresh process would: modified files replaced by rename until
+    16 were replaced (holon_git.targets.fsops), whatever the tests before it replaced."""
+    from holon_git.targets import fsops
+
+    monkeypatch.setattr(fsops, "_replaced", 0)
+    monkeypatch.setattr(fsops, "_renameat2", None)
+    monkeypatch.setattr(fsops, "_unavailable", False)

@@ -7,8 +7,10 @@ between planning and writing.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
+from collections.abc import Callable
 from contextlib import suppress
 
 from ..errors import PatchError
@@ -172,3 +174,60 @@ def split(rel: str) -> tuple[str, str]:
 def identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
     """What must not change between reading a file and replacing it."""
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode)
+
+
+# -- replacing a file --------------------------------------------------------------------------
+# A rename over an existing file makes ext4 (auto_da_alloc) start writing the new file's data
+# out at once, about 0.2 ms a file here; exchanging the two names (renameat2 RENAME_EXCHANGE,
+# just as atomic) and unlinking the old file does not. Python has no renameat2, and loading
+# ctypes for it costs about 3 ms, so a process turns to it only once it has replaced enough
+# files to win that back. Where the call or the filesystem lacks it, a plain rename is used.
+_RENAME_EXCHANGE = 2
+_PAYS_OFF_AFTER = 16  # files replaced in this process
+_replaced = 0
+_renameat2: Callable[..., int] | None = None
+_unavailable = False
+
+
+def _load_renameat2() -> Callable[..., int] | None:
+    global _unavailable
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        call = libc.renameat2
+    except (ImportError, OSError, AttributeError):
+        _unavailable = True
+        return None
+    call.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                     ctypes.c_uint]
+    call.restype = ctypes.c_int
+
+    def renameat2(src: bytes, dst: bytes, dir_fd: int) -> int:
+        return 0 if call(dir_fd, src, dir_fd, dst, _RENAME_EXCHANGE) == 0 else ctypes.get_errno()
+
+    return renameat2
+
+
+def exchange_pays_off(files: int) -> bool:
+    """Count ``files`` about to be replaced; True once the exchange is worth loading."""
+    global _replaced, _renameat2
+    _replaced += files
+    if _renameat2 is None and not _unavailable and _replaced >= _PAYS_OFF_AFTER:
+        _renameat2 = _load_renameat2()
+    return _renameat2 is not None
+
+
+def exchange(temp: str, name: str, dir_fd: int) -> bool:
+    """Swap two existing entries of one directory atomically; False (nothing done) where
+    this system or filesystem cannot, and the caller renames instead."""
+    global _renameat2, _unavailable
+    if _renameat2 is None:
+        return False
+    failed = _renameat2(os.fsencode(temp), os.fsencode(name), dir_fd)
+    if not failed:
+        return True
+    if failed in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        _renameat2, _unavailable = None, True
+        return False
+    raise OSError(failed, os.strerror(failed), name)

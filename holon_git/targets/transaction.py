@@ -27,7 +27,7 @@ from typing import TypeVar
 
 from ..errors import PatchError
 from ..plan import EXECUTABLE, FileChange, SourceFile
-from . import journal
+from . import fsops, journal
 from .fsops import Missing, Tree, identity, split
 
 T = TypeVar("T")
@@ -123,9 +123,10 @@ class Transaction:
             parent, name = split(change.old_path)
             os.unlink(name, dir_fd=self.tree.dir_fd(parent))
             self.done.append(_Done(change.old_path, change.before))
+        exchange = fsops.exchange_pays_off(sum(c.action == "modify" for c in writes))
         for change in writes:
             self.current = change.path
-            self._commit(change)
+            self._commit(change, exchange)
         if self.durable:
             self._sync_dirs({split(c.path)[0] for c in changes}
                             | {split(c.old_path)[0] for c in removals if c.old_path})
@@ -301,13 +302,19 @@ class Transaction:
                 raise PatchError("already_exists", f"{change.path!r} appeared on disk while "
                                  "the patch was being applied", path=change.path)
 
-    def _commit(self, change: FileChange) -> None:
+    def _commit(self, change: FileChange, exchange: bool) -> None:
         parent, name = split(change.path)
         fd = self.tree.dir_fd(parent)
-        os.rename(self.staged[change.path], name, src_dir_fd=fd, dst_dir_fd=fd)
-        del self.staged[change.path]
+        temp = self.staged[change.path]
         before = change.before if change.action == "modify" else None
-        self.done.append(_Done(change.path, before))
+        if exchange and before is not None and fsops.exchange(temp, name, fd):
+            # the new content is in place; the temporary name now holds the old one
+            self.done.append(_Done(change.path, before))
+            os.unlink(temp, dir_fd=fd)
+        else:
+            os.rename(temp, name, src_dir_fd=fd, dst_dir_fd=fd)
+            self.done.append(_Done(change.path, before))
+        del self.staged[change.path]
 
     def _sync_dirs(self, dirs: set[str]) -> None:
         def sync(fd: int) -> None:

@@ -18,6 +18,7 @@ import pytest
 from repos.builders import git_state, make_repo, snapshot
 
 from holon_git import apply_patch
+from holon_git.targets import fsops
 
 LONG = os.environ.get("HOLON_LONG_TESTS") == "1"
 
@@ -85,14 +86,28 @@ class Scenario:
         return where
 
 
+def replace_by(how: str, monkeypatch: pytest.MonkeyPatch | None = None) -> None:
+    """Make the applies that follow replace a modified file by an exchange of names and an
+    unlink ("exchange", what a process that replaced many files does) or by a rename over it
+    ("rename", a process's first few files)."""
+    setting = {"_PAYS_OFF_AFTER": 0 if how == "exchange" else 10**9, "_renameat2": None,
+               "_unavailable": False}
+    for name, value in setting.items():
+        if monkeypatch is None:
+            setattr(fsops, name, value)
+        else:
+            monkeypatch.setattr(fsops, name, value)
+
+
 def step_hook(monkeypatch: pytest.MonkeyPatch | None, at: int,
               action: Callable[[str], None]) -> list[int]:
-    """Wrap the os step calls; before call number ``at`` (1-based) run ``action(name)``.
-    Returns the call counter (one-element list). Without monkeypatch, patches os directly
-    (for a forked child that never restores)."""
+    """Wrap the os step calls and fsops.exchange (renameat2 through ctypes, out of os's
+    reach); before call number ``at`` (1-based) run ``action(name)``. Returns the call
+    counter (one-element list). Without monkeypatch, patches directly (for a forked child
+    that never restores)."""
     counter = [0]
-    for name in STEP_CALLS:
-        real = getattr(os, name)
+    for module, name in [*((os, n) for n in STEP_CALLS), (fsops, "exchange")]:
+        real = getattr(module, name)
 
         def wrapper(*args, _real=real, _name=name, **kwargs):
             counter[0] += 1
@@ -101,9 +116,9 @@ def step_hook(monkeypatch: pytest.MonkeyPatch | None, at: int,
             return _real(*args, **kwargs)
 
         if monkeypatch is None:
-            setattr(os, name, wrapper)
+            setattr(module, name, wrapper)
         else:
-            monkeypatch.setattr(os, name, wrapper)
+            monkeypatch.setattr(module, name, wrapper)
     return counter
 
 

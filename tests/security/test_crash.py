@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from crashkit import LONG, Scenario, journal_dir, step_hook
+from crashkit import LONG, Scenario, journal_dir, replace_by, step_hook
 from repos.builders import git, git_state, make_repo, snapshot
 
 from holon_git import apply_patch, check_patch
@@ -65,12 +65,14 @@ def settle(sc: Scenario, repo: Path, *, use_cli: bool = False) -> str:
     return "journal"
 
 
-def killed_child(repo: Path, patch: bytes, at: int, job: str = "apply") -> bool:
+def killed_child(repo: Path, patch: bytes, at: int, job: str = "apply",
+                 how: str = "rename") -> bool:
     """Fork; the child runs the apply (or a recovery) and SIGKILLs itself just before its
     ``at``-th OS step call. True if it was killed, False if it finished first."""
     pid = os.fork()
     if pid == 0:  # pragma: no cover - child
         try:
+            replace_by(how)
             step_hook(None, at, lambda name: os.kill(os.getpid(), signal.SIGKILL))
             if job == "apply":
                 apply_patch(patch, repo)
@@ -88,13 +90,18 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
     return Scenario.make(tmp_path_factory.mktemp("crash"), files=files)
 
 
-def test_sigkill_at_every_step_of_a_multi_file_apply(scenario: Scenario, tmp_path: Path):
+HOW = pytest.mark.parametrize("how", ["rename", "exchange"])
+
+
+@HOW
+def test_sigkill_at_every_step_of_a_multi_file_apply(scenario: Scenario, tmp_path: Path,
+                                                     how: str):
     outcomes: dict[str, int] = {}
     at = 0
     while True:
         at += 1
         repo = scenario.fresh(tmp_path / "r")
-        if not killed_child(repo, scenario.patch, at):
+        if not killed_child(repo, scenario.patch, at, how=how):
             assert snapshot(repo) == scenario.new and not journal_dir(repo).exists()
             break
         kind = settle(scenario, repo, use_cli=at % 25 == 0)
@@ -109,7 +116,8 @@ def test_sigkill_at_every_step_of_a_multi_file_apply(scenario: Scenario, tmp_pat
     b"+changed\n",
     b"--- /dev/null\n+++ b/d0/added.txt\n@@ -0,0 +1 @@\n+new\n",
 ], ids=["modify", "add"])
-def test_sigkill_at_every_step_of_a_one_file_apply(tmp_path: Path, patch: bytes):
+@HOW
+def test_sigkill_at_every_step_of_a_one_file_apply(tmp_path: Path, patch: bytes, how: str):
     """One file modified or added in an existing directory: one rename, atomic by itself,
     so no journal is written, and a kill leaves the old or the new file, at most beside a
     temporary file. (A deletion may prune a directory afterwards: it keeps the journal, and
@@ -129,7 +137,7 @@ def test_sigkill_at_every_step_of_a_one_file_apply(tmp_path: Path, patch: bytes)
         if repo.exists():
             shutil.rmtree(repo)
         shutil.copytree(template, repo, symlinks=True)
-        finished = not killed_child(repo, patch, at)
+        finished = not killed_child(repo, patch, at, how=how)
         assert not journal_dir(repo).exists()
         assert git_state(repo) == state
         now = {path: entry for path, entry in snapshot(repo).items()
@@ -190,8 +198,9 @@ def test_random_sigkill_of_the_cli(tmp_path: Path):
           f"{outcomes}; inconsistent: 0")
 
 
+@HOW
 def test_sigint_at_every_step_rolls_back(scenario: Scenario, tmp_path: Path,
-                                         monkeypatch: pytest.MonkeyPatch):
+                                         monkeypatch: pytest.MonkeyPatch, how: str):
     """Ctrl-C delivered before any step: the apply stops at its next safe point and undoes,
     leaving the old tree, no journal and no lock; or, past the commit point, completes."""
     at, outcomes = 0, {"old": 0, "new": 0}
@@ -199,6 +208,7 @@ def test_sigint_at_every_step_rolls_back(scenario: Scenario, tmp_path: Path,
         at += 1 if LONG else 3
         repo = scenario.fresh(tmp_path / "r")
         with monkeypatch.context() as patched:
+            replace_by(how, patched)
             counter = step_hook(patched, at, lambda name: os.kill(os.getpid(), signal.SIGINT))
             try:
                 receipt = apply_patch(scenario.patch, repo)

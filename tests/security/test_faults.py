@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import errno
 import os
+import sys
 from pathlib import Path
 
 import pytest
-from crashkit import LONG, STEP_CALLS, Scenario, step_hook
+from crashkit import LONG, STEP_CALLS, Scenario, replace_by, step_hook
 from repos.builders import git, git_state, snapshot, snapshot_all
 
 from holon_git import apply_patch
-from holon_git.targets import journal
+from holon_git.targets import fsops, journal
 
 ERRORS = [errno.ENOSPC, errno.EACCES, errno.EIO, errno.EROFS]
 
@@ -43,10 +44,11 @@ def fail_with(code: int):
     return action
 
 
+@pytest.mark.parametrize("how", ["rename", "exchange"])
 @pytest.mark.parametrize("durable", [False, True], ids=["default", "fsync"])
 @pytest.mark.parametrize("code", ERRORS, ids=errno.errorcode.get)
 def test_every_call_failing_in_turn(scenario: Scenario, tmp_path: Path, code: int,
-                                    durable: bool, monkeypatch: pytest.MonkeyPatch):
+                                    durable: bool, how: str, monkeypatch: pytest.MonkeyPatch):
     at, refused, completed = 0, 0, 0
     stride = 1 if LONG or code == errno.ENOSPC else 5  # the others take the same paths
     while True:
@@ -54,6 +56,7 @@ def test_every_call_failing_in_turn(scenario: Scenario, tmp_path: Path, code: in
         repo = scenario.fresh(tmp_path / "r")
         around = snapshot_all(repo / ".git")
         with monkeypatch.context() as patched:
+            replace_by(how, patched)
             counter = step_hook(patched, at, fail_with(code))
             receipt = apply_patch(scenario.patch, repo, durable=durable)
         # HEAD, refs and index as they were; no journal in force. (A failed clean-up after
@@ -136,16 +139,19 @@ def test_the_calls_list_covers_what_an_apply_uses(scenario: Scenario, tmp_path: 
     repo = scenario.fresh(tmp_path / "r")
     seen: dict[str, int] = {}
     with monkeypatch.context() as patched:
-        for name in STEP_CALLS:
-            real = getattr(os, name)
+        replace_by("exchange", patched)
+        for module, name in [*((os, n) for n in STEP_CALLS), (fsops, "exchange")]:
+            real = getattr(module, name)
 
             def wrapper(*args, _real=real, _name=name, **kwargs):
                 seen[_name] = seen.get(_name, 0) + 1
                 return _real(*args, **kwargs)
 
-            patched.setattr(os, name, wrapper)
+            patched.setattr(module, name, wrapper)
         assert apply_patch(scenario.patch, repo, durable=True).ok
     assert {"open", "write", "fsync", "rename", "unlink", "mkdir", "rmdir"} <= set(seen)
+    if sys.platform.startswith("linux"):
+        assert seen.get("exchange")
 
 
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EACCES], ids=errno.errorcode.get)
