@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from . import paths
@@ -186,7 +187,7 @@ def _plan_add(fp: FilePatch, read: Reader) -> FileChange:
     path = fp.path
     lines = [line for hunk in fp.hunks for line in hunk.lines]
     ends_newline = not (fp.hunks and fp.hunks[-1].new_no_newline)
-    content = b"".join(new_window([], lines, added_eol=None, fill_eol=b"\n", at_end=True,
+    content = b"".join(new_window([], lines, added_eol=None, fill_eol=lambda: b"\n", at_end=True,
                                   final_newline=ends_newline))
     existing = read(path)
     if existing is not None:
@@ -255,10 +256,19 @@ class _HunkApplier:
 
     def __init__(self, running: RunningFile, content: bytes, reverse: bool) -> None:
         self.running = running
-        self.eol = dominant_eol(content)
+        self.content = content
         self.reverse = reverse
         self.drift = 0
         self.diagnostics: list[Diagnostic] = []
+
+    @cached_property
+    def eol(self) -> bytes | None:
+        """The file's usual line ending; needed only when a tolerance matched or a line must
+        gain an ending, so most files are never scanned for it."""
+        return dominant_eol(self.content)
+
+    def fill_eol(self) -> bytes:
+        return self.eol or b"\n"
 
     def apply(self, hunk: Hunk, number: int) -> HunkResult:
         running = self.running
@@ -318,7 +328,7 @@ class _HunkApplier:
         new = new_window(
             window, lines,
             added_eol=self.eol if level else None,
-            fill_eol=self.eol or b"\n",
+            fill_eol=self.fill_eol,
             at_end=at_end_now,
             final_newline=final_newline,
         )

@@ -11,7 +11,7 @@ Rules (docs/patch-format.md, "What gets written"):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .model import ADD, CONTEXT, HunkLine, new_side, whole_lines
 
@@ -42,14 +42,15 @@ def new_window(
     hunk_lines: Sequence[HunkLine],
     *,
     added_eol: bytes | None,
-    fill_eol: bytes,
+    fill_eol: Callable[[], bytes],
     at_end: bool,
     final_newline: bool,
 ) -> list[bytes]:
     """The lines that replace ``window`` (the file's lines matched by the hunk's old side).
 
     added_eol: ending to give added lines, or None to keep the patch's.
-    fill_eol: ending for a line that must gain one (it lacked one but is no longer last).
+    fill_eol: gives the ending for a line that must gain one (it lacked one but is no longer
+    last); called only then, as finding the file's usual ending reads the whole file.
     at_end: the window ends at the end of the file; final_newline then says whether the
     file's last line ends with a newline afterwards.
     """
@@ -75,10 +76,10 @@ def new_window(
     last = len(out) - 1
     for i, text in enumerate(out):
         if not text.endswith(b"\n") and (i < last or not at_end):
-            out[i] = text + fill_eol
+            out[i] = text + fill_eol()
     if at_end and out:
         if final_newline and not out[-1].endswith(b"\n"):
-            out[-1] += fill_eol
+            out[-1] += fill_eol()
         elif not final_newline and out[-1].endswith(b"\n"):
             out[-1] = body_of(out[-1])
     return out

@@ -370,3 +370,15 @@ def test_fenced_envelope_applies_with_a_diagnostic(tmp_path: Path) -> None:
     receipt = applied(repo, b"```\n" + env("*** Delete File: a.txt") + b"```\n")
     assert [d.code for d in receipt.diagnostics] == ["markdown_fence"]
     assert not (repo / "a.txt").exists()
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    (b"a\r\nb\r\nc", b"a\r\nb\r\nc\r\nd"),  # the old last line gains the file's CRLF
+    (b"a\nb\nc", b"a\nb\nc\nd"),
+], ids=["crlf", "lf"])
+def test_appending_after_a_last_line_without_ending_gives_it_the_files_ending(
+        tmp_path: Path, before: bytes, after: bytes) -> None:
+    repo = make_repo(tmp_path / "r", {"f": before})
+    patch = "*** Begin Patch\n*** Update File: f\n@@\n+d\n*** End of File\n*** End Patch\n"
+    assert apply_patch(patch, repo).ok
+    assert (repo / "f").read_bytes() == after
