@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -521,3 +523,20 @@ def test_git_status_after_apply_matches_git_apply(tmp_path: Path):
     git(theirs, "apply", "-", input=patch.encode())
     assert snapshot(ours) == snapshot(theirs)
     assert git(ours, "status", "--porcelain") == git(theirs, "status", "--porcelain")
+
+
+@pytest.mark.skipif(shutil.which("diff") is None, reason="needs GNU diff")
+def test_a_gnu_diff_ruN_patch_adds_modifies_and_deletes(tmp_path: Path):
+    """`diff -ruN old new` dates files missing on one side at the epoch instead of /dev/null."""
+    old_files = {"d/f.txt": "a\nb\nc\n", "d/old.txt": "gone\n", "keep": "k\n"}
+    new_files = {"d/f.txt": "a\nB\nc\n", "newdir/n.txt": "new\nfile\n", "keep": "k\n"}
+    for name, files in (("old", old_files), ("new", new_files)):
+        for path, text in files.items():
+            (tmp_path / name / path).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / name / path).write_text(text)
+    made = subprocess.run(["diff", "-ruN", "old", "new"], cwd=tmp_path, capture_output=True)
+    assert made.returncode == 1 and b"1970-01-01" in made.stdout
+    repo = make_repo(tmp_path / "r", old_files)
+    receipt = applied(repo, made.stdout, strip=1)
+    assert {d.code for f in receipt.files for d in f.diagnostics} == {"epoch_timestamp"}
+    assert snapshot(repo) == snapshot(tmp_path / "new")

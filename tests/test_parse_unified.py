@@ -457,3 +457,43 @@ def test_one_side_prefixed_other_file_is_a_mismatch(old, new):
 def test_hunk_header_with_extra_spaces():
     hunk = parse_patch("--- a/f\n+++ b/f\n@@  -3,2  +3,2  @@\n a\n-b\n+c\n").files[0].hunks[0]
     assert (hunk.old_start, hunk.old_count, hunk.new_start, hunk.new_count) == (3, 2, 3, 2)
+
+
+EPOCH = "1970-01-01 00:00:00.000000000 +0000"
+LATER = "2026-11-23 16:24:55.606843203 +0000"
+
+
+@pytest.mark.parametrize("stamp", [EPOCH, "1970-01-01 00:00:00 +0000",
+                                   "1969-12-31 16:00:00.000000000 -0800",
+                                   "1970-01-01 05:30:00 +0530"])
+def test_gnu_diff_n_epoch_on_the_old_side_is_an_add(stamp):
+    text = f"--- old/n.txt\t{stamp}\n+++ new/n.txt\t{LATER}\n@@ -0,0 +1,2 @@\n+new\n+file\n"
+    fp = parse_patch(text, strip=1).files[0]
+    assert (fp.kind, fp.old_path, fp.new_path) == (FileKind.ADD, None, "n.txt")
+    assert [d.code for d in fp.diagnostics] == ["epoch_timestamp"]
+
+
+def test_gnu_diff_n_epoch_on_the_new_side_is_a_delete():
+    text = f"--- old/d/g.txt\t{LATER}\n+++ new/d/g.txt\t{EPOCH}\n@@ -1,2 +0,0 @@\n-a\n-b\n"
+    fp = parse_patch(text, strip=1).files[0]
+    assert (fp.kind, fp.old_path, fp.new_path) == (FileKind.DELETE, "d/g.txt", None)
+    assert [d.code for d in fp.diagnostics] == ["epoch_timestamp"]
+
+
+@pytest.mark.parametrize("old_stamp, new_stamp, body", [
+    ("1970-01-01 00:00:01 +0000", LATER, "@@ -0,0 +1 @@\n+x\n"),  # a second after: a date
+    ("1970-01-01 00:00:00 +0100", LATER, "@@ -0,0 +1 @@\n+x\n"),  # 23:00 the day before UTC
+    (EPOCH, LATER, "@@ -1 +1,2 @@\n a\n+x\n"),  # the body needs an old file
+    (LATER, EPOCH, "@@ -1,2 +1 @@\n a\n-x\n"),  # the body keeps a line
+    (EPOCH, EPOCH, "@@ -0,0 +1 @@\n+x\n"),  # both sides missing: nothing to go by
+], ids=["not-epoch", "not-epoch-in-zone", "add-with-context", "delete-keeping-a-line", "both"])
+def test_an_epoch_date_never_overrides_the_body(old_stamp, new_stamp, body):
+    text = f"--- old/f\t{old_stamp}\n+++ new/f\t{new_stamp}\n{body}"
+    fp = parse_patch(text, strip=1).files[0]
+    assert fp.kind is FileKind.MODIFY and fp.path == "f"
+    assert "epoch_timestamp" not in [d.code for d in fp.diagnostics]
+
+
+def test_an_epoch_date_inside_a_git_header_is_not_read():
+    text = (f"diff --git a/f b/f\n--- a/f\t{EPOCH}\n+++ b/f\n@@ -0,0 +1 @@\n+x\n")
+    assert parse_patch(text).files[0].kind is FileKind.MODIFY

@@ -99,6 +99,22 @@ def _header_path(raw: bytes) -> str:
     return text.split("\t", 1)[0].rstrip(" ")
 
 
+# GNU diff -N dates a file that does not exist on one side at the epoch, in local time.
+_STAMP = re.compile(rb"\t(19(?:70-01-01|69-12-31)) ([0-2]\d):([0-5]\d):([0-5]\d)(?:\.0+)? "
+                    rb"([-+])([0-2]\d):?([0-5]\d)[ \t]*$")
+
+
+def _epoch_stamp(raw: bytes) -> bool:
+    """Is the date after a '---'/'+++' path the epoch (1970-01-01 00:00:00 UTC)?"""
+    m = _STAMP.search(raw)
+    if m is None:
+        return False
+    day, hour, minute, second, sign, zone_h, zone_m = m.groups()
+    local = (0 if day == b"1970-01-01" else -86400) + int(hour) * 3600 + int(minute) * 60
+    zone = (int(zone_h) * 3600 + int(zone_m) * 60) * (1 if sign == b"+" else -1)
+    return int(second) == 0 and local - zone == 0
+
+
 def _split_git_header(rest: str) -> tuple[str, str] | None:
     """Split 'a/x b/x' from a 'diff --git' line; None when spaces make it ambiguous."""
     first = _quoted_token(rest)
@@ -179,6 +195,28 @@ class _Header:
     mode_change: bool = False
     executable: bool = False  # 'new file mode 100755' / 'deleted file mode 100755'
     metadata: list[str] = field(default_factory=list)
+    old_epoch: bool = False  # '---' dated at the epoch: GNU diff -N's missing old file
+    new_epoch: bool = False
+
+
+def _missing_side(fp: FilePatch, header: _Header) -> None:
+    """GNU diff -N names a file missing on one side by its path dated at the epoch, where git
+    writes /dev/null. As in git apply, that makes an add (or a delete), but only when the body
+    agrees: one hunk of added lines from line 0 (or of removed lines down to line 0)."""
+    hunk = fp.hunks[0] if len(fp.hunks) == 1 else None
+    if hunk is None:
+        return
+    kinds = {line.kind for line in hunk.lines}
+    if header.old_epoch and kinds == {ADD} and (hunk.old_start, hunk.old_count) == (0, 0):
+        fp.kind, fp.old_path = FileKind.ADD, None
+    elif header.new_epoch and kinds == {REMOVE} and (hunk.new_start, hunk.new_count) == (0, 0):
+        fp.kind, fp.new_path = FileKind.DELETE, None
+    else:
+        return
+    fp.diagnostics.append(Diagnostic(
+        "epoch_timestamp", f"'{'---' if header.old_epoch else '+++'}' is dated at the epoch "
+        f"(GNU diff -N) and the hunk {'adds' if fp.kind is FileKind.ADD else 'removes'} every "
+        f"line: read as {'an add' if fp.kind is FileKind.ADD else 'a delete'}", fp.patch_line))
 
 
 class UnifiedParser:
@@ -264,11 +302,15 @@ class UnifiedParser:
             self.pos += 1
             self._extended_header(header)
         if self._is_traditional_header(self.pos):
-            header.old = _header_path(header_text(self.items[self.pos])[4:])
-            header.new = _header_path(header_text(self.items[self.pos + 1])[4:])
+            old, new = (header_text(self.items[self.pos + i])[4:] for i in (0, 1))
+            header.old, header.new = _header_path(old), _header_path(new)
+            if not header.is_git:
+                header.old_epoch, header.new_epoch = _epoch_stamp(old), _epoch_stamp(new)
             self.pos += 2
         fp = self._resolve(header)
         self._hunks(fp)
+        if fp.kind is FileKind.MODIFY and header.old_epoch != header.new_epoch:
+            _missing_side(fp, header)
         self._validate(fp, header)
         return fp
 
