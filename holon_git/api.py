@@ -18,7 +18,7 @@ from functools import wraps
 from typing import Any, TypeVar
 
 from .errors import PatchError
-from .model import FilePatch, Patch
+from .model import FileKind, FilePatch, Patch
 from .parse import parse_patch
 from .plan import Plan, check_expected, plan_patch
 from .policy import check_protected, select_files
@@ -157,6 +157,9 @@ def apply_patch(
         try:
             check_protected(parsed, destination.protected_patterns())
             if atomic:
+                expect_removals = getattr(destination, "expect_removals", None)
+                if expect_removals is not None:  # file <-> directory type changes
+                    expect_removals(removed_paths(parsed))
                 # a target that reads pre-images again lets the plan drop them (memory)
                 keep = emit_diff or not getattr(destination, "rereads_preimages", False)
                 plan = plan_patch(parsed, destination.read, reverse=reverse,
@@ -185,6 +188,12 @@ def apply_patch(
         receipt.status = PARTIAL if (not atomic and not check and receipt.files) else REFUSED
         receipt.error = err
     return receipt
+
+
+def removed_paths(patch: Patch) -> set[str]:
+    """The paths a patch deletes or renames away."""
+    return {fp.old_path for fp in patch.files
+            if fp.kind in (FileKind.DELETE, FileKind.RENAME) and fp.old_path is not None}
 
 
 RETRYABLE = ("head_moved", "ref_locked")

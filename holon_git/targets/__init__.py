@@ -40,7 +40,10 @@ class Target(Protocol):
     def protected_patterns(self) -> list[str]: ...
 
     # Optional: validate(plan) refuses a plan before anything is written (also with --check);
-    # diff_sides(plan) gives the contents --emit-diff compares (see gitdiff.Side).
+    # diff_sides(plan) gives the contents --emit-diff compares (see gitdiff.Side);
+    # expect_removals(paths), called before planning with the paths the patch deletes or
+    # renames away, lets read() see past them (a removed file on the way to an added path, a
+    # directory the removals empty at one).
 
 
 def open_target(name: str, repo: str = ".", *, check: bool = False,

@@ -130,6 +130,27 @@ class Tree:
             raise
         os.close(fd)
 
+    def files_below(self, rel_dir: str) -> list[str]:
+        """Every entry but directories below a directory (symbolic links included, not
+        followed), relative to it; each directory is opened with O_NOFOLLOW."""
+        found: list[str] = []
+
+        def walk(fd: int, prefix: str) -> None:
+            try:
+                with os.scandir(fd) as entries:
+                    listed = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+                for name, is_dir in listed:
+                    if is_dir:
+                        walk(os.open(name, _DIR_FLAGS, dir_fd=fd), f"{prefix}{name}/")
+                    else:
+                        found.append(prefix + name)
+            finally:
+                os.close(fd)
+
+        parent, name = split(rel_dir)
+        walk(os.open(name, _DIR_FLAGS, dir_fd=self.dir_fd(parent)), "")
+        return found
+
     def lstat(self, rel: str) -> os.stat_result | None:
         """The entry at ``rel`` (not followed), None if it or a parent is missing; a symlink
         on the way or at the end is refused."""

@@ -30,7 +30,7 @@ from .gitdiff import Side, plan_sides
 from .gitrepo import GitRepo, git_error, open_repository
 from .lock import IndexLock, interrupts_deferred
 from .protect import repo_patterns
-from .stage import Entry, Stage
+from .stage import Entry, Stage, removed_by
 
 
 class IndexTarget:
@@ -98,9 +98,10 @@ class IndexTarget:
     def validate(self, plan: Plan) -> None:
         """Refusals the planner cannot see: file/directory collisions and, for a commit,
         staged changes on a touched path (the commit must hold the patch and nothing else)."""
+        removed = removed_by(plan)
         for change in plan.changes:
             if change.action in ("add", "rename"):
-                self.stage.check_free(change.path)
+                self.stage.check_free(change.path, removed)
         if self.head_stage is None or self.branch is None:
             return
         for change in plan.changes:
@@ -111,7 +112,7 @@ class IndexTarget:
                                      hint="commit or unstage (git restore --staged) that "
                                      "path first")
             if change.action in ("add", "rename"):
-                self.head_stage.check_free(change.path)
+                self.head_stage.check_free(change.path, removed)
         plan.diagnostics.extend(self.branch.ids.notes)
 
     # -- contents -------------------------------------------------------------------------------
@@ -246,6 +247,9 @@ class BothTarget(IndexTarget):
         if self.worktree is not None:
             self.worktree.close()
         super().close()
+
+    def expect_removals(self, paths: set[str]) -> None:
+        self.worktree.expect_removals(paths)
 
     def read(self, path: str) -> SourceFile | None:
         on_disk = self.worktree.read(path)

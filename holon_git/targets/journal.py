@@ -20,7 +20,7 @@ import errno
 import fcntl
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from contextlib import suppress
 from dataclasses import asdict, dataclass, field
 
@@ -421,9 +421,36 @@ def _opener(dir_fd: int):
     return opener
 
 
-def _current(tree: Tree, path: str) -> str | None:
-    got = tree.read(path)
+def _current(tree: Tree, entry: Entry, new_dirs: Collection[str] = ()) -> str | None:
+    """The sha256 of what is at the entry's path; None for nothing, which includes a file
+    on the way (a type change made it a file again) and a directory where the transaction
+    had yet to add its file or had made one in place of a removed file."""
+    try:
+        got = tree.read(entry.path)
+    except PatchError as err:
+        if err.code == "already_exists" or (err.code == "not_a_regular_file" and (
+                entry.before_sha is None or entry.path in new_dirs)):
+            return None
+        raise
     return None if got is None else sha256(got[0])
+
+
+def _remove_temps(tree: Tree, path: str, txid: str, number: int) -> None:
+    """Remove an entry's temporary files: in its directory, or in one above it when it was
+    staged there (its directory was a removed file)."""
+    parent = split(path)[0]
+    while True:
+        try:
+            fd = tree.dir_fd(parent)
+        except (Missing, PatchError):
+            fd = None
+        if fd is not None:
+            for leftover in (temp_name(txid, number), temp_name(txid, number, "r")):
+                with suppress(FileNotFoundError):
+                    os.unlink(leftover, dir_fd=fd)
+        if not parent:
+            return
+        parent = split(parent)[0]
 
 
 def _restore(tree: Tree, journal_fd: int, record: Record, result: Recovery) -> None:
@@ -432,7 +459,7 @@ def _restore(tree: Tree, journal_fd: int, record: Record, result: Recovery) -> N
     conflicts = []
     for entry in record.entries:
         try:
-            now = _current(tree, entry.path)
+            now = _current(tree, entry, record.new_dirs)
         except PatchError:
             now = "?"
         if now not in (None, entry.before_sha, entry.after_sha):
@@ -449,41 +476,36 @@ def _restore(tree: Tree, journal_fd: int, record: Record, result: Recovery) -> N
     with open(PREIMAGES, "rb", opener=_opener(journal_fd)) as fh:
         preimages = fh.read()
     touched: set[str] = set()
+    # In three passes, so a file and a directory may trade places (git's type changes):
+    # what the transaction added goes first, then the directories it made, then old contents
+    # come back.
     for number, entry in enumerate(record.entries):
-        parent, name = split(entry.path)
-        try:
-            fd = tree.dir_fd(parent)
-        except Missing:
-            fd = None
-        if fd is not None:
-            for leftover in (temp_name(record.txid, number), temp_name(record.txid, number, "r")):
-                with suppress(FileNotFoundError):
-                    os.unlink(leftover, dir_fd=fd)
-        now = _current(tree, entry.path)
-        if entry.before_sha is None:
-            if now is not None:
-                os.unlink(name, dir_fd=tree.dir_fd(parent))
-                result.removed.append(entry.path)
-                touched.add(parent)
-            continue
-        if now == entry.before_sha:
+        _remove_temps(tree, entry.path, record.txid, number)
+        if entry.before_sha is None and _current(tree, entry) is not None:
+            parent, name = split(entry.path)
+            os.unlink(name, dir_fd=tree.dir_fd(parent))
+            result.removed.append(entry.path)
+            touched.add(parent)
+    for rel in sorted(record.new_dirs, key=lambda d: d.count("/"), reverse=True):
+        up, name = split(rel)
+        with suppress(OSError, Missing, PatchError):
+            os.rmdir(name, dir_fd=tree.dir_fd(up))
+            tree.forget(rel)
+    for number, entry in enumerate(record.entries):
+        if entry.before_sha is None or _current(tree, entry) == entry.before_sha:
             continue
         old = preimages[entry.offset:entry.offset + entry.size]
         if sha256(old) != entry.before_sha:
             raise PatchError("io_error", f"journal {record.txid} is damaged: the saved "
                              f"content of {entry.path!r} does not match its checksum",
                              path=entry.path)
+        parent, name = split(entry.path)
         temp = temp_name(record.txid, number, "r")
         tree.write_new(parent, temp, old, entry.perm)
         fd = tree.dir_fd(parent)
         os.rename(temp, name, src_dir_fd=fd, dst_dir_fd=fd)
         result.restored.append(entry.path)
         touched.add(parent)
-    for rel in sorted(record.new_dirs, key=lambda d: d.count("/"), reverse=True):
-        up, name = split(rel)
-        with suppress(OSError, Missing, PatchError):
-            os.rmdir(name, dir_fd=tree.dir_fd(up))
-            tree.forget(rel)
     for rel in touched:
         with suppress(OSError, Missing, PatchError):
             os.fsync(tree.dir_fd(rel))

@@ -15,7 +15,7 @@ from .gitdiff import Side, plan_sides
 from .gitrepo import git_error, open_repository
 from .lock import interrupts_deferred
 from .protect import repo_patterns
-from .stage import Stage
+from .stage import Stage, removed_by
 
 
 class RefTarget:
@@ -39,9 +39,10 @@ class RefTarget:
         return repo_patterns(self.git, self.base_tree)
 
     def validate(self, plan: Plan) -> None:
+        removed = removed_by(plan)
         for change in plan.changes:
             if change.action in ("add", "rename"):
-                self.stage.check_free(change.path)
+                self.stage.check_free(change.path, removed)
         plan.diagnostics.extend(self.branch.ids.notes)
         if self.tip.checked_out and self.git.work_tree is not None:
             plan.diagnostics.append(Diagnostic(

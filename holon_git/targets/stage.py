@@ -9,13 +9,14 @@ by silently dropping entries.
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import pygit2
 from pygit2.enums import ObjectType
 
 from ..errors import PatchError
-from ..plan import FileChange, SourceFile
+from ..plan import FileChange, Plan, SourceFile
 from .gitrepo import BLOB, EXEC, git_error, refuse_special
 
 
@@ -23,6 +24,12 @@ from .gitrepo import BLOB, EXEC, git_error, refuse_special
 class Entry:
     id: pygit2.Oid
     mode: int
+
+
+def removed_by(plan: Plan) -> set[str]:
+    """The paths a plan deletes or renames away."""
+    return {c.old_path for c in plan.changes
+            if c.action in ("delete", "rename") and c.old_path is not None}
 
 
 def _parents(path: str) -> list[str]:
@@ -95,8 +102,24 @@ class Stage:
             raise git_error(ValueError(f"object {oid} is not a blob"), f"reading blob {oid}")
         return data
 
-    def is_directory(self, path: str) -> bool:
-        """Whether entries exist below ``path`` (a binary search; the index is sorted)."""
+    def check_free(self, path: str, removed: Collection[str] = ()) -> None:
+        """``path`` can be created: no file on the way, no directory at it, once the entries
+        in ``removed`` are gone (a file may become a directory and back, as in git)."""
+        for parent in _parents(path):
+            above = self._get(parent)
+            if above is not None:
+                refuse_special(parent, above.mode, inside=True)
+                if parent in removed:
+                    return  # nothing can be below a file
+                raise PatchError("already_exists", f"{parent!r} is a file in the "
+                                 f"{self.label}, not a directory", path=path)
+        below = self._paths_below(path)
+        if below and not all(p in removed for p in below):
+            raise PatchError("already_exists", f"{path!r} is a directory in the {self.label}",
+                             path=path)
+
+    def _paths_below(self, path: str) -> list[str]:
+        """The entries below ``path`` as a directory (found by binary search: it is sorted)."""
         prefix = path + "/"
         low, high = 0, len(self.index)
         while low < high:
@@ -105,19 +128,11 @@ class Stage:
                 low = mid + 1
             else:
                 high = mid
-        return low < len(self.index) and self.index[low].path.startswith(prefix)
-
-    def check_free(self, path: str) -> None:
-        """``path`` can be created: no file on the way, no directory at it."""
-        for parent in _parents(path):
-            above = self._get(parent)
-            if above is not None:
-                refuse_special(parent, above.mode, inside=True)
-                raise PatchError("already_exists", f"{parent!r} is a file in the "
-                                 f"{self.label}, not a directory", path=path)
-        if self.is_directory(path):
-            raise PatchError("already_exists", f"{path!r} is a directory in the {self.label}",
-                             path=path)
+        found = []
+        while low < len(self.index) and self.index[low].path.startswith(prefix):
+            found.append(self.index[low].path)
+            low += 1
+        return found
 
     # -- editing ------------------------------------------------------------------------------
     def apply(self, changes: list[FileChange], blobs: dict[str, pygit2.Oid],

@@ -20,6 +20,7 @@ files (many together, by a thread pool) and their directories, against a power l
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass
@@ -88,7 +89,8 @@ class Transaction:
         self.journal: journal.Journal | None = None
         self.numbers: dict[str, int] = {}  # path -> its entry number (names its temp files)
         self.created_dirs: list[str] = []
-        self.staged: dict[str, str] = {}  # path -> temporary name in the same directory
+        self.staged: dict[str, str] = {}  # path -> temporary name in its staging directory
+        self.removed: set[str] = set()  # paths deleted or renamed away
         self.done: list[_Done] = []
         self.preimages: dict[str, bytes] = {}  # old contents kept here when there is no journal
         self.current: str | None = None  # path being worked on, for error messages
@@ -102,6 +104,7 @@ class Transaction:
         is staged and checked, before the first file is removed or replaced."""
         removals = [c for c in changes if c.action in ("delete", "rename")]
         writes = [c for c in changes if c.action != "delete"]
+        self.removed = {c.old_path for c in removals if c.old_path is not None}
         self._write_journal(changes)
         if len(writes) < _PARALLEL_SYNC:
             for change in writes:
@@ -123,6 +126,8 @@ class Transaction:
             parent, name = split(change.old_path)
             os.unlink(name, dir_fd=self.tree.dir_fd(parent))
             self.done.append(_Done(change.old_path, change.before))
+        # before the renames: a directory the removals emptied may be where a file goes
+        self._prune([c.old_path for c in removals if c.old_path])
         exchange = fsops.exchange_pays_off(sum(c.action == "modify" for c in writes))
         for change in writes:
             self.current = change.path
@@ -130,7 +135,6 @@ class Transaction:
         if self.durable:
             self._sync_dirs({split(c.path)[0] for c in changes}
                             | {split(c.old_path)[0] for c in removals if c.old_path})
-        self._prune([c.old_path for c in removals if c.old_path])
         self.current = None
 
     def mark_commit_point(self, index_path: str, index_sha256: str, ref: str | None,
@@ -219,6 +223,7 @@ class Transaction:
         return self.journal.preimage(self.record.entries[self.numbers[path]])
 
     def _missing_dirs(self, paths: list[str]) -> list[str]:
+        """Directories to create: missing, or where a file the patch removes is now."""
         missing: set[str] = set()
         for path in paths:
             parent = split(path)[0]
@@ -227,9 +232,25 @@ class Transaction:
                     self.tree.dir_fd(parent)
                     break
                 except Missing:
-                    missing.add(parent)
-                    parent = split(parent)[0]
+                    pass
+                except PatchError:
+                    if self._stage_dir(path) == split(path)[0]:
+                        raise  # not a file this patch removes: in the way
+                missing.add(parent)
+                parent = split(parent)[0]
         return sorted(missing)
+
+    def _stage_dir(self, path: str) -> str:
+        """Where ``path``'s new content is staged: its directory, unless a file the patch
+        removes stands where that directory must be made; then above that file, to be
+        moved into the directory once the file is gone."""
+        parent = split(path)[0]
+        at = parent
+        while at:
+            if at in self.removed:
+                parent = split(at)[0]
+            at = split(at)[0]
+        return parent
 
     def _perm(self, change: FileChange) -> int | None:
         if change.before is None or change.before.token is None:
@@ -242,8 +263,8 @@ class Transaction:
     def _stage(self, change: FileChange, sync: bool) -> None:
         assert change.after is not None
         temp = self._temp(change.path)
-        self.tree.write_new(split(change.path)[0], temp, change.after, self._perm(change),
-                            self.created_dirs, sync=sync)
+        self.tree.write_new(self._stage_dir(change.path), temp, change.after,
+                            self._perm(change), self.created_dirs, sync=sync)
         self.staged[change.path] = temp
         if self.alone:  # written: nothing later needs it in memory (an index target does)
             change.after = None
@@ -252,7 +273,8 @@ class Transaction:
         """Stage by a small thread pool; directories are made first, here, in order."""
         for change in writes:
             self.current = change.path
-            self.tree.dir_fd(split(change.path)[0], create=True, created=self.created_dirs)
+            self.tree.dir_fd(self._stage_dir(change.path), create=True,
+                             created=self.created_dirs)
         failed: list[str] = []
 
         def stage(change: FileChange) -> None:
@@ -275,7 +297,7 @@ class Transaction:
         def sync(item: tuple[str, str]) -> None:
             path, temp = item
             try:
-                fd = os.open(temp, _READ_FLAGS, dir_fd=self.tree.dir_fd(split(path)[0]))
+                fd = os.open(temp, _READ_FLAGS, dir_fd=self.tree.dir_fd(self._stage_dir(path)))
                 try:
                     os.fsync(fd)
                 finally:
@@ -298,13 +320,26 @@ class Transaction:
                 if st is None or identity(st) != change.before.token:
                     raise PatchError("stale_file", f"{change.old_path!r} changed on disk while "
                                      "the patch was being applied", path=change.old_path)
-            if change.action in ("add", "rename") and self.tree.lstat(change.path) is not None:
+            if change.action in ("add", "rename") and self._in_the_way(change.path):
                 raise PatchError("already_exists", f"{change.path!r} appeared on disk while "
                                  "the patch was being applied", path=change.path)
 
+    def _in_the_way(self, path: str) -> bool:
+        """Something is at ``path`` that the removals will not clear. A directory holding
+        removed files passes here: if anything else is left in it, the rename fails."""
+        if self._stage_dir(path) != split(path)[0]:
+            return False  # a removed file is where its directory goes: nothing can be in it
+        st = self.tree.lstat(path)
+        if st is None:
+            return False
+        return not (stat.S_ISDIR(st.st_mode)
+                    and any(r.startswith(path + "/") for r in self.removed))
+
     def _commit(self, change: FileChange, exchange: bool) -> None:
         parent, name = split(change.path)
-        fd = self.tree.dir_fd(parent)
+        staged_in = self._stage_dir(change.path)
+        fd = self.tree.dir_fd(parent, create=staged_in != parent, created=self.created_dirs)
+        from_fd = fd if staged_in == parent else self.tree.dir_fd(staged_in)
         temp = self.staged[change.path]
         before = change.before if change.action == "modify" else None
         if exchange and before is not None and fsops.exchange(temp, name, fd):
@@ -312,7 +347,7 @@ class Transaction:
             self.done.append(_Done(change.path, before))
             os.unlink(temp, dir_fd=fd)
         else:
-            os.rename(temp, name, src_dir_fd=fd, dst_dir_fd=fd)
+            os.rename(temp, name, src_dir_fd=from_fd, dst_dir_fd=fd)
             self.done.append(_Done(change.path, before))
         del self.staged[change.path]
 
@@ -350,6 +385,10 @@ class Transaction:
                 if done.before is None:
                     os.unlink(name, dir_fd=self.tree.dir_fd(parent))
                 else:
+                    if done.path in self.created_dirs:  # made where this file was: empty now
+                        with suppress(OSError, Missing):
+                            os.rmdir(name, dir_fd=self.tree.dir_fd(parent))
+                            self.tree.forget(done.path)
                     perm = done.before.token[4] & 0o7777 if done.before.token else None
                     temp = self._temp(done.path, "r")
                     content = self._undo_content(done.path, done.before)
@@ -360,7 +399,7 @@ class Transaction:
                 problems.append(f"{done.path}: {exc}")
         for path, temp in self.staged.items():
             with suppress(OSError, PatchError, Missing):
-                os.unlink(temp, dir_fd=self.tree.dir_fd(split(path)[0]))
+                os.unlink(temp, dir_fd=self.tree.dir_fd(self._stage_dir(path)))
         for rel in reversed(self.created_dirs):
             up, name = split(rel)
             with suppress(OSError, PatchError, Missing):

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import PatchError
 from ..plan import EXECUTABLE, REGULAR, FileChange, Plan, SourceFile
-from .fsops import Tree, identity
+from .fsops import Tree, identity, split
 from .repo import JOURNAL_DIR
 
 if TYPE_CHECKING:
@@ -34,6 +34,9 @@ class WorktreeTarget:
         self.root = os.path.abspath(root)
         self.git_dir = git_dir  # where the crash journal goes; None outside a repository
         self.durable = durable  # True: fsync files, directories and journal (power loss)
+        # paths the patch deletes or renames away: a file there may become a directory, and
+        # a directory they empty may become a file (see read)
+        self.removals: frozenset[str] = frozenset()
         try:
             if git_dir is not None and os.path.lexists(os.path.join(git_dir, JOURNAL_DIR)):
                 from .journal import refuse_if_pending
@@ -46,9 +49,16 @@ class WorktreeTarget:
     def close(self) -> None:
         self.tree.close()
 
+    def expect_removals(self, paths: set[str]) -> None:
+        self.removals = frozenset(paths)
+
     def read(self, path: str) -> SourceFile | None:
         try:
             got = self.tree.read(path)
+        except PatchError as err:
+            if err.code in ("already_exists", "not_a_regular_file") and self._gone(path):
+                return None  # nothing will be in the way once the patch's removals are done
+            raise
         except OSError as exc:
             raise _read_error(exc, path) from exc
         if got is None:
@@ -56,6 +66,26 @@ class WorktreeTarget:
         content, st = got
         mode = EXECUTABLE if st.st_mode & stat.S_IXUSR else REGULAR
         return SourceFile(content, mode, identity(st))
+
+    def _gone(self, path: str) -> bool:
+        """Whether the patch's removals clear the way to ``path``: a file on the way that it
+        removes (a directory takes its place), or a directory at ``path`` all of whose files
+        it removes (a file takes its place, as in git's type changes)."""
+        if not self.removals:
+            return False
+        parent = split(path)[0]
+        while parent:
+            if parent in self.removals:
+                st = self.tree.lstat(parent)
+                return st is not None and stat.S_ISREG(st.st_mode)
+            parent = split(parent)[0]
+        st = self.tree.lstat(path)
+        if st is None or not stat.S_ISDIR(st.st_mode):
+            return False
+        try:
+            return all(f"{path}/{rel}" in self.removals for rel in self.tree.files_below(path))
+        except OSError as exc:
+            raise _read_error(exc, path) from exc
 
     def protected_patterns(self) -> list[str]:
         from .protect import worktree_patterns
