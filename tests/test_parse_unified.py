@@ -497,3 +497,20 @@ def test_an_epoch_date_never_overrides_the_body(old_stamp, new_stamp, body):
 def test_an_epoch_date_inside_a_git_header_is_not_read():
     text = (f"diff --git a/f b/f\n--- a/f\t{EPOCH}\n+++ b/f\n@@ -0,0 +1 @@\n+x\n")
     assert parse_patch(text).files[0].kind is FileKind.MODIFY
+
+
+@pytest.mark.parametrize("text, named", [
+    ("*** f\t2026-01-01 00:00:00\n--- f\t2026-01-01 00:00:01\n***************\n*** 1,3 ****\n"
+     "  a\n! b\n  c\n--- 1,3 ----\n  a\n! B\n  c\n", "a context diff (diff -c)"),
+    ("2c2\n< b\n---\n> B\n", "a normal diff (diff without -u)"),
+    ("2c\nB\n.\n", "an ed script (diff -e)"),
+], ids=["context", "normal", "ed"])
+def test_other_diff_formats_are_named_in_the_refusal(text, named):
+    err = parse_error(text)
+    assert err.code == "empty_patch" and named in err.message
+    assert "diff -u" in err.hint
+
+
+def test_prose_is_not_taken_for_another_diff_format():
+    err = parse_error("I changed line 2c2 of the file.\nHere is why.\n")
+    assert err.code == "empty_patch" and "looks like" not in err.message

@@ -219,6 +219,24 @@ def _missing_side(fp: FilePatch, header: _Header) -> None:
         f"line: read as {'an add' if fp.kind is FileKind.ADD else 'a delete'}", fp.patch_line))
 
 
+_CONTEXT_HUNK = re.compile(rb"^\*\*\* \d+(,\d+)? \*\*\*\*\r?$")
+_NORMAL_COMMAND = re.compile(rb"^\d+(,\d+)?[acd]\d+(,\d+)?\r?$")
+_ED_COMMAND = re.compile(rb"^\d+(,\d+)?[acd]\r?$")
+
+
+def _other_diff_format(items: list[bytes]) -> str | None:
+    """Which other diff format a patch with no unified file patch seems to be, to say so."""
+    head = [header_text(line) for line in items[:200]]
+    if any(_CONTEXT_HUNK.match(line) for line in head) and b"***************" in head:
+        return "a context diff (diff -c)"
+    if any(_NORMAL_COMMAND.match(line) for line in head) and any(
+            line.startswith((b"< ", b"> ")) for line in head):
+        return "a normal diff (diff without -u)"
+    if head and _ED_COMMAND.match(head[0]):
+        return "an ed script (diff -e)"
+    return None
+
+
 class UnifiedParser:
     def __init__(self, lines: Lines, strip: int | None = None) -> None:
         self.items = lines.items
@@ -267,7 +285,11 @@ class UnifiedParser:
         if skipped_from is not None and files:
             self._note_skipped(skipped_from, len(self.items))
         if not files:
-            raise PatchError("empty_patch", "no file patch found in the input", patch_line=1)
+            other = _other_diff_format(self.items)
+            raise PatchError("empty_patch", "no file patch found in the input"
+                             + (f"; it looks like {other}, which is not supported" if other
+                                else ""), patch_line=1,
+                             hint="make a unified diff (diff -u, or git diff)" if other else "")
         check_duplicates(files)
         return Patch(files, "unified", self.diagnostics)
 
