@@ -514,3 +514,19 @@ def test_other_diff_formats_are_named_in_the_refusal(text, named):
 def test_prose_is_not_taken_for_another_diff_format():
     err = parse_error("I changed line 2c2 of the file.\nHere is why.\n")
     assert err.code == "empty_patch" and "looks like" not in err.message
+
+
+@pytest.mark.parametrize("text", [
+    "\ufeff--- a/k\n+++ b/k\n@@ -1 +1 @@\n-x\n+y\n",
+    "\ufeff*** Begin Patch\n*** Update File: k\n@@\n-x\n+y\n*** End Patch\n",
+], ids=["unified", "envelope"])
+def test_a_leading_byte_order_mark_is_ignored(text):
+    assert detect_format(text.encode()) == ("envelope" if "Begin" in text else "unified")
+    patch = parse_patch(text)
+    assert patch.files[0].path == "k"
+    assert [d.code for d in patch.diagnostics] == ["byte_order_mark"]
+
+
+def test_a_byte_order_mark_inside_a_hunk_is_content():
+    fp = parse_patch(b"--- a/k\n+++ b/k\n@@ -1 +1 @@\n-\xef\xbb\xbfx\n+\xef\xbb\xbfy\n").files[0]
+    assert fp.hunks[0].lines[0].text == b"\xef\xbb\xbfx\n"

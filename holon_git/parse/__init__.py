@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from ..errors import PatchError
-from ..model import Patch
+from ..model import Diagnostic, Patch
 from .checks import check_duplicates
 from .text import Lines, header_text, split_lines, unfence
 from .unified import parse_unified
 
 FORMATS = ("auto", "unified", "envelope")
+_BOM = b"\xef\xbb\xbf"
 
 
 def detect_format(data: bytes) -> str:
@@ -17,7 +18,7 @@ def detect_format(data: bytes) -> str:
     Prose before the envelope then reaches the envelope parser, which refuses it, instead of
     being skipped as a unified diff's preamble would be.
     """
-    lines, _ = unfence(split_lines(data))
+    lines, _ = unfence(split_lines(data[len(_BOM):] if data.startswith(_BOM) else data))
     return _format_of(lines)
 
 
@@ -40,7 +41,11 @@ def parse_patch(data: bytes | str, *, format: str = "auto", strip: int | None = 
         data = data.encode("utf-8", "surrogateescape")
     if format not in FORMATS:
         raise PatchError("usage_error", f"unknown patch format {format!r}")
-    lines, notes = unfence(split_lines(data))
+    bom = data.startswith(_BOM)  # Windows tools write one; it cannot be patch text
+    lines, notes = unfence(split_lines(data[len(_BOM):] if bom else data))
+    if bom:
+        notes.insert(0, Diagnostic("byte_order_mark", "the UTF-8 byte order mark before the "
+                                   "patch was ignored", 1))
     if format == "auto":
         format = _format_of(lines)
     if format == "envelope":
