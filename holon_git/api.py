@@ -160,8 +160,10 @@ def apply_patch(
                 expect_removals = getattr(destination, "expect_removals", None)
                 if expect_removals is not None:  # file <-> directory type changes
                     expect_removals(removed_paths(parsed))
-                # a target that reads pre-images again lets the plan drop them (memory)
-                keep = emit_diff or not getattr(destination, "rereads_preimages", False)
+                # a target that reads pre-images again lets the plan drop them (memory), but
+                # one file's would be read back at once for the undo: keeping it saves a read
+                keep = (emit_diff or len(parsed.files) == 1
+                        or not getattr(destination, "rereads_preimages", False))
                 plan = plan_patch(parsed, destination.read, reverse=reverse,
                                   expect_sha256=expect_sha256, progress=progress,
                                   keep_preimages=keep)
