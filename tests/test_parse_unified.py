@@ -507,8 +507,19 @@ def test_an_epoch_date_inside_a_git_header_is_not_read():
 ], ids=["context", "normal", "ed"])
 def test_other_diff_formats_are_named_in_the_refusal(text, named):
     err = parse_error(text)
-    assert err.code == "empty_patch" and named in err.message
-    assert "diff -u" in err.hint
+    assert err.code == ("empty_patch" if "ed script" in named else "invalid_hunk_header")
+    assert named in err.message and "diff -u" in err.hint
+
+
+@pytest.mark.parametrize("section", [
+    "*** g\n--- g\n***************\n*** 1 ****\n! b\n--- 1 ----\n! B\n",
+    "1c1\n< b\n---\n> B\n",
+], ids=["context", "normal"])
+def test_another_formats_hunk_between_file_patches_is_not_skipped_as_prose(section):
+    """Skipping it would apply the unified file patches and silently leave that file out."""
+    unified = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+A\n"
+    err = parse_error(unified + section + unified.replace("/f", "/h"))
+    assert err.code == "invalid_hunk_header" and "not supported" in err.message
 
 
 def test_prose_is_not_taken_for_another_diff_format():

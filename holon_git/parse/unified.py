@@ -310,9 +310,23 @@ class UnifiedParser:
             raise self._error("missing_file_header",
                               f"'{_decode(text[:40])}' appears before any '---'/'+++' "
                               "file header", index)
-        if text.startswith(b"--- ") and (nxt := self._line(index + 1)) and nxt.startswith(b"@@"):
+        nxt = header_text(self._line(index + 1) or b"")
+        if text.startswith(b"--- ") and nxt.startswith(b"@@"):
             raise self._error("missing_file_header",
                               "'---' line is not followed by a '+++' line", index + 1)
+        self._refuse_other_format(index)
+
+    def _refuse_other_format(self, index: int) -> None:
+        """Another diff format's hunk is not prose: skipping it would apply part of a patch."""
+        text = header_text(self.items[index])
+        nxt = header_text(self._line(index + 1) or b"")
+        other = ("a context diff (diff -c)" if text == b"***************"
+                 and _CONTEXT_HUNK.match(nxt) else "a normal diff (diff without -u)"
+                 if _NORMAL_COMMAND.match(text) and nxt.startswith((b"< ", b"> ")) else None)
+        if other:
+            raise PatchError("invalid_hunk_header", f"'{_decode(text[:40])}' starts a hunk of "
+                             f"{other}, which is not supported", patch_line=self._no(index),
+                             hint="make a unified diff (diff -u, or git diff)")
 
     # -- one file patch ----------------------------------------------------------------------
     def _file_patch(self) -> FilePatch:
@@ -705,6 +719,8 @@ class UnifiedParser:
                 end, fp.path, len(fp.hunks) + 1,
             )
         if any(line.strip() for line in junk):
+            for index in range(end, nxt):
+                self._refuse_other_format(index)
             self._note_skipped(end, nxt)
         self.pos = nxt
         return nxt < len(self.items) and header_text(self.items[nxt]).startswith(b"@@")
