@@ -10,7 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import suppress
 
 from ..errors import PatchError
@@ -130,26 +130,24 @@ class Tree:
             raise
         os.close(fd)
 
-    def files_below(self, rel_dir: str) -> list[str]:
+    def files_below(self, rel_dir: str) -> Iterator[str]:
         """Every entry but directories below a directory (symbolic links included, not
-        followed), relative to it; each directory is opened with O_NOFOLLOW."""
-        found: list[str] = []
+        followed), relative to it, as found; each directory is opened with O_NOFOLLOW."""
 
-        def walk(fd: int, prefix: str) -> None:
+        def walk(fd: int, prefix: str) -> Iterator[str]:
             try:
                 with os.scandir(fd) as entries:
                     listed = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
                 for name, is_dir in listed:
                     if is_dir:
-                        walk(os.open(name, _DIR_FLAGS, dir_fd=fd), f"{prefix}{name}/")
+                        yield from walk(os.open(name, _DIR_FLAGS, dir_fd=fd), f"{prefix}{name}/")
                     else:
-                        found.append(prefix + name)
+                        yield prefix + name
             finally:
                 os.close(fd)
 
         parent, name = split(rel_dir)
-        walk(os.open(name, _DIR_FLAGS, dir_fd=self.dir_fd(parent)), "")
-        return found
+        yield from walk(os.open(name, _DIR_FLAGS, dir_fd=self.dir_fd(parent)), "")
 
     def lstat(self, rel: str) -> os.stat_result | None:
         """The entry at ``rel`` (not followed), None if it or a parent is missing; a symlink
