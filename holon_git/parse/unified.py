@@ -100,13 +100,14 @@ def _header_path(raw: bytes) -> str:
 
 
 # GNU diff -N dates a file that does not exist on one side at the epoch, in local time.
-_STAMP = re.compile(rb"\t(19(?:70-01-01|69-12-31)) ([0-2]\d):([0-5]\d):([0-5]\d)(?:\.0+)? "
-                    rb"([-+])([0-2]\d):?([0-5]\d)[ \t]*$")
+# (The patterns of rare cases are compiled by re on first use, not at import: start-up counts.)
+_STAMP = (rb"\t(19(?:70-01-01|69-12-31)) ([0-2]\d):([0-5]\d):([0-5]\d)(?:\.0+)? "
+          rb"([-+])([0-2]\d):?([0-5]\d)[ \t]*$")
 
 
 def _epoch_stamp(raw: bytes) -> bool:
     """Is the date after a '---'/'+++' path the epoch (1970-01-01 00:00:00 UTC)?"""
-    m = _STAMP.search(raw)
+    m = re.search(_STAMP, raw) if b"\t19" in raw else None
     if m is None:
         return False
     day, hour, minute, second, sign, zone_h, zone_m = m.groups()
@@ -219,20 +220,20 @@ def _missing_side(fp: FilePatch, header: _Header) -> None:
         f"line: read as {'an add' if fp.kind is FileKind.ADD else 'a delete'}", fp.patch_line))
 
 
-_CONTEXT_HUNK = re.compile(rb"^\*\*\* \d+(,\d+)? \*\*\*\*\r?$")
-_NORMAL_COMMAND = re.compile(rb"^\d+(,\d+)?[acd]\d+(,\d+)?\r?$")
-_ED_COMMAND = re.compile(rb"^\d+(,\d+)?[acd]\r?$")
+_CONTEXT_HUNK = rb"^\*\*\* \d+(,\d+)? \*\*\*\*\r?$"
+_NORMAL_COMMAND = rb"^\d+(,\d+)?[acd]\d+(,\d+)?\r?$"
+_ED_COMMAND = rb"^\d+(,\d+)?[acd]\r?$"
 
 
 def _other_diff_format(items: list[bytes]) -> str | None:
     """Which other diff format a patch with no unified file patch seems to be, to say so."""
     head = [header_text(line) for line in items[:200]]
-    if any(_CONTEXT_HUNK.match(line) for line in head) and b"***************" in head:
+    if b"***************" in head and any(re.match(_CONTEXT_HUNK, line) for line in head):
         return "a context diff (diff -c)"
-    if any(_NORMAL_COMMAND.match(line) for line in head) and any(
-            line.startswith((b"< ", b"> ")) for line in head):
+    if any(line.startswith((b"< ", b"> ")) for line in head) and any(
+            re.match(_NORMAL_COMMAND, line) for line in head):
         return "a normal diff (diff without -u)"
-    if head and _ED_COMMAND.match(head[0]):
+    if head and re.match(_ED_COMMAND, head[0]):
         return "an ed script (diff -e)"
     return None
 
@@ -321,8 +322,8 @@ class UnifiedParser:
         text = header_text(self.items[index])
         nxt = header_text(self._line(index + 1) or b"")
         other = ("a context diff (diff -c)" if text == b"***************"
-                 and _CONTEXT_HUNK.match(nxt) else "a normal diff (diff without -u)"
-                 if _NORMAL_COMMAND.match(text) and nxt.startswith((b"< ", b"> ")) else None)
+                 and re.match(_CONTEXT_HUNK, nxt) else "a normal diff (diff without -u)"
+                 if nxt.startswith((b"< ", b"> ")) and re.match(_NORMAL_COMMAND, text) else None)
         if other:
             raise PatchError("invalid_hunk_header", f"'{_decode(text[:40])}' starts a hunk of "
                              f"{other}, which is not supported", patch_line=self._no(index),
