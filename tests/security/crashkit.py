@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 from repos.builders import git_state, make_repo, snapshot
 
 from holon_git import apply_patch
+from holon_git.api import recover
 from holon_git.targets import fsops
 
 LONG = os.environ.get("HOLON_LONG_TESTS") == "1"
@@ -80,10 +82,34 @@ class Scenario:
         return cls(template, patch, old, new, state)
 
     def fresh(self, where: Path) -> Path:
-        if where.exists():
-            shutil.rmtree(where)
-        shutil.copytree(self.template, where, symlinks=True)
-        return where
+        return fresh_copy(self.template, where)
+
+
+def fresh_copy(template: Path, where: Path) -> Path:
+    """``where`` made an exact copy of the repository ``template`` (whatever was there)."""
+    if where.exists():
+        shutil.rmtree(where)
+    shutil.copytree(template, where, symlinks=True)
+    return where
+
+
+def killed_child(repo: Path, patch: bytes, at: int, job: str = "apply",
+                 how: str = "rename") -> bool:
+    """Fork; the child runs the apply (or a recovery) and SIGKILLs itself just before its
+    ``at``-th OS step call. True if it was killed, False if it finished first."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - child
+        try:
+            replace_by(how)
+            step_hook(None, at, lambda name: os.kill(os.getpid(), signal.SIGKILL))
+            if job == "apply":
+                apply_patch(patch, repo)
+            else:
+                recover(repo)
+        finally:
+            os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    return os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
 
 
 def replace_by(how: str, monkeypatch: pytest.MonkeyPatch | None = None) -> None:

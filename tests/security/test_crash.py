@@ -18,7 +18,15 @@ import time
 from pathlib import Path
 
 import pytest
-from crashkit import LONG, Scenario, journal_dir, replace_by, step_hook
+from crashkit import (
+    LONG,
+    Scenario,
+    fresh_copy,
+    journal_dir,
+    killed_child,
+    replace_by,
+    step_hook,
+)
 from repos.builders import git, git_state, make_repo, snapshot
 
 from holon_git import apply_patch, check_patch
@@ -63,25 +71,6 @@ def settle(sc: Scenario, repo: Path, *, use_cli: bool = False) -> str:
     assert git_state(repo) == sc.git
     assert not journal_dir(repo).exists()
     return "journal"
-
-
-def killed_child(repo: Path, patch: bytes, at: int, job: str = "apply",
-                 how: str = "rename") -> bool:
-    """Fork; the child runs the apply (or a recovery) and SIGKILLs itself just before its
-    ``at``-th OS step call. True if it was killed, False if it finished first."""
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - child
-        try:
-            replace_by(how)
-            step_hook(None, at, lambda name: os.kill(os.getpid(), signal.SIGKILL))
-            if job == "apply":
-                apply_patch(patch, repo)
-            else:
-                recover(repo)
-        finally:
-            os._exit(0)
-    _, status = os.waitpid(pid, 0)
-    return os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
 
 
 @pytest.fixture(scope="module")
@@ -133,10 +122,7 @@ def test_sigkill_at_every_step_of_a_one_file_apply(tmp_path: Path, patch: bytes,
     at, outcomes = 0, set()
     while True:
         at += 1
-        repo = tmp_path / "r"
-        if repo.exists():
-            shutil.rmtree(repo)
-        shutil.copytree(template, repo, symlinks=True)
+        repo = fresh_copy(template, tmp_path / "r")
         finished = not killed_child(repo, patch, at, how=how)
         assert not journal_dir(repo).exists()
         assert git_state(repo) == state

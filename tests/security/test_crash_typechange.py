@@ -4,13 +4,11 @@
 from __future__ import annotations
 
 import errno
-import os
 import shutil
-import signal
 from pathlib import Path
 
 import pytest
-from crashkit import step_hook
+from crashkit import fresh_copy, killed_child, step_hook
 from repos.builders import git_state, repo_and_git_patch, snapshot
 
 from holon_git import apply_patch
@@ -24,18 +22,6 @@ CASES = pytest.mark.parametrize("old, new", [
 ], ids=["file-to-dir", "dir-to-file"])
 
 
-def _killed(repo: Path, patch: bytes, at: int) -> bool:
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - child
-        try:
-            step_hook(None, at, lambda name: os.kill(os.getpid(), signal.SIGKILL))
-            apply_patch(patch, repo)
-        finally:
-            os._exit(0)
-    _, status = os.waitpid(pid, 0)
-    return os.WIFSIGNALED(status)
-
-
 @CASES
 def test_sigkill_at_every_step_then_recover(tmp_path: Path, old: dict, new: dict) -> None:
     template, patch = repo_and_git_patch(tmp_path / "r", old, new)
@@ -47,11 +33,8 @@ def test_sigkill_at_every_step_then_recover(tmp_path: Path, old: dict, new: dict
     at, recovered = 0, 0
     while True:
         at += 1
-        repo = tmp_path / "k"
-        if repo.exists():
-            shutil.rmtree(repo)
-        shutil.copytree(template, repo, symlinks=True)
-        finished = not _killed(repo, patch, at)
+        repo = fresh_copy(template, tmp_path / "k")
+        finished = not killed_child(repo, patch, at)
         if journal.pending(str(repo / ".git")):
             recover(repo)
             recovered += 1
@@ -75,10 +58,7 @@ def test_every_call_failing_in_turn(tmp_path: Path, old: dict, new: dict,
     at, refused = 0, 0
     while True:
         at += 1
-        repo = tmp_path / "f"
-        if repo.exists():
-            shutil.rmtree(repo)
-        shutil.copytree(template, repo, symlinks=True)
+        repo = fresh_copy(template, tmp_path / "f")
 
         def fail(name: str) -> None:
             raise OSError(errno.EIO, f"injected into {name}")
