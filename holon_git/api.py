@@ -177,9 +177,16 @@ def apply_patch(
                     total = len(plan.changes)
                     if progress is not None:
                         progress("writing", 0, total)
-                    receipt.extra.update(destination.write(plan))
-                    if progress is not None:
-                        progress("writing", total, total)
+                    from .targets.interrupts import DeferredSignals
+
+                    # Ctrl-C is acted on inside the write, which undoes itself; once it has
+                    # committed, one is too late to undo anything, so the apply completes
+                    # and reports, rather than stopping between the commit and the report.
+                    with DeferredSignals() as held:
+                        held.checkpoint()
+                        receipt.extra.update(destination.write(plan))
+                        if progress is not None:
+                            progress("writing", total, total)
                 receipt.diff = diff
             else:
                 _file_by_file(parsed, destination, receipt, check=check, reverse=reverse,

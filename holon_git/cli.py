@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -265,7 +266,7 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
                                   include=include, exclude=exclude,
                                   emit_diff=emit_diff is not None, atomic=atomic,
                                   expect_sha256=expect_sha256, retry=retry,
-                                  progress=reporter, durable=durable)
+                                  progress=_noting_the_write(reporter), durable=durable)
         finally:
             if reporter is not None:
                 reporter.close()
@@ -551,6 +552,24 @@ def install_hooks_command(names: tuple[str, ...], force: bool) -> None:
 
 
 _OUTCOME = {"applied": False}  # for the Ctrl-C message: did the apply already happen?
+
+
+def _noting_the_write(reporter: Callable[[str, int, int], None] | None,
+                      ) -> Callable[[str, int, int], None]:
+    """The progress callback: draws (on a terminal) and notes when the write is done. The
+    library reports that with Ctrl-C still held, so a Ctrl-C right after it is not taken for
+    one that stopped the apply."""
+    writing = [0]
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if stage == "writing":
+            writing[0] += 1
+            if writing[0] == 2:  # called before the write and after it
+                _OUTCOME["applied"] = True
+        if reporter is not None:
+            reporter(stage, done, total)
+
+    return progress
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -426,3 +426,47 @@ def test_an_import_error_without_ctrl_c_is_not_hidden(tmp_path: Path,
     (tmp_path / "p.diff").write_bytes(b"--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-a\n+b\n")
     with pytest.raises(ImportError, match="a real installation problem"):
         cli.main([str(tmp_path / "p.diff")])
+
+
+def test_ctrl_c_after_the_write_committed_lets_the_apply_finish(scenario: Scenario,
+                                                               tmp_path: Path):
+    """A SIGINT between the commit point and the report is too late to undo anything: the
+    apply completes and returns its receipt (the CLI then says it was applied)."""
+    repo = scenario.fresh(tmp_path / "r")
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if stage == "writing" and done == total:
+            os.kill(os.getpid(), signal.SIGINT)  # delivered right here, in the main thread
+
+    try:
+        receipt = apply_patch(scenario.patch, repo, progress=progress)
+    except KeyboardInterrupt:
+        pytest.fail("the Ctrl-C stopped an apply that had already committed")
+    assert receipt.ok and snapshot(repo) == scenario.new
+    assert not journal_dir(repo).exists()
+
+
+def test_ctrl_c_before_the_write_began_changes_nothing(scenario: Scenario, tmp_path: Path):
+    repo = scenario.fresh(tmp_path / "r")
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if stage == "writing" and done == 0:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    with pytest.raises(KeyboardInterrupt):
+        apply_patch(scenario.patch, repo, progress=progress)
+    assert snapshot(repo) == scenario.old and not journal_dir(repo).exists()
+
+
+def test_the_cli_notes_the_write_when_the_library_reports_it():
+    from holon_git import cli
+
+    cli._OUTCOME["applied"] = False
+    seen: list[tuple[str, int, int]] = []
+    progress = cli._noting_the_write(lambda *args: seen.append(args))
+    progress("planning", 1, 2)
+    progress("writing", 0, 2)
+    assert not cli._OUTCOME["applied"]
+    progress("writing", 2, 2)
+    assert cli._OUTCOME["applied"] and len(seen) == 3
+    cli._OUTCOME["applied"] = False
