@@ -267,17 +267,21 @@ def check_patch(patch: bytes | str | Patch, repo: str | os.PathLike[str] = ".",
 
 def recover(repo: str | os.PathLike[str] = ".") -> dict[str, object]:
     """Undo what interrupted working-tree applies left half done, from their crash journals
-    under .git/holon-apply/: every path back to its old content. Returns what was done
-    (journals, restored, removed, busy). Raises PatchError, touching nothing, when a path
-    changed after the interrupted apply."""
+    under .git/holon-apply/: every path back to its old content; then remove the temporary
+    files killed applies left in the working tree. Returns what was done (journals,
+    restored, removed, busy, completed, temporaries). Raises PatchError, touching nothing,
+    when a path changed after the interrupted apply."""
     from .targets.journal import Recovery
     from .targets.journal import recover as recover_journals
+    from .targets.leftovers import remove_leftovers
     from .targets.repo import locate
 
     location = locate(os.fspath(repo))
     if location.git_dir is None or location.work_tree is None:
         return Recovery().to_dict()
-    return recover_journals(location.git_dir, location.work_tree).to_dict()
+    done = recover_journals(location.git_dir, location.work_tree)
+    done.temporaries = remove_leftovers(location.work_tree)
+    return done.to_dict()
 
 
 def convert_patch(patch: bytes | str, repo: str | os.PathLike[str] = ".", *,

@@ -314,7 +314,10 @@ def _recover(repo: str, as_json: bool, quiet: bool) -> None:
         if completed:
             click.echo(f"{len(completed)} interrupted apply(s) had passed their commit point; "
                        "their new files were kept.")
-        if not journals and not completed:
+        if done["temporaries"]:
+            click.echo(f"Removed {len(done['temporaries'])} temporary file(s) that killed "
+                       "applies left in the working tree.")
+        if not journals and not completed and not done["temporaries"]:
             click.echo("Nothing to recover.")
         elif journals:
             click.echo(f"Recovered {len(journals)} interrupted apply(s): restored "

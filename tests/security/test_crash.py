@@ -109,8 +109,8 @@ def test_sigkill_at_every_step_of_a_multi_file_apply(scenario: Scenario, tmp_pat
 def test_sigkill_at_every_step_of_a_one_file_apply(tmp_path: Path, patch: bytes, how: str):
     """One file modified or added in an existing directory: one rename, atomic by itself,
     so no journal is written, and a kill leaves the old or the new file, at most beside a
-    temporary file. (A deletion may prune a directory afterwards: it keeps the journal, and
-    the multi-file tests above cover it.)"""
+    temporary file, which --recover removes. (A deletion may prune a directory afterwards:
+    it keeps the journal, and the multi-file tests above cover it.)"""
     template = make_repo(tmp_path / "t", {"d0/f0.txt": "file 0 line 0\nfile 0 line 1\n"
                                           "file 0 line 2\n", "d1/f1.txt": "file 1 line 0\n"
                                           "file 1 line 1\n"})
@@ -130,10 +130,14 @@ def test_sigkill_at_every_step_of_a_one_file_apply(tmp_path: Path, patch: bytes,
                if not (os.path.basename(path).startswith(".holon-") and path.endswith(".tmp"))}
         assert now in (old, new), f"kill before step {at} left a half-changed tree"
         outcomes.add("old" if now == old else "new")
+        if now != snapshot(repo):
+            outcomes.add("leftover")
+            done = recover(repo)  # the killed process is gone: its temporary file goes too
+            assert done["temporaries"] and snapshot(repo) == now
         if finished:
             assert snapshot(repo) == new
             break
-    assert outcomes == {"old", "new"} and at > 3
+    assert outcomes == {"old", "new", "leftover"} and at > 3
 
 
 def test_sigkill_during_recovery_then_recover_again(scenario: Scenario, tmp_path: Path):
@@ -470,3 +474,30 @@ def test_the_cli_notes_the_write_when_the_library_reports_it():
     progress("writing", 2, 2)
     assert cli._OUTCOME["applied"] and len(seen) == 3
     cli._OUTCOME["applied"] = False
+
+
+def test_recover_removes_only_temporary_files_of_dead_applies(tmp_path: Path):
+    repo = make_repo(tmp_path / "r", {"d/f.txt": "x\n"})
+    dead = os.fork()
+    if dead == 0:  # pragma: no cover - child
+        os._exit(0)
+    os.waitpid(dead, 0)
+    gone = f".holon-1795450889-{dead}-a522225d-0.tmp"
+    mine = f".holon-1795450889-{os.getpid()}-a522225d-r1.tmp"  # an apply still running
+    (repo / "d" / gone).write_text("old content\n")
+    (repo / gone).write_text("old content\n")
+    (repo / mine).write_text("in use\n")
+    (repo / "d" / f".holon-1-{dead}-zzzzzzzz-0.tmp").write_text("not our pattern\n")
+    (repo / f"{gone}.bak").write_text("not our name\n")
+    (repo / "e").mkdir()
+    (repo / "e" / gone).mkdir()  # a directory of that name is not a file of ours
+    (repo / "link").mkdir()
+    os.symlink(repo / "d" / "f.txt", repo / "link" / gone)
+    (repo / ".git" / gone).write_text("inside .git: never looked at\n")
+    done = recover(repo)
+    assert done["temporaries"] == sorted([gone, f"d/{gone}"])
+    assert not (repo / gone).exists() and not (repo / "d" / gone).exists()
+    for kept in (repo / mine, repo / f"{gone}.bak", repo / "e" / gone, repo / "link" / gone,
+                 repo / ".git" / gone, repo / "d" / f".holon-1-{dead}-zzzzzzzz-0.tmp"):
+        assert os.path.lexists(kept), kept
+    assert (repo / "d" / "f.txt").read_text() == "x\n"

@@ -1,0 +1,64 @@
+"""Temporary files a killed apply left in the working tree, found and removed by --recover.
+
+A one-file apply has no crash journal (its one rename is atomic), so a kill between writing
+its temporary file and renaming it, or between exchanging it and unlinking the old content,
+leaves a `.holon-<txid>-<n>.tmp` beside the file and nothing that points to it. The txid
+names the process that made it; a file whose process is gone is a leftover.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Iterator
+
+from ..errors import PatchError
+from .fsops import Missing, Tree, split
+
+# journal.temp_name: ".holon-<seconds>-<pid>-<8 hex>-[r]<number>.tmp"
+_TEMP = re.compile(r"\.holon-\d+-(\d+)-[0-9a-f]{8}-r?\d+\.tmp")
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        return True
+    return True
+
+
+def _candidates(root: str) -> Iterator[tuple[str, int]]:
+    """(relative path, pid) of every file named like a temporary one, .git left out."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != ".git"]
+        rel_dir = os.path.relpath(dirpath, root)
+        for name in filenames:
+            m = _TEMP.fullmatch(name)
+            if m:
+                yield (name if rel_dir == "." else f"{rel_dir}/{name}"), int(m.group(1))
+
+
+def remove_leftovers(root: str) -> list[str]:
+    """Remove the temporary files of applies whose process is gone; returns their paths.
+    Each is removed through descriptors opened without following links, and only if it is
+    a regular file."""
+    removed = []
+    with Tree(root) as tree:
+        for rel, pid in _candidates(root):
+            if _alive(pid):
+                continue
+            try:
+                st = tree.lstat(rel)
+                if st is None or not stat.S_ISREG(st.st_mode):
+                    continue
+                parent, name = split(rel)
+                os.unlink(name, dir_fd=tree.dir_fd(parent))
+            except (OSError, Missing, PatchError):
+                continue  # moved, replaced or not ours to remove: leave it
+            removed.append(rel)
+    return sorted(removed)
