@@ -177,12 +177,12 @@ def apply_patch(
                     total = len(plan.changes)
                     if progress is not None:
                         progress("writing", 0, total)
-                    from .targets.interrupts import DeferredSignals
+                    from .targets.interrupts import HeldInterrupt
 
                     # Ctrl-C is acted on inside the write, which undoes itself; once it has
                     # committed, one is too late to undo anything, so the apply completes
                     # and reports, rather than stopping between the commit and the report.
-                    with DeferredSignals() as held:
+                    with HeldInterrupt() as held:
                         held.checkpoint()
                         receipt.extra.update(destination.write(plan))
                         if progress is not None:

@@ -21,9 +21,9 @@ import io
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from itertools import repeat
 from operator import add
+from typing import NamedTuple
 
 from .errors import PatchError
 from .model import whole_lines
@@ -104,21 +104,20 @@ class _Index:
         return found
 
 
-@dataclass
-class _Edit:
+# Records of the search (named tuples: a dataclass costs start-up time to build, and these
+# are neither part of the model nor ever changed).
+class _Edit(NamedTuple):
     start: int  # original index of the first replaced line
     end: int  # original index after the last replaced line
     new: list[bytes]
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(NamedTuple):
     start: int  # index in the current (running) file
     original: int | None  # index in the original file; None when it overlaps an earlier edit
 
 
-@dataclass(frozen=True)
-class Found:
+class Found(NamedTuple):
     candidates: list[Candidate]
     level: int
 

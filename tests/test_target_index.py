@@ -271,8 +271,9 @@ def test_ctrl_c_releases_the_lock_and_changes_nothing(repo: Path):
 
 def test_ctrl_c_at_the_commit_point_is_held_until_it_is_passed(repo: Path,
                                                               monkeypatch: pytest.MonkeyPatch):
-    """A real SIGINT arriving while the branch and index are being switched is delivered only
-    after both are: the commit is complete, the index matches it, no lock is left."""
+    """A real SIGINT arriving while the branch and index are being switched is held until
+    both are; by then it is too late to undo, so the apply completes and reports: the
+    commit is complete, the index matches it, no lock is left."""
     import signal
 
     from holon_git.targets.lock import IndexLock
@@ -285,10 +286,39 @@ def test_ctrl_c_at_the_commit_point_is_held_until_it_is_passed(repo: Path,
 
     monkeypatch.setattr(IndexLock, "commit", commit_with_interrupt)
     parent = git(repo, "rev-parse", "HEAD").strip()
-    with pytest.raises(KeyboardInterrupt):
-        apply_patch(MIXED, repo, target="both", commit=True, message="m")
+    try:
+        receipt = apply_patch(MIXED, repo, target="both", commit=True, message="m")
+    except KeyboardInterrupt:
+        pytest.fail("a Ctrl-C past the commit point surfaced as an interrupt")
+    assert receipt.ok
     assert git(repo, "rev-parse", "HEAD~1").strip() == parent
     assert git(repo, "status", "--porcelain") == ""
+    assert lock_files(repo) == []
+
+
+@pytest.mark.parametrize("target", ["index", "both", "ref"])
+def test_ctrl_c_while_blobs_are_written_stops_before_the_commit_point(
+        repo: Path, monkeypatch: pytest.MonkeyPatch, target: str):
+    import signal
+
+    import pygit2
+
+    before_files, before_git = snapshot(repo), git_state(repo)
+    real = pygit2.Repository.create_blob
+    calls = []
+
+    def create_blob(self: pygit2.Repository, data: bytes) -> pygit2.Oid:
+        calls.append(data)
+        if len(calls) == 1:
+            os.kill(os.getpid(), signal.SIGINT)  # held: the write goes on to its checkpoint
+        return real(self, data)
+
+    monkeypatch.setattr(pygit2.Repository, "create_blob", create_blob)
+    options = {"ref": "main", "message": "m"} if target == "ref" else {"target": target}
+    with pytest.raises(KeyboardInterrupt):
+        apply_patch(MIXED, repo, **options)
+    assert calls
+    assert snapshot(repo) == before_files and git_state(repo) == before_git
     assert lock_files(repo) == []
 
 

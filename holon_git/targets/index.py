@@ -28,6 +28,7 @@ from . import CommitSpec
 from .commit import BranchUpdate, current_tip, head_commit, tree_of
 from .gitdiff import Side, plan_sides
 from .gitrepo import GitRepo, git_error, open_repository
+from .interrupts import checkpoint
 from .lock import IndexLock, interrupts_deferred
 from .protect import repo_patterns
 from .stage import Entry, Stage, removed_by
@@ -169,6 +170,7 @@ class IndexTarget:
                 self.index.write()
             except pygit2.GitError as exc:
                 raise git_error(exc, "writing the index") from exc
+            checkpoint()  # a Ctrl-C held since the write began stops it here, undone below
             if files is not None:
                 files.mark_commit_point(*self._commit_point(commit_id))
             with interrupts_deferred():

@@ -61,3 +61,47 @@ class DeferredSignals:
         elif self.redeliver and not self.raised and exc_type is None:
             self.raised = True
             raise Interrupted(self.received)
+
+
+_HOLDS: list[HeldInterrupt] = []  # the active holds, innermost last
+
+
+class HeldInterrupt:
+    """Ctrl-C (SIGINT only) held around a whole write and its report, by the library.
+
+    Writes that stop at safe points install their own handlers inside it and act on a
+    Ctrl-C themselves; a write that does not calls ``checkpoint()`` (this module's) before
+    its commit point. A Ctrl-C noted after the commit point is dropped: the apply completes
+    and reports, instead of surfacing as an interrupt between the commit and the report.
+    """
+
+    def __init__(self) -> None:
+        self.received = False
+        self._old: object = None
+        self._active = False
+
+    def _record(self, signum: int, frame: FrameType | None) -> None:
+        self.received = True
+
+    def __enter__(self) -> HeldInterrupt:
+        if threading.current_thread() is threading.main_thread():
+            self._old = _set_handler(_SIGNALS[0], self._record)
+            self._active = True
+            _HOLDS.append(self)
+        return self
+
+    def checkpoint(self) -> None:
+        if self.received:
+            self.received = False
+            raise Interrupted(_SIGNALS[0])
+
+    def __exit__(self, *exc: object) -> None:
+        if self._active:
+            _HOLDS.remove(self)
+            _set_handler(_SIGNALS[0], self._old)
+
+
+def checkpoint() -> None:
+    """Stop here (raise) if a Ctrl-C arrived while the innermost HeldInterrupt was held."""
+    if _HOLDS:
+        _HOLDS[-1].checkpoint()

@@ -13,6 +13,7 @@ from . import CommitSpec
 from .commit import BranchUpdate, named_tip, tree_of
 from .gitdiff import Side, plan_sides
 from .gitrepo import git_error, open_repository
+from .interrupts import checkpoint
 from .lock import interrupts_deferred
 from .protect import repo_patterns
 from .stage import Stage, removed_by
@@ -64,6 +65,7 @@ class RefTarget:
         tree_id = self.stage.write_tree()
         commit_id = self.branch.create_commit(tree_id)
         self.branch.run_hook()
+        checkpoint()  # a Ctrl-C held since the write began stops it here: nothing moved yet
         with interrupts_deferred():
             self.branch.lock()
             self.branch.commit(commit_id)

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..errors import PatchError
 
 JOURNAL_DIR = "holon-apply"  # crash journals of working-tree applies, in the git dir
 
 
-@dataclass(frozen=True)
-class Location:
+class Location(NamedTuple):
     work_tree: str | None  # None for a bare repository
     git_dir: str | None  # None outside any repository
 
