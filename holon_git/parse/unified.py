@@ -23,6 +23,8 @@ from ..model import (
     Patch,
 )
 from .checks import check_duplicates
+from .epoch import epoch_stamp, missing_side
+from .other_formats import UNIFIED_HINT, other_format_hunk, other_format_of
 from .text import Lines, header_text
 
 DEV_NULL = "/dev/null"
@@ -97,23 +99,6 @@ def _header_path(raw: bytes) -> str:
     if quoted is not None:
         return quoted[0]
     return text.split("\t", 1)[0].rstrip(" ")
-
-
-# GNU diff -N dates a file that does not exist on one side at the epoch, in local time.
-# (The patterns of rare cases are compiled by re on first use, not at import: start-up counts.)
-_STAMP = (rb"\t(19(?:70-01-01|69-12-31)) ([0-2]\d):([0-5]\d):([0-5]\d)(?:\.0+)? "
-          rb"([-+])([0-2]\d):?([0-5]\d)[ \t]*$")
-
-
-def _epoch_stamp(raw: bytes) -> bool:
-    """Is the date after a '---'/'+++' path the epoch (1970-01-01 00:00:00 UTC)?"""
-    m = re.search(_STAMP, raw) if b"\t19" in raw else None
-    if m is None:
-        return False
-    day, hour, minute, second, sign, zone_h, zone_m = m.groups()
-    local = (0 if day == b"1970-01-01" else -86400) + int(hour) * 3600 + int(minute) * 60
-    zone = (int(zone_h) * 3600 + int(zone_m) * 60) * (1 if sign == b"+" else -1)
-    return int(second) == 0 and local - zone == 0
 
 
 def _split_git_header(rest: str) -> tuple[str, str] | None:
@@ -200,44 +185,6 @@ class _Header:
     new_epoch: bool = False
 
 
-def _missing_side(fp: FilePatch, header: _Header) -> None:
-    """GNU diff -N names a file missing on one side by its path dated at the epoch, where git
-    writes /dev/null. As in git apply, that makes an add (or a delete), but only when the body
-    agrees: one hunk of added lines from line 0 (or of removed lines down to line 0)."""
-    hunk = fp.hunks[0] if len(fp.hunks) == 1 else None
-    if hunk is None:
-        return
-    kinds = {line.kind for line in hunk.lines}
-    if header.old_epoch and kinds == {ADD} and (hunk.old_start, hunk.old_count) == (0, 0):
-        fp.kind, fp.old_path = FileKind.ADD, None
-    elif header.new_epoch and kinds == {REMOVE} and (hunk.new_start, hunk.new_count) == (0, 0):
-        fp.kind, fp.new_path = FileKind.DELETE, None
-    else:
-        return
-    fp.diagnostics.append(Diagnostic(
-        "epoch_timestamp", f"'{'---' if header.old_epoch else '+++'}' is dated at the epoch "
-        f"(GNU diff -N) and the hunk {'adds' if fp.kind is FileKind.ADD else 'removes'} every "
-        f"line: read as {'an add' if fp.kind is FileKind.ADD else 'a delete'}", fp.patch_line))
-
-
-_CONTEXT_HUNK = rb"^\*\*\* \d+(,\d+)? \*\*\*\*\r?$"
-_NORMAL_COMMAND = rb"^\d+(,\d+)?[acd]\d+(,\d+)?\r?$"
-_ED_COMMAND = rb"^\d+(,\d+)?[acd]\r?$"
-
-
-def _other_diff_format(items: list[bytes]) -> str | None:
-    """Which other diff format a patch with no unified file patch seems to be, to say so."""
-    head = [header_text(line) for line in items[:200]]
-    if b"***************" in head and any(re.match(_CONTEXT_HUNK, line) for line in head):
-        return "a context diff (diff -c)"
-    if any(line.startswith((b"< ", b"> ")) for line in head) and any(
-            re.match(_NORMAL_COMMAND, line) for line in head):
-        return "a normal diff (diff without -u)"
-    if head and re.match(_ED_COMMAND, head[0]):
-        return "an ed script (diff -e)"
-    return None
-
-
 class UnifiedParser:
     def __init__(self, lines: Lines, strip: int | None = None) -> None:
         self.items = lines.items
@@ -286,11 +233,11 @@ class UnifiedParser:
         if skipped_from is not None and files:
             self._note_skipped(skipped_from, len(self.items))
         if not files:
-            other = _other_diff_format(self.items)
+            other = other_format_of(self.items)
             raise PatchError("empty_patch", "no file patch found in the input"
                              + (f"; it looks like {other}, which is not supported" if other
                                 else ""), patch_line=1,
-                             hint="make a unified diff (diff -u, or git diff)" if other else "")
+                             hint=UNIFIED_HINT if other else "")
         check_duplicates(files)
         return Patch(files, "unified", self.diagnostics)
 
@@ -320,14 +267,11 @@ class UnifiedParser:
     def _refuse_other_format(self, index: int) -> None:
         """Another diff format's hunk is not prose: skipping it would apply part of a patch."""
         text = header_text(self.items[index])
-        nxt = header_text(self._line(index + 1) or b"")
-        other = ("a context diff (diff -c)" if text == b"***************"
-                 and re.match(_CONTEXT_HUNK, nxt) else "a normal diff (diff without -u)"
-                 if nxt.startswith((b"< ", b"> ")) and re.match(_NORMAL_COMMAND, text) else None)
+        other = other_format_hunk(text, header_text(self._line(index + 1) or b""))
         if other:
             raise PatchError("invalid_hunk_header", f"'{_decode(text[:40])}' starts a hunk of "
                              f"{other}, which is not supported", patch_line=self._no(index),
-                             hint="make a unified diff (diff -u, or git diff)")
+                             hint=UNIFIED_HINT)
 
     # -- one file patch ----------------------------------------------------------------------
     def _file_patch(self) -> FilePatch:
@@ -342,12 +286,12 @@ class UnifiedParser:
             old, new = (header_text(self.items[self.pos + i])[4:] for i in (0, 1))
             header.old, header.new = _header_path(old), _header_path(new)
             if not header.is_git:
-                header.old_epoch, header.new_epoch = _epoch_stamp(old), _epoch_stamp(new)
+                header.old_epoch, header.new_epoch = epoch_stamp(old), epoch_stamp(new)
             self.pos += 2
         fp = self._resolve(header)
         self._hunks(fp)
         if fp.kind is FileKind.MODIFY and header.old_epoch != header.new_epoch:
-            _missing_side(fp, header)
+            missing_side(fp, header.old_epoch)
         self._validate(fp, header)
         return fp
 
