@@ -128,7 +128,7 @@ def apply_patch(
                              format=format, include=include, exclude=exclude, commit=commit,
                              message=message, author=author, ref=ref, emit_diff=emit_diff,
                              on_ref_update=on_ref_update, atomic=atomic,
-                             expect_sha256=expect_sha256, durable=durable)
+                             expect_sha256=expect_sha256, progress=progress, durable=durable)
     receipt = Receipt(REFUSED, target=target, reverse=reverse, atomic=atomic)
     try:
         target = receipt.target = _resolve_target(target, commit, ref, message)

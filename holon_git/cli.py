@@ -562,13 +562,10 @@ def _noting_the_write(reporter: Callable[[str, int, int], None] | None,
     """The progress callback: draws (on a terminal) and notes when the write is done. The
     library reports that with Ctrl-C still held, so a Ctrl-C right after it is not taken for
     one that stopped the apply."""
-    writing = [0]
 
     def progress(stage: str, done: int, total: int) -> None:
-        if stage == "writing":
-            writing[0] += 1
-            if writing[0] == 2:  # called before the write and after it
-                _OUTCOME["applied"] = True
+        if stage == "writing" and done == total > 0:  # (0, total) before, (total, total) after
+            _OUTCOME["applied"] = True
         if reporter is not None:
             reporter(stage, done, total)
 
