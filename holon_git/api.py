@@ -18,7 +18,7 @@ from functools import wraps
 from typing import Any, TypeVar
 
 from .errors import PatchError
-from .model import FileKind, FilePatch, Patch
+from .model import FilePatch, Patch
 from .parse import parse_patch
 from .plan import Plan, check_expected, plan_patch
 from .policy import check_protected, select_files
@@ -159,7 +159,7 @@ def apply_patch(
             if atomic:
                 expect_removals = getattr(destination, "expect_removals", None)
                 if expect_removals is not None:  # file <-> directory type changes
-                    expect_removals(removed_paths(parsed))
+                    expect_removals(parsed.removed_paths())
                 # a target that reads pre-images again lets the plan drop them (memory), but
                 # one file's would be read back at once for the undo: keeping it saves a read
                 keep = (emit_diff or len(parsed.files) == 1
@@ -197,12 +197,6 @@ def apply_patch(
         receipt.status = PARTIAL if (not atomic and not check and receipt.files) else REFUSED
         receipt.error = err
     return receipt
-
-
-def removed_paths(patch: Patch) -> set[str]:
-    """The paths a patch deletes or renames away."""
-    return {fp.old_path for fp in patch.files
-            if fp.kind in (FileKind.DELETE, FileKind.RENAME) and fp.old_path is not None}
 
 
 RETRYABLE = ("head_moved", "ref_locked")

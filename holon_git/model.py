@@ -171,3 +171,8 @@ class Patch:
 
     def reversed(self) -> Patch:
         return replace(self, files=[f.reversed() for f in self.files])
+
+    def removed_paths(self) -> set[str]:
+        """The paths this patch deletes or renames away."""
+        return {fp.old_path for fp in self.files
+                if fp.kind in (FileKind.DELETE, FileKind.RENAME) and fp.old_path is not None}

@@ -8,7 +8,7 @@ exists only when the entire patch would apply.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -84,7 +84,8 @@ class HunkResult:
 @dataclass
 class FileChange:
     """One file's planned change. After a working-tree write ``after`` is None (the new
-    content is on disk), and so is ``before.content`` unless --emit-diff needed it."""
+    content is on disk), and so is ``before.content`` unless --emit-diff needed it or the
+    patch has one file (its pre-image is kept for the undo rather than read again)."""
 
     action: str  # modify | add | delete | rename
     old_path: str | None
@@ -110,6 +111,12 @@ class Plan:
     changes: list[FileChange]
     diagnostics: list[Diagnostic] = field(default_factory=list)
     format: str = "unified"
+
+
+def removed_paths(changes: Iterable[FileChange]) -> set[str]:
+    """The paths these changes delete or rename away."""
+    return {c.old_path for c in changes
+            if c.action in ("delete", "rename") and c.old_path is not None}
 
 
 def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,

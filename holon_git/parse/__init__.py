@@ -18,8 +18,14 @@ def detect_format(data: bytes) -> str:
     Prose before the envelope then reaches the envelope parser, which refuses it, instead of
     being skipped as a unified diff's preamble would be.
     """
-    lines, _ = unfence(split_lines(data[len(_BOM):] if data.startswith(_BOM) else data))
+    lines, _ = unfence(split_lines(_without_bom(data)[0]))
     return _format_of(lines)
+
+
+def _without_bom(data: bytes) -> tuple[bytes, bool]:
+    """The patch without a leading UTF-8 byte order mark (Windows tools write one; it cannot
+    be patch text), and whether there was one."""
+    return (data[len(_BOM):], True) if data.startswith(_BOM) else (data, False)
 
 
 def _format_of(lines: Lines) -> str:
@@ -41,8 +47,8 @@ def parse_patch(data: bytes | str, *, format: str = "auto", strip: int | None = 
         data = data.encode("utf-8", "surrogateescape")
     if format not in FORMATS:
         raise PatchError("usage_error", f"unknown patch format {format!r}")
-    bom = data.startswith(_BOM)  # Windows tools write one; it cannot be patch text
-    lines, notes = unfence(split_lines(data[len(_BOM):] if bom else data))
+    data, bom = _without_bom(data)
+    lines, notes = unfence(split_lines(data))
     if bom:
         notes.insert(0, Diagnostic("byte_order_mark", "the UTF-8 byte order mark before the "
                                    "patch was ignored", 1))

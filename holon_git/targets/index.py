@@ -23,7 +23,7 @@ from typing import Any
 import pygit2
 
 from ..errors import PatchError
-from ..plan import FileChange, Plan, SourceFile
+from ..plan import FileChange, Plan, SourceFile, removed_paths
 from . import CommitSpec
 from .commit import BranchUpdate, current_tip, head_commit, tree_of
 from .gitdiff import Side, plan_sides
@@ -31,7 +31,7 @@ from .gitrepo import GitRepo, git_error, open_repository
 from .interrupts import checkpoint
 from .lock import IndexLock, interrupts_deferred
 from .protect import repo_patterns
-from .stage import Entry, Stage, removed_by
+from .stage import Entry, Stage
 
 
 class IndexTarget:
@@ -99,7 +99,7 @@ class IndexTarget:
     def validate(self, plan: Plan) -> None:
         """Refusals the planner cannot see: file/directory collisions and, for a commit,
         staged changes on a touched path (the commit must hold the patch and nothing else)."""
-        removed = removed_by(plan)
+        removed = removed_paths(plan.changes)
         for change in plan.changes:
             if change.action in ("add", "rename"):
                 self.stage.check_free(change.path, removed)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pygit2
 
 from ..model import Diagnostic
-from ..plan import Plan, SourceFile
+from ..plan import Plan, SourceFile, removed_paths
 from . import CommitSpec
 from .commit import BranchUpdate, named_tip, tree_of
 from .gitdiff import Side, plan_sides
@@ -16,7 +16,7 @@ from .gitrepo import git_error, open_repository
 from .interrupts import checkpoint
 from .lock import interrupts_deferred
 from .protect import repo_patterns
-from .stage import Stage, removed_by
+from .stage import Stage
 
 
 class RefTarget:
@@ -40,7 +40,7 @@ class RefTarget:
         return repo_patterns(self.git, self.base_tree)
 
     def validate(self, plan: Plan) -> None:
-        removed = removed_by(plan)
+        removed = removed_paths(plan.changes)
         for change in plan.changes:
             if change.action in ("add", "rename"):
                 self.stage.check_free(change.path, removed)

@@ -9,14 +9,14 @@ by silently dropping entries.
 from __future__ import annotations
 
 import os
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 import pygit2
 from pygit2.enums import ObjectType
 
 from ..errors import PatchError
-from ..plan import FileChange, Plan, SourceFile
+from ..plan import FileChange, SourceFile
 from .gitrepo import BLOB, EXEC, git_error, refuse_special
 
 
@@ -24,12 +24,6 @@ from .gitrepo import BLOB, EXEC, git_error, refuse_special
 class Entry:
     id: pygit2.Oid
     mode: int
-
-
-def removed_by(plan: Plan) -> set[str]:
-    """The paths a plan deletes or renames away."""
-    return {c.old_path for c in plan.changes
-            if c.action in ("delete", "rename") and c.old_path is not None}
 
 
 def _parents(path: str) -> list[str]:
@@ -113,12 +107,11 @@ class Stage:
                     return  # nothing can be below a file
                 raise PatchError("already_exists", f"{parent!r} is a file in the "
                                  f"{self.label}, not a directory", path=path)
-        below = self._paths_below(path)
-        if below and not all(p in removed for p in below):
+        if any(p not in removed for p in self._paths_below(path)):
             raise PatchError("already_exists", f"{path!r} is a directory in the {self.label}",
                              path=path)
 
-    def _paths_below(self, path: str) -> list[str]:
+    def _paths_below(self, path: str) -> Iterator[str]:
         """The entries below ``path`` as a directory (found by binary search: it is sorted)."""
         prefix = path + "/"
         low, high = 0, len(self.index)
@@ -128,11 +121,9 @@ class Stage:
                 low = mid + 1
             else:
                 high = mid
-        found = []
         while low < len(self.index) and self.index[low].path.startswith(prefix):
-            found.append(self.index[low].path)
+            yield self.index[low].path
             low += 1
-        return found
 
     # -- editing ------------------------------------------------------------------------------
     def apply(self, changes: list[FileChange], blobs: dict[str, pygit2.Oid],

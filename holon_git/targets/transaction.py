@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from ..errors import PatchError
-from ..plan import EXECUTABLE, FileChange, SourceFile
+from ..plan import EXECUTABLE, FileChange, SourceFile, removed_paths
 from . import fsops, journal
 from .fsops import Missing, Tree, identity, split
 
@@ -104,7 +104,7 @@ class Transaction:
         is staged and checked, before the first file is removed or replaced."""
         removals = [c for c in changes if c.action in ("delete", "rename")]
         writes = [c for c in changes if c.action != "delete"]
-        self.removed = {c.old_path for c in removals if c.old_path is not None}
+        self.removed = removed_paths(changes)
         self._write_journal(changes)
         if len(writes) < _PARALLEL_SYNC:
             for change in writes:
