@@ -164,9 +164,11 @@ def apply_patch(
                 # one file's would be read back at once for the undo: keeping it saves a read
                 keep = (emit_diff or len(parsed.files) == 1
                         or not getattr(destination, "rereads_preimages", False))
+                staging = getattr(destination, "stage_while_planning", None)
+                stage = None if check or emit_diff or staging is None else staging(parsed)
                 plan = plan_patch(parsed, destination.read, reverse=reverse,
                                   expect_sha256=expect_sha256, progress=progress,
-                                  keep_preimages=keep)
+                                  keep_preimages=keep, on_planned=stage)
                 validate = getattr(destination, "validate", None)
                 if validate is not None:
                     validate(plan)

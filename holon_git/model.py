@@ -6,7 +6,8 @@ when a "\\ No newline at end of file" marker followed them, so nothing is lost i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import io
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from itertools import compress
@@ -33,6 +34,58 @@ class HunkLine(NamedTuple):
 
     kind: str  # CONTEXT, REMOVE or ADD
     text: bytes  # content plus its line ending as written; no ending before a no-newline marker
+
+
+_KIND_OF_PREFIX = {b" ": CONTEXT, b"-": REMOVE, b"+": ADD}
+_PREFIX_OF_KIND = {kind: prefix for prefix, kind in _KIND_OF_PREFIX.items()}
+
+
+class PackedLines(Sequence[HunkLine]):
+    """A hunk body kept as written: its prefixed lines (' ', '-', '+') joined into one bytes
+    object, decoded into HunkLines each time it is read.
+
+    A large patch's bodies take about a third of the memory this way, and its parse builds
+    no per-line objects to keep; the plan decodes one hunk at a time. Only the parser's common
+    case (every line prefixed, nothing to repair) is packed; it compares equal to the list of
+    the same lines.
+    """
+
+    __slots__ = ("packed",)
+
+    def __init__(self, packed: bytes) -> None:
+        self.packed = packed
+
+    def unpack(self) -> list[HunkLine]:
+        make, kinds = tuple.__new__, _KIND_OF_PREFIX
+        return [make(HunkLine, (kinds[line[:1]], line[1:]))
+                for line in io.BytesIO(self.packed).readlines()]  # splits at b"\n" only
+
+    def count_kind(self, kind: str) -> int:
+        """How many lines are of ``kind``, counted in the bytes: a line starts the body or
+        follows a newline."""
+        prefix = _PREFIX_OF_KIND[kind]
+        return self.packed.count(b"\n" + prefix) + self.packed.startswith(prefix)
+
+    def __iter__(self) -> Iterator[HunkLine]:
+        return iter(self.unpack())
+
+    def __len__(self) -> int:
+        return self.packed.count(b"\n") + (not self.packed.endswith(b"\n"))
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]  # int or slice, as a list
+        return self.unpack()[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, PackedLines):
+            return self.packed == other.packed
+        if isinstance(other, Sequence):
+            return self.unpack() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # equal to a list, so unhashable like one
+
+    def __repr__(self) -> str:
+        return f"PackedLines({self.unpack()!r})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +128,7 @@ class Hunk:
     old_count: int | None
     new_start: int | None
     new_count: int | None
-    lines: list[HunkLine]
+    lines: list[HunkLine] | PackedLines
     patch_line: int = 0  # 1-based line of the "@@" header in the patch text
     section: str = ""  # text after the closing "@@", informational
     old_no_newline: bool = False  # "\ No newline at end of file" after the old side
@@ -95,11 +148,22 @@ class Hunk:
 
     @property
     def added(self) -> int:
-        return list(map(_kind, self.lines)).count(ADD)
+        return self.count_kind(ADD)
 
     @property
     def removed(self) -> int:
-        return list(map(_kind, self.lines)).count(REMOVE)
+        return self.count_kind(REMOVE)
+
+    def count_kind(self, kind: str) -> int:
+        if isinstance(self.lines, PackedLines):
+            return self.lines.count_kind(kind)
+        return list(map(_kind, self.lines)).count(kind)
+
+    def kinds(self) -> set[str]:
+        """The kinds of line the body has."""
+        if isinstance(self.lines, PackedLines):
+            return {kind for kind in (CONTEXT, REMOVE, ADD) if self.count_kind(kind)}
+        return set(map(_kind, self.lines))
 
     def reversed(self) -> Hunk:
         flip = {ADD: REMOVE, REMOVE: ADD, CONTEXT: CONTEXT}

@@ -122,7 +122,8 @@ def removed_paths(changes: Iterable[FileChange]) -> set[str]:
 def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
                expect_sha256: Mapping[str, str] | None = None,
                progress: Callable[[str, int, int], None] | None = None,
-               keep_preimages: bool = True) -> Plan:
+               keep_preimages: bool = True,
+               on_planned: Callable[[FileChange], None] | None = None) -> Plan:
     """Match every hunk against the pre-images ``read`` returns; raise on the first refusal.
 
     ``expect_sha256`` maps paths to the sha256 (hex) their pre-image must have, "" for "must
@@ -130,7 +131,8 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
     called as ``progress("planning", files_done, files_total)`` after each file.
     ``keep_preimages=False`` drops each pre-image's content once its file is planned (its
     mode and token stay), for a target that can read it again: a large patch then never
-    holds every old file in memory at once.
+    holds every old file in memory at once. ``on_planned(change)`` is called with each file's
+    change as soon as it is planned (a target may stage it then, and let go of its content).
     """
     check_expected(expect_sha256 or {}, read)
     changes = []
@@ -139,6 +141,8 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
         change = _plan_file(fp, read, reverse)
         if not keep_preimages and change.before is not None:
             change.before = SourceFile(None, change.before.mode, change.before.token)
+        if on_planned is not None:
+            on_planned(change)
         changes.append(change)
         if progress is not None:
             progress("planning", len(changes), total)
@@ -279,7 +283,7 @@ class _HunkApplier:
 
     def apply(self, hunk: Hunk, number: int) -> HunkResult:
         running = self.running
-        lines = hunk.lines
+        lines = list(hunk.lines)  # a packed body is decoded once, here
         old = old_side(lines)
         raw_hint = None
         if hunk.old_start is not None:

@@ -30,7 +30,7 @@ def missing_side(fp: FilePatch, old_side_missing: bool) -> None:
     hunk = fp.hunks[0] if len(fp.hunks) == 1 else None
     if hunk is None:
         return
-    kinds = {line.kind for line in hunk.lines}
+    kinds = hunk.kinds()
     if old_side_missing and kinds == {ADD} and (hunk.old_start, hunk.old_count) == (0, 0):
         fp.kind, fp.old_path = FileKind.ADD, None
     elif not old_side_missing and kinds == {REMOVE} and (hunk.new_start, hunk.new_count) == (0, 0):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..model import Diagnostic
@@ -19,7 +20,8 @@ class Lines:
     """Patch lines (each keeping its line ending) and their 1-based line numbers in the input."""
 
     items: list[bytes]
-    numbers: list[int]
+    numbers: Sequence[int]  # a range until fences are taken out: no int object per line
+    fence_mark: bool = True  # whether any line may open a markdown fence
 
     def __len__(self) -> int:
         return len(self.items)
@@ -27,7 +29,7 @@ class Lines:
 
 def split_lines(data: bytes) -> Lines:
     items = io.BytesIO(data).readlines()  # splits at b"\n" only, keeping it, in C
-    return Lines(items, list(range(1, len(items) + 1)))
+    return Lines(items, range(1, len(items) + 1), _has_fence_mark(data))
 
 
 def header_text(line: bytes) -> bytes:
@@ -35,11 +37,9 @@ def header_text(line: bytes) -> bytes:
     return line.rstrip(b"\r\n")
 
 
-def _has_fence_mark(items: list[bytes]) -> bool:
-    """Whether any line starts with ``` or ~~~ (every line but the last ends with a newline):
-    one search in C instead of a regex per line."""
-    joined = b"".join(items)
-    return b"\n```" in joined or b"\n~~~" in joined or joined.startswith((b"```", b"~~~"))
+def _has_fence_mark(data: bytes) -> bool:
+    """Whether any line starts with ``` or ~~~: one search in C instead of a regex per line."""
+    return b"\n```" in data or b"\n~~~" in data or data.startswith((b"```", b"~~~"))
 
 
 def unfence(lines: Lines) -> tuple[Lines, list[Diagnostic]]:
@@ -49,7 +49,7 @@ def unfence(lines: Lines) -> tuple[Lines, list[Diagnostic]]:
     input is a bare patch and is returned unchanged.
     """
     items = lines.items
-    if not _has_fence_mark(items):
+    if not lines.fence_mark:
         return lines, []
     first_fence = next((i for i, line in enumerate(items) if _FENCE.match(line)), None)
     if first_fence is None:

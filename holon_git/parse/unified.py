@@ -20,6 +20,7 @@ from ..model import (
     FilePatch,
     Hunk,
     HunkLine,
+    PackedLines,
     Patch,
 )
 from .checks import check_duplicates
@@ -431,9 +432,9 @@ class UnifiedParser:
                              patch_line=fp.patch_line, path=fp.path)
         forbidden = {FileKind.ADD: (REMOVE, CONTEXT), FileKind.DELETE: (ADD,)}.get(fp.kind, ())
         for number, hunk in enumerate(fp.hunks, 1):
-            bad = next((line for line in hunk.lines if line.kind in forbidden), None)
-            if bad is not None:
-                what = {REMOVE: "removed", CONTEXT: "context", ADD: "added"}[bad.kind]
+            bad = [kind for kind in forbidden if kind in hunk.kinds()]
+            if bad:
+                what = {REMOVE: "removed", CONTEXT: "context", ADD: "added"}[bad[0]]
                 raise PatchError(
                     "hunk_kind_mismatch",
                     f"a {fp.kind.value} file patch cannot have {what} lines",
@@ -510,9 +511,7 @@ class UnifiedParser:
             following = items[pos]
             if following[:1] in _BODY_STARTS or following in (b"\n", b"\r\n"):
                 return False
-        make, kinds = tuple.__new__, _KINDS
-        hunk.lines.extend([make(HunkLine, (kinds[line[:1]], line[1:]))
-                           for line in items[start:pos]])
+        hunk.lines = PackedLines(b"".join(items[start:pos]))
         self.pos = pos
         return True
 

@@ -176,8 +176,11 @@ class Tree:
                      dir_fd=self.dir_fd(parent))
         try:
             st = os.fstat(fd)
+            # One read of the size fstat gives (one byte more shows the end): the buffer is
+            # the content, where a fixed 1 MB buffer shrunk to a small file left the heap
+            # fragmented by a large patch's thousand reads.
             chunks = []
-            while chunk := os.read(fd, 1 << 20):
+            while chunk := os.read(fd, st.st_size + 1 if not chunks else 1 << 16):
                 chunks.append(chunk)
             return b"".join(chunks), st
         finally:

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import TypeVar
@@ -34,8 +35,10 @@ from .fsops import Missing, Tree, identity, split
 T = TypeVar("T")
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 _PARALLEL_SYNC = 16  # from this many files on, staged files are fsync'd by a thread pool
+PARALLEL_STAGING = _PARALLEL_SYNC  # and staged by one, as soon as each is planned
 _SYNC_THREADS = 32
 _STAGE_THREADS = 4  # creating files is mostly the filesystem's CPU time: a few cores' worth
+_IN_FLIGHT = 2 << 20  # bytes of new content handed to the stagers and not yet on disk
 
 
 def _each(call: Callable[[T], None], items: list[T], threads: int = _SYNC_THREADS) -> None:
@@ -69,6 +72,55 @@ def undone(txn: Transaction, exc: BaseException) -> BaseException:
     return exc
 
 
+def entry_numbers(changes: Iterable[tuple[str, str | None, str]]) -> dict[str, int]:
+    """Each path's journal entry number from (action, old path, path) in patch order: the
+    path a change deletes or renames away, then the path it writes. It names the path's
+    temporary files, so it is the same whether they are staged before or after the journal."""
+    numbers: dict[str, int] = {}
+    for action, old_path, path in changes:
+        if action in ("delete", "rename"):
+            assert old_path is not None
+            numbers[old_path] = len(numbers)
+        if action != "delete":
+            numbers[path] = len(numbers)
+    return numbers
+
+
+class _Stagers:
+    """Stages files on a few threads while the plan goes on; at most _IN_FLIGHT bytes of new
+    content wait for them, so a large patch's new contents never pile up in memory."""
+
+    def __init__(self, stage: Callable[[FileChange], None]) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.stage = stage
+        self.pool = ThreadPoolExecutor(max_workers=_STAGE_THREADS)
+        self.pending: deque = deque()  # (future, size), oldest first
+        self.size = 0
+
+    def submit(self, change: FileChange) -> None:
+        assert change.after is not None
+        size = len(change.after)
+        self.pending.append((self.pool.submit(self.stage, change), size))
+        self.size += size
+        while self.size > _IN_FLIGHT:
+            future, done = self.pending.popleft()
+            self.size -= done
+            future.result()
+
+    def finish(self) -> None:
+        """Wait for every file; then raise the first failure, if any."""
+        failures = []
+        while self.pending:
+            future, _ = self.pending.popleft()
+            if exc := future.exception():
+                failures.append(exc)
+        self.size = 0
+        self.pool.shutdown()
+        if failures:
+            raise failures[0]
+
+
 def _executable_perm() -> int:
     """rwx as the umask allows, as git gives a checked-out executable."""
     umask = os.umask(0o022)
@@ -94,6 +146,8 @@ class Transaction:
         self.done: list[_Done] = []
         self.preimages: dict[str, bytes] = {}  # old contents kept here when there is no journal
         self.current: str | None = None  # path being worked on, for error messages
+        self.after_sha: dict[str, str] = {}  # sha256 of what was staged while planning
+        self.stagers: _Stagers | None = None
         # read once, before any thread stages: reading the umask means setting it briefly
         self.executable_perm = _executable_perm()
 
@@ -103,16 +157,19 @@ class Transaction:
         the journal says it might still be undone. ``before_removals`` runs once everything
         is staged and checked, before the first file is removed or replaced."""
         removals = [c for c in changes if c.action in ("delete", "rename")]
-        writes = [c for c in changes if c.action != "delete"]
         self.removed = removed_paths(changes)
+        if self.stagers is not None:
+            self.stagers.finish()
         self._write_journal(changes)
-        if len(writes) < _PARALLEL_SYNC:
-            for change in writes:
+        writes = [c for c in changes if c.action != "delete"]
+        to_stage = [c for c in writes if c.path not in self.staged]
+        if len(to_stage) < _PARALLEL_SYNC and not self.staged:
+            for change in to_stage:
                 checkpoint()
                 self.current = change.path
                 self._stage(change, self.durable)
-        else:
-            self._stage_many(writes)
+        else:  # many, or some staged while planning: the files are fsync'd together
+            self._stage_many(to_stage)
             checkpoint()
             if self.durable:
                 self._sync_staged()
@@ -161,10 +218,10 @@ class Transaction:
             return
         entries: list[journal.Entry] = []
         olds: list[tuple[journal.Entry, SourceFile]] = []
+        self.numbers = entry_numbers((c.action, c.old_path, c.path) for c in changes)
 
-        def add(path: str, before: SourceFile | None, after: bytes | None) -> None:
-            self.numbers[path] = len(entries)
-            entry = journal.Entry(path, None, None if after is None else journal.sha256(after))
+        def add(path: str, before: SourceFile | None, after_sha: str | None) -> None:
+            entry = journal.Entry(path, None, after_sha)
             if before is not None:
                 entry.perm = before.token[4] & 0o7777 if before.token else None
                 olds.append((entry, before))
@@ -175,8 +232,12 @@ class Transaction:
                 assert change.old_path is not None
                 add(change.old_path, change.before, None)
             if change.action != "delete":
+                after_sha = self.after_sha.get(change.path)
+                if after_sha is None:
+                    assert change.after is not None
+                    after_sha = journal.sha256(change.after)
                 add(change.path, change.before if change.action == "modify" else None,
-                    change.after)
+                    after_sha)
         self.record.entries = entries
         self.record.new_dirs = new_dirs
         if self.git_dir is None:  # no journal: the undo needs the old contents in memory
@@ -268,6 +329,29 @@ class Transaction:
         self.staged[change.path] = temp
         if self.alone:  # written: nothing later needs it in memory (an index target does)
             change.after = None
+
+    def stage_planned(self, change: FileChange) -> None:
+        """Stage a change as soon as it is planned (a large patch), so that its new content
+        leaves memory before the next file is planned. Only into a directory that exists:
+        one that must be made waits for the staging after the journal, which records it."""
+        if change.action == "delete" or change.after is None:
+            return
+        try:
+            self.tree.dir_fd(self._stage_dir(change.path))
+        except (Missing, PatchError):
+            return
+        self.after_sha[change.path] = journal.sha256(change.after)
+        if self.stagers is None:
+            self.stagers = _Stagers(lambda c: self._stage(c, False))
+        self.stagers.submit(change)
+
+    def abandon(self) -> None:
+        """Remove what was staged while planning, when the plan was refused or interrupted."""
+        if self.stagers is not None:
+            with suppress(BaseException):
+                self.stagers.finish()
+            self.stagers = None
+        self.rollback()
 
     def _stage_many(self, writes: list[FileChange]) -> None:
         """Stage by a small thread pool; directories are made first, here, in order."""

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..errors import PatchError
+from ..model import Patch
 from ..plan import EXECUTABLE, REGULAR, FileChange, Plan, SourceFile
 from .fsops import Tree, identity, split
 from .repo import JOURNAL_DIR
@@ -37,6 +39,7 @@ class WorktreeTarget:
         # paths the patch deletes or renames away: a file there may become a directory, and
         # a directory they empty may become a file (see read)
         self.removals: frozenset[str] = frozenset()
+        self.early: Transaction | None = None  # staging while the plan runs (a large patch)
         try:
             if git_dir is not None and os.path.lexists(os.path.join(git_dir, JOURNAL_DIR)):
                 from .journal import refuse_if_pending
@@ -47,10 +50,34 @@ class WorktreeTarget:
             raise _read_error(exc, None) from exc
 
     def close(self) -> None:
+        if self.early is not None:  # planned and staged, but never written: remove it
+            self.early.abandon()
+            self.early = None
         self.tree.close()
 
     def expect_removals(self, paths: set[str]) -> None:
         self.removals = frozenset(paths)
+
+    def stage_while_planning(self, patch: Patch) -> Callable[[FileChange], None] | None:
+        """For a patch of many files, a callback that stages each planned change at once,
+        so the new contents never all sit in memory; None for a small patch."""
+        from .transaction import PARALLEL_STAGING, entry_numbers
+
+        files = [(fp.kind.value, fp.old_path, fp.path) for fp in patch.files]
+        if sum(action != "delete" for action, _, _ in files) < PARALLEL_STAGING:
+            return None
+        txn = self.early = self._transaction(alone=True)
+        txn.numbers = entry_numbers(files)
+        txn.removed = set(patch.removed_paths())
+
+        def stage(change: FileChange) -> None:
+            try:
+                txn.stage_planned(change)
+            except OSError as exc:
+                raise PatchError("io_error", f"writing failed: {exc.strerror or exc}",
+                                 path=change.path) from exc
+
+        return stage
 
     def read(self, path: str) -> SourceFile | None:
         try:
@@ -98,7 +125,7 @@ class WorktreeTarget:
         from .transaction import undone
 
         saved: list[dict[str, object]] = []
-        txn = self._transaction(alone=True)
+        txn, self.early = self.early or self._transaction(alone=True), None
         with DeferredSignals() as signals:
 
             def save() -> None:

@@ -148,5 +148,11 @@ def step_hook(monkeypatch: pytest.MonkeyPatch | None, at: int,
     return counter
 
 
+def without_temporaries(tree: dict) -> dict:
+    """A snapshot without the temporary files an apply stages new contents in."""
+    return {path: entry for path, entry in tree.items()
+            if not (os.path.basename(path).startswith(".holon-") and path.endswith(".tmp"))}
+
+
 def journal_dir(repo: Path) -> Path:
     return repo / ".git" / "holon-apply"
