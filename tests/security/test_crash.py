@@ -108,6 +108,25 @@ def test_sigkill_at_every_step_of_a_multi_file_apply(scenario: Scenario, tmp_pat
     assert at > 30
 
 
+def test_sigkill_while_a_large_patch_is_staged_during_planning(tmp_path: Path):
+    """A patch of many files stages each file as it is planned, before any journal: a kill
+    then leaves the old tree and temporary files, which --recover removes; a kill later is
+    recovered from the journal as usual. Every third step, to keep the run short."""
+    sc = Scenario.make(tmp_path / "big", files=24)
+    outcomes: dict[str, int] = {}
+    at = 0
+    while True:
+        at += 3 if outcomes.get("staged", 0) < 20 else 11
+        repo = sc.fresh(tmp_path / "r")
+        if not killed_child(repo, sc.patch, at):
+            assert snapshot(repo) == sc.new and not journal_dir(repo).exists()
+            break
+        kind = settle(sc, repo)
+        outcomes[kind] = outcomes.get(kind, 0) + 1
+    print(f"\nkill points tried: {sum(outcomes.values())}; outcomes {outcomes}")
+    assert outcomes.get("staged", 0) > 3 and outcomes.get("journal", 0) > 3
+
+
 @pytest.mark.parametrize("patch", [
     b"--- a/d0/f0.txt\n+++ b/d0/f0.txt\n@@ -2,2 +2,2 @@\n file 0 line 1\n-file 0 line 2\n"
     b"+changed\n",

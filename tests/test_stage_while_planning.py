@@ -1,0 +1,149 @@
+"""A working-tree patch of many files stages each file as soon as it is planned.
+
+Its new contents then never all sit in memory. Staging early must not change what an apply
+does: the same tree as `git apply`, and on any refusal, failure or interruption while the
+plan is still running, the old tree with no temporary file left behind.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from repos.builders import git, make_repo, repo_and_git_patch, snapshot
+
+from holon_git import apply_patch
+from holon_git.targets import transaction
+
+MANY = transaction.PARALLEL_STAGING + 4
+
+
+def _old_and_new() -> tuple[dict[str, str], dict[str, str]]:
+    old = {f"src/m{i}.py": "".join(f"line {i}.{j}\n" for j in range(30)) for i in range(MANY)}
+    old.update({"doomed.txt": "bye\n", "kind": "a file that becomes a directory\n",
+                "moved/from.txt": "".join(f"keep {j}\n" for j in range(20))})
+    new = {path: text.replace("line", "LINE", 1) for path, text in old.items()
+           if path.startswith("src/")}
+    new.update({"src/added.py": "print('new')\n", "fresh/dir/new.txt": "in a new directory\n",
+                "kind/inner.txt": "now a directory\n",
+                "moved/to.txt": "".join(f"keep {j}\n" for j in range(19)) + "changed\n"})
+    return old, new
+
+
+def _temporaries(repo: Path) -> list[str]:
+    return [p for p in snapshot(repo) if os.path.basename(p).startswith(".holon-")]
+
+
+@pytest.fixture
+def case(tmp_path: Path) -> tuple[Path, bytes]:
+    old, new = _old_and_new()
+    return repo_and_git_patch(tmp_path / "r", old, new)
+
+
+def test_a_many_file_patch_gives_git_apply_s_tree(case: tuple[Path, bytes], tmp_path: Path):
+    repo, patch = case
+    twin = tmp_path / "twin"
+    shutil.copytree(repo, twin, symlinks=True)
+    git(twin, "apply", "-", input=patch)
+    receipt = apply_patch(patch, repo)
+    assert receipt.ok, receipt.error
+    assert len(receipt.files) > MANY
+    assert snapshot(repo) == snapshot(twin)
+    assert not (repo / ".git" / "holon-apply").exists()
+
+
+def test_files_are_staged_while_the_plan_runs(case: tuple[Path, bytes]):
+    """By the time the last file is planned, earlier files' new contents are on disk."""
+    repo, patch = case
+    seen: list[int] = []
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if stage == "planning" and done == total - 1:
+            seen.append(len(_temporaries(repo)))
+
+    assert apply_patch(patch, repo, progress=progress).ok
+    assert seen and seen[0] > 0
+    assert not _temporaries(repo)
+
+
+def test_a_refusal_after_files_were_staged_leaves_the_old_tree(case: tuple[Path, bytes]):
+    repo, patch = case
+    last = sorted(f"src/m{i}.py" for i in range(MANY))[-1]  # git diff's order: the last file
+    (repo / last).write_text("someone rewrote this file\n")
+    before = snapshot(repo)
+    staged: list[int] = []
+
+    def progress(stage: str, done: int, total: int) -> None:
+        staged.append(len(_temporaries(repo)))
+
+    receipt = apply_patch(patch, repo, progress=progress)
+    assert receipt.error is not None and receipt.error.code == "context_not_found"
+    assert receipt.error.path == last
+    assert max(staged) > 0  # files were staged before the refusal
+    assert snapshot(repo) == before  # and none is left: nothing replaced, no temporary file
+
+
+def test_ctrl_c_while_planning_removes_what_was_staged(case: tuple[Path, bytes]):
+    repo, patch = case
+    before = snapshot(repo)
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if stage == "planning" and done == total - 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        apply_patch(patch, repo, progress=progress)
+    assert snapshot(repo) == before
+
+
+def test_a_failed_early_write_is_a_coded_refusal(case: tuple[Path, bytes],
+                                                 monkeypatch: pytest.MonkeyPatch):
+    repo, patch = case
+    before = snapshot(repo)
+    real_write = os.write
+    writes = [0]
+
+    journal_existed: list[bool] = []
+
+    def failing_write(fd: int, data: bytes) -> int:
+        writes[0] += 1
+        if writes[0] == 5:
+            journal_existed.append((repo / ".git" / "holon-apply").exists())
+            raise OSError(errno.EIO, "injected")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", failing_write)
+    receipt = apply_patch(patch, repo)
+    monkeypatch.undo()
+    assert receipt.error is not None and receipt.error.code == "io_error", receipt.error
+    assert journal_existed == [False]  # it failed while the plan was still running
+    assert snapshot(repo) == before
+
+
+def test_durable_apply_of_a_many_file_patch(case: tuple[Path, bytes], tmp_path: Path):
+    repo, patch = case
+    twin = tmp_path / "twin"
+    shutil.copytree(repo, twin, symlinks=True)
+    git(twin, "apply", "-", input=patch)
+    assert apply_patch(patch, repo, durable=True).ok
+    assert snapshot(repo) == snapshot(twin)
+
+
+def test_a_small_patch_is_staged_after_planning(tmp_path: Path):
+    """Below the threshold nothing is written while planning (no thread pool, no temporary
+    files before the plan is whole)."""
+    files = {f"f{i}.txt": f"{i}\n" for i in range(3)}
+    repo = make_repo(tmp_path / "r", files)
+    patch = "".join(f"--- a/f{i}.txt\n+++ b/f{i}.txt\n@@ -1 +1 @@\n-{i}\n+x{i}\n"
+                    for i in range(3))
+    seen: list[int] = []
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if stage == "planning":
+            seen.append(len(_temporaries(repo)))
+
+    assert apply_patch(patch, repo, progress=progress).ok
+    assert seen == [0, 0, 0]
