@@ -1,4 +1,5 @@
-"""A working-tree patch of many files stages each file as soon as it is planned.
+"""A working-tree patch of many files stages its files while it is planned, every few
+megabytes of new content together.
 
 Its new contents then never all sit in memory. Staging early must not change what an apply
 does: the same tree as `git apply`, and on any refusal, failure or interruption while the
@@ -22,7 +23,7 @@ MANY = transaction.PARALLEL_STAGING + 4
 
 
 def _old_and_new() -> tuple[dict[str, str], dict[str, str]]:
-    old = {f"src/m{i}.py": "".join(f"line {i}.{j}\n" for j in range(30)) for i in range(MANY)}
+    old = {f"src/m{i}.py": "".join(f"line {i}.{j}\n" for j in range(60)) for i in range(MANY)}
     old.update({"doomed.txt": "bye\n", "kind": "a file that becomes a directory\n",
                 "moved/from.txt": "".join(f"keep {j}\n" for j in range(20))})
     new = {path: text.replace("line", "LINE", 1) for path, text in old.items()
@@ -35,6 +36,13 @@ def _old_and_new() -> tuple[dict[str, str], dict[str, str]]:
 
 def _temporaries(repo: Path) -> list[str]:
     return [p for p in snapshot(repo) if os.path.basename(p).startswith(".holon-")]
+
+
+@pytest.fixture(autouse=True, params=[2000, 10000], ids=["small batches", "pooled batches"])
+def batch(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stage every few files (the real threshold is megabytes, more than these files hold);
+    a batch of 16 files or more is written by the thread pool."""
+    monkeypatch.setattr(transaction, "_BATCH", request.param)
 
 
 @pytest.fixture

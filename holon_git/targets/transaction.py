@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import stat
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass
@@ -38,7 +37,7 @@ _PARALLEL_SYNC = 16  # from this many files on, staged files are fsync'd by a th
 PARALLEL_STAGING = _PARALLEL_SYNC  # and staged by one, as soon as each is planned
 _SYNC_THREADS = 32
 _STAGE_THREADS = 4  # creating files is mostly the filesystem's CPU time: a few cores' worth
-_IN_FLIGHT = 2 << 20  # bytes of new content handed to the stagers and not yet on disk
+_BATCH = 4 << 20  # bytes of new content planned before they are staged, while planning
 
 
 def _each(call: Callable[[T], None], items: list[T], threads: int = _SYNC_THREADS) -> None:
@@ -86,41 +85,6 @@ def entry_numbers(changes: Iterable[tuple[str, str | None, str]]) -> dict[str, i
     return numbers
 
 
-class _Stagers:
-    """Stages files on a few threads while the plan goes on; at most _IN_FLIGHT bytes of new
-    content wait for them, so a large patch's new contents never pile up in memory."""
-
-    def __init__(self, stage: Callable[[FileChange], None]) -> None:
-        from concurrent.futures import ThreadPoolExecutor
-
-        self.stage = stage
-        self.pool = ThreadPoolExecutor(max_workers=_STAGE_THREADS)
-        self.pending: deque = deque()  # (future, size), oldest first
-        self.size = 0
-
-    def submit(self, change: FileChange) -> None:
-        assert change.after is not None
-        size = len(change.after)
-        self.pending.append((self.pool.submit(self.stage, change), size))
-        self.size += size
-        while self.size > _IN_FLIGHT:
-            future, done = self.pending.popleft()
-            self.size -= done
-            future.result()
-
-    def finish(self) -> None:
-        """Wait for every file; then raise the first failure, if any."""
-        failures = []
-        while self.pending:
-            future, _ = self.pending.popleft()
-            if exc := future.exception():
-                failures.append(exc)
-        self.size = 0
-        self.pool.shutdown()
-        if failures:
-            raise failures[0]
-
-
 def _executable_perm() -> int:
     """rwx as the umask allows, as git gives a checked-out executable."""
     umask = os.umask(0o022)
@@ -147,7 +111,8 @@ class Transaction:
         self.preimages: dict[str, bytes] = {}  # old contents kept here when there is no journal
         self.current: str | None = None  # path being worked on, for error messages
         self.after_sha: dict[str, str] = {}  # sha256 of what was staged while planning
-        self.stagers: _Stagers | None = None
+        self.batch: list[FileChange] = []  # planned, to be staged together (stage_planned)
+        self.batch_size = 0
         # read once, before any thread stages: reading the umask means setting it briefly
         self.executable_perm = _executable_perm()
 
@@ -158,8 +123,6 @@ class Transaction:
         is staged and checked, before the first file is removed or replaced."""
         removals = [c for c in changes if c.action in ("delete", "rename")]
         self.removed = removed_paths(changes)
-        if self.stagers is not None:
-            self.stagers.finish()
         self._write_journal(changes)
         writes = [c for c in changes if c.action != "delete"]
         to_stage = [c for c in writes if c.path not in self.staged]
@@ -331,26 +294,28 @@ class Transaction:
             change.after = None
 
     def stage_planned(self, change: FileChange) -> None:
-        """Stage a change as soon as it is planned (a large patch), so that its new content
-        leaves memory before the next file is planned. Only into a directory that exists:
-        one that must be made waits for the staging after the journal, which records it."""
+        """Take a change as soon as it is planned (a large patch): every few megabytes of
+        them are staged together, by the thread pool, so the new contents never all sit in
+        memory. Only into directories that exist: one that must be made waits for the
+        staging after the journal, which records it."""
         if change.action == "delete" or change.after is None:
             return
         try:
             self.tree.dir_fd(self._stage_dir(change.path))
         except (Missing, PatchError):
             return
-        self.after_sha[change.path] = journal.sha256(change.after)
-        if self.stagers is None:
-            self.stagers = _Stagers(lambda c: self._stage(c, False))
-        self.stagers.submit(change)
+        self.batch.append(change)
+        self.batch_size += len(change.after)
+        if self.batch_size >= _BATCH:
+            batch, self.batch, self.batch_size = self.batch, [], 0
+            for staged in batch:
+                assert staged.after is not None
+                self.after_sha[staged.path] = journal.sha256(staged.after)
+            self._stage_many(batch)
 
     def abandon(self) -> None:
         """Remove what was staged while planning, when the plan was refused or interrupted."""
-        if self.stagers is not None:
-            with suppress(BaseException):
-                self.stagers.finish()
-            self.stagers = None
+        self.batch = []
         self.rollback()
 
     def _stage_many(self, writes: list[FileChange]) -> None:

@@ -32,7 +32,7 @@ from repos.builders import git, git_state, make_repo, snapshot
 
 from holon_git import apply_patch, check_patch
 from holon_git.api import recover
-from holon_git.targets import journal
+from holon_git.targets import journal, transaction
 
 
 def run_cli(repo: Path, *args: str, patch: bytes | None = None,
@@ -108,10 +108,12 @@ def test_sigkill_at_every_step_of_a_multi_file_apply(scenario: Scenario, tmp_pat
     assert at > 30
 
 
-def test_sigkill_while_a_large_patch_is_staged_during_planning(tmp_path: Path):
-    """A patch of many files stages each file as it is planned, before any journal: a kill
-    then leaves the old tree and temporary files, which --recover removes; a kill later is
-    recovered from the journal as usual. Every third step, to keep the run short."""
+def test_sigkill_while_a_large_patch_is_staged_during_planning(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A patch of many files stages its files while it is planned, before any journal: a
+    kill then leaves the old tree and temporary files, which --recover removes; a kill later
+    is recovered from the journal as usual. Every third step, to keep the run short."""
+    monkeypatch.setattr(transaction, "_BATCH", 2000)  # megabytes for real; these are small
     sc = Scenario.make(tmp_path / "big", files=24)
     outcomes: dict[str, int] = {}
     at = 0
