@@ -75,14 +75,14 @@ def entry_numbers(changes: Iterable[tuple[str, str | None, str]]) -> dict[str, i
     """Each path's journal entry number from (action, old path, path) in patch order: the
     path a change deletes or renames away, then the path it writes. It names the path's
     temporary files, so it is the same whether they are staged before or after the journal."""
-    numbers: dict[str, int] = {}
+    entries = []
     for action, old_path, path in changes:
         if action in ("delete", "rename"):
             assert old_path is not None
-            numbers[old_path] = len(numbers)
+            entries.append(old_path)
         if action != "delete":
-            numbers[path] = len(numbers)
-    return numbers
+            entries.append(path)
+    return {path: number for number, path in enumerate(entries)}
 
 
 def _executable_perm() -> int:
