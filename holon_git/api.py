@@ -160,10 +160,11 @@ def apply_patch(
                 expect_removals = getattr(destination, "expect_removals", None)
                 if expect_removals is not None:  # file <-> directory type changes
                     expect_removals(parsed.removed_paths())
-                # a target that reads pre-images again lets the plan drop them (memory), but
-                # one file's would be read back at once for the undo: keeping it saves a read
+                # a target that does not write from the plan's pre-images (the working tree
+                # reads them again) lets the plan drop them (memory); but one file's would be
+                # read back at once for the undo: keeping it saves a read
                 keep = (emit_diff or len(parsed.files) == 1
-                        or not getattr(destination, "rereads_preimages", False))
+                        or getattr(destination, "needs_planned_preimages", True))
                 staging = getattr(destination, "stage_while_planning", None)
                 stage = None if check or emit_diff or staging is None else staging(parsed)
                 plan = plan_patch(parsed, destination.read, reverse=reverse,

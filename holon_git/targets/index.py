@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import replace
 from typing import Any
@@ -31,17 +32,20 @@ from .gitrepo import GitRepo, git_error, open_repository
 from .interrupts import checkpoint
 from .lock import IndexLock, interrupts_deferred
 from .protect import repo_patterns
-from .stage import Entry, Stage
+from .stage import Entry, PlannedBlobs, Stage
 
 
 class IndexTarget:
     """--cached: pre-images are index blobs; only the index (and the branch) change."""
 
     name = "index"
+    # the write needs blob ids only, not the pre-images' contents: the plan may drop them
+    needs_planned_preimages = False
 
     def __init__(self, repo: str, *, check: bool = False,
                  commit: CommitSpec | None = None) -> None:
         self.git: GitRepo = open_repository(repo)
+        self.planned = PlannedBlobs(self.git.repo)
         self.lock: IndexLock | None = None
         self.scratch: str | None = None
         self.branch: BranchUpdate | None = None
@@ -116,6 +120,10 @@ class IndexTarget:
                 self.head_stage.check_free(change.path, removed)
         plan.diagnostics.extend(self.branch.ids.notes)
 
+    def stage_while_planning(self, patch: object) -> Callable[[FileChange], None] | None:
+        """Each new content goes to the object database as soon as its file is planned."""
+        return self.planned.take
+
     # -- contents -------------------------------------------------------------------------------
     def blob_content(self, change: FileChange) -> bytes:
         """The blob to store for a change's new content."""
@@ -146,12 +154,8 @@ class IndexTarget:
 
     def write(self, plan: Plan) -> dict[str, object]:
         assert self.lock is not None and self.scratch is not None, "opened with check=True"
-        repo = self.git.repo
         contents = {c.path: self.blob_content(c) for c in plan.changes if c.after is not None}
-        try:
-            blob_ids = {path: repo.create_blob(data) for path, data in contents.items()}
-        except pygit2.GitError as exc:
-            raise git_error(exc, "writing blobs") from exc
+        blob_ids = self.planned.all_ids(contents)
         extra: dict[str, object] = {}
         commit_id = None
         if self.branch is not None and self.head_stage is not None:
@@ -226,6 +230,8 @@ class BothTarget(IndexTarget):
     """
 
     name = "both"
+    # the working tree's undo compares them with the files on disk
+    needs_planned_preimages = True
 
     def __init__(self, repo: str, *, check: bool = False,
                  commit: CommitSpec | None = None, durable: bool = False) -> None:
@@ -252,6 +258,10 @@ class BothTarget(IndexTarget):
 
     def expect_removals(self, paths: set[str]) -> None:
         self.worktree.expect_removals(paths)
+
+    def stage_while_planning(self, patch: object) -> Callable[[FileChange], None] | None:
+        """None: the working-tree write needs the new contents themselves."""
+        return None
 
     def read(self, path: str) -> SourceFile | None:
         on_disk = self.worktree.read(path)

@@ -5,22 +5,23 @@ repositories; the branch moves by compare-and-swap (commit.BranchUpdate).
 
 from __future__ import annotations
 
-import pygit2
+from collections.abc import Callable
 
 from ..model import Diagnostic
-from ..plan import Plan, SourceFile, removed_paths
+from ..plan import FileChange, Plan, SourceFile, removed_paths
 from . import CommitSpec
 from .commit import BranchUpdate, named_tip, tree_of
 from .gitdiff import Side, plan_sides
-from .gitrepo import git_error, open_repository
+from .gitrepo import open_repository
 from .interrupts import checkpoint
 from .lock import interrupts_deferred
 from .protect import repo_patterns
-from .stage import Stage
+from .stage import PlannedBlobs, Stage
 
 
 class RefTarget:
     name = "ref"
+    needs_planned_preimages = False  # the commit needs blob ids only
 
     def __init__(self, repo: str, commit: CommitSpec) -> None:
         assert commit.ref is not None
@@ -29,9 +30,14 @@ class RefTarget:
         self.base_tree = tree_of(self.git.repo, self.tip.old)
         self.stage = Stage.from_tree(self.git.repo, self.base_tree, self.tip.ref)
         self.branch = BranchUpdate(self.git, self.tip, commit)
+        self.planned = PlannedBlobs(self.git.repo)
 
     def close(self) -> None:
         self.branch.abort()
+
+    def stage_while_planning(self, patch: object) -> Callable[[FileChange], None] | None:
+        """Each new content goes to the object database as soon as its file is planned."""
+        return self.planned.take
 
     def read(self, path: str) -> SourceFile | None:
         return self.stage.read(path)
@@ -55,12 +61,8 @@ class RefTarget:
         return plan_sides(plan)
 
     def write(self, plan: Plan) -> dict[str, object]:
-        repo = self.git.repo
-        try:
-            blob_ids = {c.path: repo.create_blob(c.after) for c in plan.changes
-                        if c.after is not None}
-        except pygit2.GitError as exc:
-            raise git_error(exc, "writing blobs") from exc
+        blob_ids = self.planned.all_ids({c.path: c.after for c in plan.changes
+                                         if c.after is not None})
         self.stage.apply(plan.changes, blob_ids)
         tree_id = self.stage.write_tree()
         commit_id = self.branch.create_commit(tree_id)

@@ -154,6 +154,32 @@ class Stage:
             raise git_error(exc, "writing the tree") from exc
 
 
+class PlannedBlobs:
+    """New contents written to the object database as each file is planned (--cached, --ref),
+    so the plan never holds them all. A refused or interrupted patch leaves only objects
+    nothing refers to, which git's gc removes, as a failed `git apply --cached` does."""
+
+    def __init__(self, repo: pygit2.Repository) -> None:
+        self.repo = repo
+        self.ids: dict[str, pygit2.Oid] = {}
+
+    def take(self, change: FileChange) -> None:
+        if change.after is None:
+            return
+        self.ids[change.path] = self.create(change.after)
+        change.after = None  # in the object database now; the plan lets go of it
+
+    def create(self, content: bytes) -> pygit2.Oid:
+        try:
+            return self.repo.create_blob(content)
+        except pygit2.GitError as exc:
+            raise git_error(exc, "writing blobs") from exc
+
+    def all_ids(self, contents: dict[str, bytes]) -> dict[str, pygit2.Oid]:
+        """The ids of the blobs taken while planning and of ``contents`` (path -> bytes)."""
+        return {**self.ids, **{path: self.create(data) for path, data in contents.items()}}
+
+
 def add_entry(index: pygit2.Index, path: str, oid: pygit2.Oid, mode: int,
               st: os.stat_result | None = None) -> None:
     """Add an entry, with the file's stat data when it was written to the working tree (as

@@ -30,7 +30,7 @@ class WorktreeTarget:
     name = "worktree"
     # the plan may drop pre-images: the transaction reads each again (checking its identity)
     # into the journal, so a large patch never holds every old file in memory at once
-    rereads_preimages = True
+    needs_planned_preimages = False
 
     def __init__(self, root: str, git_dir: str | None = None, durable: bool = False) -> None:
         self.root = os.path.abspath(root)

@@ -1,0 +1,74 @@
+"""--cached and --ref write each new content to the object database as soon as its file is
+planned, so a large patch never holds all its new contents in memory. A refusal later in
+the plan leaves the index and the branch as they were (only unreferenced objects remain)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from repos.builders import git, git_dir, git_state, make_bare_repo, make_repo
+
+from holon_git import apply_patch
+
+FILES = {f"f{i}.txt": f"old {i}\n" for i in range(3)}
+
+
+def _patch(last_context: str = "old 2") -> str:
+    parts = [f"--- a/f{i}.txt\n+++ b/f{i}.txt\n@@ -1 +1 @@\n-old {i}\n+new {i}\n"
+             for i in range(2)]
+    parts.append(f"--- a/f2.txt\n+++ b/f2.txt\n@@ -1 +1 @@\n-{last_context}\n+new 2\n")
+    return "".join(parts)
+
+
+def _has_object(repo: Path, content: str) -> bool:
+    oid = git(repo, "hash-object", "--stdin", input=content.encode()).strip()
+    return git(repo, "cat-file", "-t", oid, check=False).strip() == "blob"
+
+
+@pytest.fixture(params=["index", "ref"])
+def case(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path, dict]:
+    if request.param == "index":
+        return make_repo(tmp_path / "r", FILES), {"target": "index"}
+    return make_bare_repo(tmp_path / "r.git", FILES), {"ref": "main", "message": "m"}
+
+
+def test_each_new_content_is_an_object_once_its_file_is_planned(case: tuple[Path, dict]):
+    repo, how = case
+    seen: list[tuple[bool, bool]] = []
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if stage == "planning" and done == 2:
+            seen.append((_has_object(repo, "new 0\n"), _has_object(repo, "new 2\n")))
+
+    receipt = apply_patch(_patch(), repo, progress=progress, **how)
+    assert receipt.ok, receipt.error
+    assert seen == [(True, False)]  # the first file's blob is written, the third not planned
+    tree = git(repo, "ls-tree", "-r", "HEAD" if "ref" in how else git(repo, "write-tree").strip())
+    for i in range(3):
+        oid = git(repo, "hash-object", "--stdin", input=f"new {i}\n".encode()).strip()
+        assert f"{oid}\tf{i}.txt" in tree
+
+
+def test_a_refusal_after_blobs_were_written_changes_no_index_or_branch(
+        case: tuple[Path, dict]):
+    repo, how = case
+    before = git_state(repo)
+    index = git_dir(repo) / "index"
+    index_bytes = index.read_bytes() if index.exists() else None
+    receipt = apply_patch(_patch(last_context="not in the file"), repo, **how)
+    assert receipt.error is not None and receipt.error.code == "context_not_found"
+    assert _has_object(repo, "new 0\n")  # written while planning; nothing refers to it
+    assert git_state(repo) == before
+    assert (index.read_bytes() if index.exists() else None) == index_bytes
+
+
+def test_index_and_working_tree_together_keep_the_contents_for_the_files(tmp_path: Path):
+    """--index writes the files too, from the planned contents: it does not hand them over
+    while planning, and its result is the one git apply --index gives."""
+    repo = make_repo(tmp_path / "r", FILES)
+    assert apply_patch(_patch(), repo, target="both").ok
+    assert [(repo / f"f{i}.txt").read_text() for i in range(3)] == ["new 0\n", "new 1\n",
+                                                                   "new 2\n"]
+    assert git(repo, "diff", "--cached", "--name-only").split() == ["f0.txt", "f1.txt",
+                                                                    "f2.txt"]
