@@ -60,6 +60,12 @@ class PackedLines(Sequence[HunkLine]):
         return [make(HunkLine, (kinds[line[:1]], line[1:]))
                 for line in io.BytesIO(self.packed).readlines()]  # splits at b"\n" only
 
+    def flipped(self) -> PackedLines:
+        """The same body with removed and added lines swapped (a reversed hunk), packed."""
+        swap = {b" ": b" ", b"-": b"+", b"+": b"-"}
+        return PackedLines(b"".join(swap[line[:1]] + line[1:]
+                                    for line in io.BytesIO(self.packed).readlines()))
+
     def count_kind(self, kind: str) -> int:
         """How many lines are of ``kind``, counted in the bytes: a line starts the body or
         follows a newline."""
@@ -173,7 +179,8 @@ class Hunk:
             old_count=self.new_count,
             new_start=self.old_start,
             new_count=self.old_count,
-            lines=[HunkLine(flip[line.kind], line.text) for line in self.lines],
+            lines=(self.lines.flipped() if isinstance(self.lines, PackedLines)
+                   else [HunkLine(flip[line.kind], line.text) for line in self.lines]),
             old_no_newline=self.new_no_newline,
             new_no_newline=self.old_no_newline,
         )

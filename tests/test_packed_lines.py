@@ -38,6 +38,7 @@ def test_packed_lines_read_back_as_written(lines: list[HunkLine], cut_last_newli
     assert as_packed.old_lines == as_list.old_lines
     assert as_packed.new_lines == as_list.new_lines
     assert as_packed.reversed() == as_list.reversed()
+    assert isinstance(as_packed.reversed().lines, PackedLines)  # -R keeps a body packed
 
 
 def test_a_different_body_is_not_equal_and_packed_lines_are_unhashable():

@@ -176,12 +176,16 @@ class Tree:
                      dir_fd=self.dir_fd(parent))
         try:
             st = os.fstat(fd)
-            # One read of the size fstat gives (one byte more shows the end): the buffer is
-            # the content, where a fixed 1 MB buffer shrunk to a small file left the heap
-            # fragmented by a large patch's thousand reads.
+            # One read of the size fstat gives, plus a byte: the buffer is the content (a
+            # fixed 1 MB buffer shrunk to a small file left the heap fragmented by a large
+            # patch's thousand reads), and a short read of a regular file is its end.
+            wanted = st.st_size + 1
             chunks = []
-            while chunk := os.read(fd, st.st_size + 1 if not chunks else 1 << 16):
+            while chunk := os.read(fd, wanted):
                 chunks.append(chunk)
+                if len(chunk) < wanted:
+                    break
+                wanted = 1 << 16  # it grew since fstat: read on to the end
             return b"".join(chunks), st
         finally:
             os.close(fd)
