@@ -36,8 +36,8 @@ class HunkLine(NamedTuple):
     text: bytes  # content plus its line ending as written; no ending before a no-newline marker
 
 
-_KIND_OF_PREFIX = {b" ": CONTEXT, b"-": REMOVE, b"+": ADD}
-_PREFIX_OF_KIND = {kind: prefix for prefix, kind in _KIND_OF_PREFIX.items()}
+KIND_OF_PREFIX = {b" ": CONTEXT, b"-": REMOVE, b"+": ADD}
+_PREFIX_OF_KIND = {kind: prefix for prefix, kind in KIND_OF_PREFIX.items()}
 
 
 class PackedLines(Sequence[HunkLine]):
@@ -56,7 +56,7 @@ class PackedLines(Sequence[HunkLine]):
         self.packed = packed
 
     def unpack(self) -> list[HunkLine]:
-        make, kinds = tuple.__new__, _KIND_OF_PREFIX
+        make, kinds = tuple.__new__, KIND_OF_PREFIX
         return [make(HunkLine, (kinds[line[:1]], line[1:]))
                 for line in io.BytesIO(self.packed).readlines()]  # splits at b"\n" only
 
@@ -76,6 +76,8 @@ class PackedLines(Sequence[HunkLine]):
         return iter(self.unpack())
 
     def __len__(self) -> int:
+        if not self.packed:
+            return 0
         return self.packed.count(b"\n") + (not self.packed.endswith(b"\n"))
 
     def __getitem__(self, index):  # type: ignore[no-untyped-def]  # int or slice, as a list

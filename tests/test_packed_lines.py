@@ -41,6 +41,10 @@ def test_packed_lines_read_back_as_written(lines: list[HunkLine], cut_last_newli
     assert isinstance(as_packed.reversed().lines, PackedLines)  # -R keeps a body packed
 
 
+def test_an_empty_body_has_no_lines():
+    assert len(PackedLines(b"")) == 0 and list(PackedLines(b"")) == []
+
+
 def test_a_different_body_is_not_equal_and_packed_lines_are_unhashable():
     one = pack([HunkLine(CONTEXT, b"a\n"), HunkLine(ADD, b"b\n")])
     assert one != pack([HunkLine(CONTEXT, b"a\n"), HunkLine(REMOVE, b"b\n")])

@@ -14,6 +14,7 @@ from ..errors import PatchError
 from ..model import (
     ADD,
     CONTEXT,
+    KIND_OF_PREFIX,
     REMOVE,
     Diagnostic,
     FileKind,
@@ -32,7 +33,7 @@ DEV_NULL = "/dev/null"
 _HUNK = re.compile(
     rb"^@@[ \t]+-(\d{1,18})(?:,(\d{1,18}))?[ \t]+\+(\d{1,18})(?:,(\d{1,18}))?[ \t]*@@(.*)$"
 )
-_KINDS = {b" ": CONTEXT, b"-": REMOVE, b"+": ADD, b"\\": "\\"}
+_KINDS = {**KIND_OF_PREFIX, b"\\": "\\"}
 _BODY_STARTS = (b" ", b"-", b"+", b"\\")
 _BARE_HUNK = re.compile(rb"^@@(?: @@)?[ \t]*$")
 # Old/new prefix pairs git writes: a/ b/ by default, the others with diff.mnemonicPrefix.
@@ -432,7 +433,8 @@ class UnifiedParser:
                              patch_line=fp.patch_line, path=fp.path)
         forbidden = {FileKind.ADD: (REMOVE, CONTEXT), FileKind.DELETE: (ADD,)}.get(fp.kind, ())
         for number, hunk in enumerate(fp.hunks, 1):
-            bad = [kind for kind in forbidden if kind in hunk.kinds()]
+            present = hunk.kinds()
+            bad = [kind for kind in forbidden if kind in present]
             if bad:
                 what = {REMOVE: "removed", CONTEXT: "context", ADD: "added"}[bad[0]]
                 raise PatchError(
