@@ -157,19 +157,17 @@ def apply_patch(
         try:
             check_protected(parsed, destination.protected_patterns())
             if atomic:
-                expect_removals = getattr(destination, "expect_removals", None)
-                if expect_removals is not None:  # file <-> directory type changes
-                    expect_removals(parsed.removed_paths())
+                prepare = getattr(destination, "prepare", None)
+                on_planned = None if prepare is None else prepare(
+                    parsed, stage=not (check or emit_diff))
                 # a target that does not write from the plan's pre-images (the working tree
                 # reads them again) lets the plan drop them (memory); but one file's would be
                 # read back at once for the undo: keeping it saves a read
                 keep = (emit_diff or len(parsed.files) == 1
                         or getattr(destination, "needs_planned_preimages", True))
-                staging = getattr(destination, "stage_while_planning", None)
-                stage = None if check or emit_diff or staging is None else staging(parsed)
                 plan = plan_patch(parsed, destination.read, reverse=reverse,
                                   expect_sha256=expect_sha256, progress=progress,
-                                  keep_preimages=keep, on_planned=stage)
+                                  keep_preimages=keep, on_planned=on_planned)
                 validate = getattr(destination, "validate", None)
                 if validate is not None:
                     validate(plan)

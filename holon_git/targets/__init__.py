@@ -41,12 +41,12 @@ class Target(Protocol):
 
     # Optional: validate(plan) refuses a plan before anything is written (also with --check);
     # diff_sides(plan) gives the contents --emit-diff compares (see gitdiff.Side);
-    # expect_removals(paths), called before planning with the paths the patch deletes or
-    # renames away, lets read() see past them (a removed file on the way to an added path, a
-    # directory the removals empty at one); stage_while_planning(patch) returns a callback
-    # the plan calls with each change as soon as it is planned (or None), to write its new
-    # content out then; needs_planned_preimages (default True) False lets the plan drop the
-    # pre-images' contents once each file is planned.
+    # prepare(patch, stage), called before planning: the target may learn the paths the
+    # patch deletes or renames away, so read() sees past them (a removed file on the way to
+    # an added path, a directory the removals empty at one), and, when ``stage`` (a write),
+    # return a callback the plan calls with each change as soon as it is planned, to write
+    # its new content out then (or None); needs_planned_preimages (default True) False lets
+    # the plan drop the pre-images' contents once each file is planned.
 
 
 def open_target(name: str, repo: str = ".", *, check: bool = False,

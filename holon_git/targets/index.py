@@ -24,6 +24,7 @@ from typing import Any
 import pygit2
 
 from ..errors import PatchError
+from ..model import Patch
 from ..plan import FileChange, Plan, SourceFile, removed_paths
 from . import CommitSpec
 from .commit import BranchUpdate, current_tip, head_commit, tree_of
@@ -120,9 +121,10 @@ class IndexTarget:
                 self.head_stage.check_free(change.path, removed)
         plan.diagnostics.extend(self.branch.ids.notes)
 
-    def stage_while_planning(self, patch: object) -> Callable[[FileChange], None] | None:
-        """Each new content goes to the object database as soon as its file is planned."""
-        return self.planned.take
+    def prepare(self, patch: Patch, stage: bool) -> Callable[[FileChange], None] | None:
+        """With ``stage``, each new content goes to the object database as soon as its file
+        is planned."""
+        return self.planned.take if stage else None
 
     # -- contents -------------------------------------------------------------------------------
     def blob_content(self, change: FileChange) -> bytes:
@@ -256,12 +258,10 @@ class BothTarget(IndexTarget):
             self.worktree.close()
         super().close()
 
-    def expect_removals(self, paths: set[str]) -> None:
-        self.worktree.expect_removals(paths)
-
-    def stage_while_planning(self, patch: object) -> Callable[[FileChange], None] | None:
-        """None: the working-tree write needs the new contents themselves."""
-        return None
+    def prepare(self, patch: Patch, stage: bool) -> Callable[[FileChange], None] | None:
+        """The working tree learns the removals; nothing is staged while planning, as the
+        working-tree write needs the new contents themselves."""
+        return self.worktree.prepare(patch, stage=False)
 
     def read(self, path: str) -> SourceFile | None:
         on_disk = self.worktree.read(path)

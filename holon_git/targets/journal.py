@@ -260,7 +260,8 @@ class Recovery:
     # journals whose index or branch had already moved: the apply went through, and the
     # working tree (all new) was left as it is
     completed: list[str] = field(default_factory=list)
-    # temporary files of killed one-file applies (no journal), removed (targets/leftovers.py)
+    # temporary files killed applies left with no journal pointing to them (a one-file
+    # apply, or a large patch staging while planning), removed (targets/leftovers.py)
     temporaries: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:

@@ -1,8 +1,9 @@
 """Temporary files a killed apply left in the working tree, found and removed by --recover.
 
-A one-file apply has no crash journal (its one rename is atomic), so a kill between writing
-its temporary file and renaming it, or between exchanging it and unlinking the old content,
-leaves a `.holon-<txid>-<n>.tmp` beside the file and nothing that points to it. The txid
+A one-file apply has no crash journal (its one rename is atomic), and a large patch stages
+files while it is planned, before its journal exists; so a kill between writing a temporary
+file and renaming it (or between exchanging it and unlinking the old content) can leave a
+`.holon-<txid>-<n>.tmp` with nothing that points to it. The txid
 names the process that made it; a file whose process is gone is a leftover.
 """
 

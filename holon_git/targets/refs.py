@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..model import Diagnostic
+from ..model import Diagnostic, Patch
 from ..plan import FileChange, Plan, SourceFile, removed_paths
 from . import CommitSpec
 from .commit import BranchUpdate, named_tip, tree_of
@@ -35,9 +35,10 @@ class RefTarget:
     def close(self) -> None:
         self.branch.abort()
 
-    def stage_while_planning(self, patch: object) -> Callable[[FileChange], None] | None:
-        """Each new content goes to the object database as soon as its file is planned."""
-        return self.planned.take
+    def prepare(self, patch: Patch, stage: bool) -> Callable[[FileChange], None] | None:
+        """With ``stage``, each new content goes to the object database as soon as its file
+        is planned."""
+        return self.planned.take if stage else None
 
     def read(self, path: str) -> SourceFile | None:
         return self.stage.read(path)

@@ -55,12 +55,13 @@ class WorktreeTarget:
             self.early = None
         self.tree.close()
 
-    def expect_removals(self, paths: set[str]) -> None:
-        self.removals = frozenset(paths)
-
-    def stage_while_planning(self, patch: Patch) -> Callable[[FileChange], None] | None:
-        """For a patch of many files, a callback that stages each planned change at once,
-        so the new contents never all sit in memory; None for a small patch."""
+    def prepare(self, patch: Patch, stage: bool) -> Callable[[FileChange], None] | None:
+        """Before planning: learn the paths the patch removes (so ``read`` sees past them);
+        with ``stage`` and many files, return a callback that stages each planned change at
+        once, so the new contents never all sit in memory."""
+        self.removals = frozenset(patch.removed_paths())
+        if not stage:  # a --check: the write machinery stays unloaded
+            return None
         from .transaction import PARALLEL_STAGING, entry_numbers
 
         files = [(fp.kind.value, fp.old_path, fp.path) for fp in patch.files]
@@ -68,16 +69,16 @@ class WorktreeTarget:
             return None
         txn = self.early = self._transaction(alone=True)
         txn.numbers = entry_numbers(files)
-        txn.removed = set(patch.removed_paths())
+        txn.removed = set(self.removals)
 
-        def stage(change: FileChange) -> None:
+        def stage_now(change: FileChange) -> None:
             try:
                 txn.stage_planned(change)
             except OSError as exc:
                 raise PatchError("io_error", f"writing failed: {exc.strerror or exc}",
                                  path=change.path) from exc
 
-        return stage
+        return stage_now
 
     def read(self, path: str) -> SourceFile | None:
         try:
