@@ -4,6 +4,7 @@ the plan leaves the index and the branch as they were (only unreferenced objects
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -72,3 +73,45 @@ def test_index_and_working_tree_together_keep_the_contents_for_the_files(tmp_pat
                                                                    "new 2\n"]
     assert git(repo, "diff", "--cached", "--name-only").split() == ["f0.txt", "f1.txt",
                                                                     "f2.txt"]
+
+
+def _loose_object(repo: Path, oid: str) -> Path:
+    return git_dir(repo) / "objects" / oid[:2] / oid[2:]
+
+
+def test_a_content_the_repository_lacks_is_written_with_gits_id(case: tuple[Path, dict]):
+    repo, how = case
+    expected = git(repo, "hash-object", "--stdin", input=b"new 0\n").strip()
+    assert not _has_object(repo, "new 0\n")
+    receipt = apply_patch(_patch(), repo, **how)
+    assert receipt.ok, receipt.error
+    assert git(repo, "cat-file", "-p", expected) == "new 0\n"
+    git(repo, "fsck", "--no-dangling")
+
+
+@pytest.mark.parametrize("packed", [False, True], ids=["loose", "packed"])
+def test_a_content_the_repository_has_is_not_written_again(case: tuple[Path, dict],
+                                                          packed: bool):
+    repo, how = case
+    oids = [git(repo, "hash-object", "-w", "--stdin", input=f"new {i}\n".encode()).strip()
+            for i in range(3)]
+    if packed:
+        git(repo, "pack-objects", "-q", str(git_dir(repo) / "objects" / "pack" / "pack"),
+            input="".join(f"{oid}\n" for oid in oids).encode())
+        git(repo, "prune-packed")
+        assert not any(_loose_object(repo, oid).exists() for oid in oids)
+    else:
+        old = 1_000_000_000  # 2001: libgit2 writing the object again would refresh this
+        for oid in oids:
+            os.utime(_loose_object(repo, oid), (old, old))
+    receipt = apply_patch(_patch(), repo, **how)
+    assert receipt.ok, receipt.error
+    for oid in oids:
+        loose = _loose_object(repo, oid)
+        if packed:
+            assert not loose.exists()  # not duplicated as a loose object
+        else:
+            assert loose.stat().st_mtime == 1_000_000_000
+    tree = git(repo, "ls-tree", "-r", "HEAD" if "ref" in how else git(repo, "write-tree").strip())
+    assert all(f"{oid}\tf{i}.txt" in tree for i, oid in enumerate(oids))
+    git(repo, "fsck", "--no-dangling")

@@ -29,6 +29,21 @@ def git_error(exc: Exception, doing: str) -> PatchError:
     return PatchError("git_error", f"{doing}: {exc}")
 
 
+def write_blob(repo: pygit2.Repository, content: bytes) -> pygit2.Oid:
+    """The blob id of ``content``, written to the object database unless it is there already.
+
+    libgit2 creates a blob through a write stream: it compresses the whole content into a
+    temporary file and only then finds that the object exists (and throws the file away).
+    Hashing first, as git does, makes a content the repository already has cost a hash and a
+    look-up. (git would also refresh the existing object's mtime, which only matters to a
+    `git gc` pruning that same object, unreachable and weeks old, during this apply.)
+    """
+    oid = pygit2.hash(content)
+    if repo.odb.exists(oid):
+        return oid
+    return repo.create_blob(content)
+
+
 _scratch: list[str] = []
 
 

@@ -32,13 +32,15 @@ def save_deleted(git_dir: str | None, changes: list[FileChange],
         return [{"path": c.old_path, "blob": None, "note": NOT_IN_REPOSITORY} for c in deleted]
     import pygit2
 
+    from .gitrepo import write_blob
+
     try:
         repo = pygit2.Repository(git_dir)
         saved = []
         for change in deleted:
             assert change.before is not None
             content = change.before.data if content_of is None else content_of(change)
-            saved.append({"path": change.old_path, "blob": str(repo.create_blob(content))})
+            saved.append({"path": change.old_path, "blob": str(write_blob(repo, content))})
         return saved
     except (pygit2.GitError, OSError) as exc:
         raise PatchError("io_error", f"could not save the deleted content to the object "

@@ -17,7 +17,7 @@ from pygit2.enums import ObjectType
 
 from ..errors import PatchError
 from ..plan import FileChange, SourceFile
-from .gitrepo import BLOB, EXEC, git_error, refuse_special
+from .gitrepo import BLOB, EXEC, git_error, refuse_special, write_blob
 
 
 @dataclass(frozen=True)
@@ -171,7 +171,7 @@ class PlannedBlobs:
 
     def create(self, content: bytes) -> pygit2.Oid:
         try:
-            return self.repo.create_blob(content)
+            return write_blob(self.repo, content)
         except pygit2.GitError as exc:
             raise git_error(exc, "writing blobs") from exc
 
