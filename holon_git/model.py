@@ -38,6 +38,7 @@ class HunkLine(NamedTuple):
 
 KIND_OF_PREFIX = {b" ": CONTEXT, b"-": REMOVE, b"+": ADD}
 _PREFIX_OF_KIND = {kind: prefix for prefix, kind in KIND_OF_PREFIX.items()}
+_PLUS, _MINUS = ord("+"), ord("-")
 
 
 class PackedLines(Sequence[HunkLine]):
@@ -59,6 +60,13 @@ class PackedLines(Sequence[HunkLine]):
         make, kinds = tuple.__new__, KIND_OF_PREFIX
         return [make(HunkLine, (kinds[line[:1]], line[1:]))
                 for line in io.BytesIO(self.packed).readlines()]  # splits at b"\n" only
+
+    def sides(self) -> tuple[list[bytes], list[bytes]]:
+        """The old side (context and removed texts) and the new side (context and added
+        texts), read straight from the bytes: the plan's common case needs no HunkLines."""
+        lines = io.BytesIO(self.packed).readlines()
+        return ([line[1:] for line in lines if line[0] != _PLUS],
+                [line[1:] for line in lines if line[0] != _MINUS])
 
     def flipped(self) -> PackedLines:
         """The same body with removed and added lines swapped (a reversed hunk), packed."""
@@ -128,6 +136,13 @@ def old_side(lines: list[HunkLine]) -> list[bytes]:
 def new_side(lines: list[HunkLine]) -> list[bytes]:
     """The texts of the context and added lines."""
     return list(compress(map(_text, lines), map(REMOVE.__ne__, map(_kind, lines))))
+
+
+def sides(lines: Sequence[HunkLine]) -> tuple[list[bytes], list[bytes]]:
+    """(old side, new side) of a hunk body, packed or not."""
+    if isinstance(lines, PackedLines):
+        return lines.sides()
+    return old_side(lines), new_side(lines)  # type: ignore[arg-type]
 
 
 @dataclass

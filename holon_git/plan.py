@@ -8,7 +8,7 @@ exists only when the entire patch would apply.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -25,8 +25,7 @@ from .model import (
     Hunk,
     HunkLine,
     Patch,
-    new_side,
-    old_side,
+    sides,
 )
 from .splice import dominant_eol, new_window
 
@@ -283,8 +282,8 @@ class _HunkApplier:
 
     def apply(self, hunk: Hunk, number: int) -> HunkResult:
         running = self.running
-        lines = list(hunk.lines)  # a packed body is decoded once, here
-        old = old_side(lines)
+        lines: Sequence[HunkLine] = hunk.lines  # a packed body stays packed unless needed
+        old, new = sides(lines)
         raw_hint = None
         if hunk.old_start is not None:
             raw_hint = max(hunk.old_start - (1 if old else 0), 0)
@@ -296,7 +295,7 @@ class _HunkApplier:
             # Appending after a last line that has no line ending: that line gains one, so it
             # joins the hunk as context (and is found at the end like any other).
             lines = [HunkLine(CONTEXT, last_line), *lines]
-            old = [last_line]
+            old, new = [last_line], [last_line, *new]
         if not old:
             if running.length and not hunk.anchor_end:
                 raise PatchError("ambiguous_context", "the hunk has no context or removed "
@@ -310,12 +309,12 @@ class _HunkApplier:
         else:
             found = running.search(old, at_end)
             if not found.candidates and 0 < hunk.optional_tail < len(old):
-                lines = lines[: len(lines) - hunk.optional_tail]
-                old = old[: len(old) - hunk.optional_tail]
+                lines = list(lines)[: len(lines) - hunk.optional_tail]
+                old, new = sides(lines)
                 found = running.search(old, at_end)
                 tolerances.append("trailing_blank_lines_as_separator")
             if not found.candidates:
-                raise self._not_found(hunk, lines, old, hints[1])
+                raise self._not_found(hunk, new, old, hints[1])
             candidate, by_hint = choose(found, hints)
             if candidate.original is None:
                 raise PatchError("overlapping_edits", "the hunk's old lines include lines an "
@@ -342,6 +341,7 @@ class _HunkApplier:
             fill_eol=self.fill_eol,
             at_end=at_end_now,
             final_newline=final_newline,
+            new=new,
         )
         running.replace(start, size, new)
         if raw_hint is not None:
@@ -354,9 +354,8 @@ class _HunkApplier:
         hinted = hunk.old_start
         return HunkResult(number, hinted, original + 1, tolerances, by_hint)
 
-    def _not_found(self, hunk: Hunk, lines: list, old: list[bytes],
+    def _not_found(self, hunk: Hunk, new: list[bytes], old: list[bytes],
                    hint: int | None) -> PatchError:
-        new = new_side(lines)
         at_end = hunk.old_no_newline or hunk.new_no_newline or hunk.anchor_end
         if new and new != old and self.running.search(new, at_end).candidates:
             if self.reverse:

@@ -45,6 +45,7 @@ def new_window(
     fill_eol: Callable[[], bytes],
     at_end: bool,
     final_newline: bool,
+    new: list[bytes] | None = None,
 ) -> list[bytes]:
     """The lines that replace ``window`` (the file's lines matched by the hunk's old side).
 
@@ -53,11 +54,13 @@ def new_window(
     last); called only then, as finding the file's usual ending reads the whole file.
     at_end: the window ends at the end of the file; final_newline then says whether the
     file's last line ends with a newline afterwards.
+    new: the hunk's new side (``new_side(hunk_lines)``) when the caller has it already.
     """
     if added_eol is None and (not at_end or final_newline):
         # An exact match of whole lines: the context lines are byte for byte the file's, so
         # the new side is the hunk's own text; only endings may need filling in.
-        new = new_side(hunk_lines)
+        if new is None:
+            new = new_side(hunk_lines)
         if whole_lines(new) and whole_lines(window):
             return new
     out: list[bytes] = []

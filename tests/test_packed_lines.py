@@ -7,7 +7,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import apply_edits, difflib_patch, edits, file_lines, join
 
-from holon_git.model import ADD, CONTEXT, REMOVE, Hunk, HunkLine, PackedLines
+from holon_git.model import (
+    ADD,
+    CONTEXT,
+    REMOVE,
+    Hunk,
+    HunkLine,
+    PackedLines,
+    new_side,
+    old_side,
+    sides,
+)
 from holon_git.parse import parse_patch
 
 PREFIX = {CONTEXT: b" ", REMOVE: b"-", ADD: b"+"}
@@ -39,6 +49,11 @@ def test_packed_lines_read_back_as_written(lines: list[HunkLine], cut_last_newli
     assert as_packed.new_lines == as_list.new_lines
     assert as_packed.reversed() == as_list.reversed()
     assert isinstance(as_packed.reversed().lines, PackedLines)  # -R keeps a body packed
+    # the plan reads both sides straight from the bytes
+    expected = ([line.text for line in lines if line.kind != ADD],
+                [line.text for line in lines if line.kind != REMOVE])
+    assert packed.sides() == sides(packed) == sides(lines) == expected
+    assert (old_side(lines), new_side(lines)) == expected
 
 
 def test_an_empty_body_has_no_lines():
