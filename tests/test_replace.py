@@ -125,3 +125,20 @@ def test_the_exchange_loads_once_enough_files_were_replaced(monkeypatch: pytest.
     assert loaded == (fsops._renameat2 is not None)
     if sys.platform.startswith("linux"):
         assert loaded
+
+
+@pytest.mark.parametrize("leftover", ["file", "none"])
+def test_a_staged_file_replaces_a_leftover_of_its_name(tmp_path: Path, leftover: str):
+    """Staging creates its temporary file exclusively; a leftover of the same name (a killed
+    apply's) is removed and the file made again, with the new content and permissions."""
+    root = tmp_path / "w"
+    (root / "d").mkdir(parents=True)
+    if leftover == "file":
+        (root / "d" / ".holon-x.tmp").write_bytes(b"stale content, longer than the new\n")
+        (root / "d" / ".holon-x.tmp").chmod(0o600)
+    with fsops.Tree(str(root)) as tree:
+        tree.write_new("d", ".holon-x.tmp", b"new\n", 0o755, sync=False)
+    written = root / "d" / ".holon-x.tmp"
+    assert written.read_bytes() == b"new\n"
+    assert stat.S_IMODE(written.stat().st_mode) == 0o755
+    assert sorted(os.listdir(root / "d")) == [".holon-x.tmp"]

@@ -432,6 +432,8 @@ class UnifiedParser:
             raise PatchError("missing_hunks", "file patch has no hunk",
                              patch_line=fp.patch_line, path=fp.path)
         forbidden = {FileKind.ADD: (REMOVE, CONTEXT), FileKind.DELETE: (ADD,)}.get(fp.kind, ())
+        if not forbidden:  # a modify or rename may have lines of every kind
+            return
         for number, hunk in enumerate(fp.hunks, 1):
             present = hunk.kinds()
             bad = [kind for kind in forbidden if kind in present]

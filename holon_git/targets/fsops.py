@@ -112,9 +112,11 @@ class Tree:
         it (unless the caller syncs later); a leftover of the same name (from an interrupted
         run) is replaced."""
         fd_dir = self.dir_fd(rel_dir, create=True, created=created)
-        with suppress(FileNotFoundError):
+        try:
+            fd = os.open(name, _NEW_FILE_FLAGS, 0o666, dir_fd=fd_dir)
+        except FileExistsError:  # rare: names are unique to a process and a transaction
             os.unlink(name, dir_fd=fd_dir)
-        fd = os.open(name, _NEW_FILE_FLAGS, 0o666, dir_fd=fd_dir)
+            fd = os.open(name, _NEW_FILE_FLAGS, 0o666, dir_fd=fd_dir)
         try:
             if perm is not None:
                 os.fchmod(fd, perm)
