@@ -389,9 +389,9 @@ def scenario_bigfile(cache: Path, reps: int, pyg: bool,
 
             def reset(_: str, bf: inputs.BigFile = bf, original: bytes = original) -> None:
                 (bf.repo / bf.name).write_bytes(original)
-                settle()
                 for leftover in bf.repo.glob(f"{bf.name}.*"):
                     leftover.unlink()
+                settle()
 
             def verify(tool: str, bf: inputs.BigFile = bf,
                        expected: dict[str, bytes] = expected) -> str:

@@ -128,12 +128,12 @@ def whole_lines(lines: Sequence[bytes]) -> bool:
     return b"".join(lines).count(b"\n") == len(lines)
 
 
-def old_side(lines: list[HunkLine]) -> list[bytes]:
+def old_side(lines: Sequence[HunkLine]) -> list[bytes]:
     """The texts of the context and removed lines (iterators in C: a hot path)."""
     return list(compress(map(_text, lines), map(ADD.__ne__, map(_kind, lines))))
 
 
-def new_side(lines: list[HunkLine]) -> list[bytes]:
+def new_side(lines: Sequence[HunkLine]) -> list[bytes]:
     """The texts of the context and added lines."""
     return list(compress(map(_text, lines), map(REMOVE.__ne__, map(_kind, lines))))
 
@@ -142,7 +142,7 @@ def sides(lines: Sequence[HunkLine]) -> tuple[list[bytes], list[bytes]]:
     """(old side, new side) of a hunk body, packed or not."""
     if isinstance(lines, PackedLines):
         return lines.sides()
-    return old_side(lines), new_side(lines)  # type: ignore[arg-type]
+    return old_side(lines), new_side(lines)
 
 
 @dataclass
