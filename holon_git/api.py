@@ -269,13 +269,19 @@ def recover(repo: str | os.PathLike[str] = ".") -> dict[str, object]:
     from .targets.journal import Recovery
     from .targets.journal import recover as recover_journals
     from .targets.leftovers import remove_leftovers
-    from .targets.repo import locate
+    from .targets.repo import git_directories, locate
 
     location = locate(os.fspath(repo))
     if location.git_dir is None or location.work_tree is None:
         return Recovery().to_dict()
-    done = recover_journals(location.git_dir, location.work_tree)
-    done.temporaries = remove_leftovers(location.work_tree)
+    guarded = git_directories(location.git_dir, location.gitfile)
+    try:
+        done = recover_journals(location.git_dir, location.work_tree, guarded)
+        done.temporaries = remove_leftovers(location.work_tree, guarded)
+    except OSError as exc:
+        raise PatchError("io_error", f"recovery failed: {exc.strerror or exc}",
+                         hint="the filesystem refused a read or write; run 'git holon-apply "
+                         "--recover' again once it is fixed (recovery can be repeated)") from exc
     return done.to_dict()
 
 

@@ -56,7 +56,8 @@ def open_target(name: str, repo: str = ".", *, check: bool = False,
         from .worktree import WorktreeTarget
 
         location = locate(repo)
-        return WorktreeTarget(root_of(location, repo), location.git_dir, durable)
+        return WorktreeTarget(root_of(location, repo), location.git_dir, durable,
+                              location.gitfile)
     if name in ("index", "both"):
         from .index import BothTarget, IndexTarget
 

@@ -29,10 +29,12 @@ from ..plan import FileChange, Plan, SourceFile, removed_paths
 from . import CommitSpec
 from .commit import BranchUpdate, current_tip, head_commit, tree_of
 from .gitdiff import Side, plan_sides
+from .gitdir_guard import GitDirGuard
 from .gitrepo import GitRepo, git_error, open_repository
 from .interrupts import checkpoint
 from .lock import IndexLock, interrupts_deferred
 from .protect import repo_patterns
+from .repo import git_directories
 from .stage import Entry, PlannedBlobs, Stage
 
 
@@ -46,6 +48,8 @@ class IndexTarget:
     def __init__(self, repo: str, *, check: bool = False,
                  commit: CommitSpec | None = None) -> None:
         self.git: GitRepo = open_repository(repo)
+        self.guard = GitDirGuard(self.git.work_tree,
+                                 git_directories(self.git.git_dir, self.git.gitfile))
         self.planned = PlannedBlobs(self.git.repo)
         self.lock: IndexLock | None = None
         self.scratch: str | None = None
@@ -96,6 +100,7 @@ class IndexTarget:
 
     # -- planning -----------------------------------------------------------------------------
     def read(self, path: str) -> SourceFile | None:
+        self.guard.check(path)
         return self.stage.read(path)
 
     def protected_patterns(self) -> list[str]:
@@ -250,7 +255,8 @@ class BothTarget(IndexTarget):
                              hint="apply with --cached, or to a branch with --ref")
         from .worktree import WorktreeTarget
 
-        self.worktree = WorktreeTarget(self.git.work_tree, self.git.git_dir, self.durable)
+        self.worktree = WorktreeTarget(self.git.work_tree, self.git.git_dir, self.durable,
+                                       self.git.gitfile)
         self.filemode = self.git.config_bool("core.filemode", True)
 
     def close(self) -> None:

@@ -12,10 +12,12 @@ from ..plan import FileChange, Plan, SourceFile, removed_paths
 from . import CommitSpec
 from .commit import BranchUpdate, named_tip, tree_of
 from .gitdiff import Side, plan_sides
+from .gitdir_guard import GitDirGuard
 from .gitrepo import open_repository
 from .interrupts import checkpoint
 from .lock import interrupts_deferred
 from .protect import repo_patterns
+from .repo import git_directories
 from .stage import PlannedBlobs, Stage
 
 
@@ -26,6 +28,8 @@ class RefTarget:
     def __init__(self, repo: str, commit: CommitSpec) -> None:
         assert commit.ref is not None
         self.git = open_repository(repo)
+        self.guard = GitDirGuard(self.git.work_tree,
+                                 git_directories(self.git.git_dir, self.git.gitfile))
         self.tip = named_tip(self.git.repo, commit.ref)
         self.base_tree = tree_of(self.git.repo, self.tip.old)
         self.stage = Stage.from_tree(self.git.repo, self.base_tree, self.tip.ref)
@@ -41,6 +45,7 @@ class RefTarget:
         return self.planned.take if stage else None
 
     def read(self, path: str) -> SourceFile | None:
+        self.guard.check(path)
         return self.stage.read(path)
 
     def protected_patterns(self) -> list[str]:

@@ -346,7 +346,8 @@ class Transaction:
         def sync(item: tuple[str, str]) -> None:
             path, temp = item
             try:
-                fd = os.open(temp, _READ_FLAGS, dir_fd=self.tree.dir_fd(self._stage_dir(path)))
+                with self.tree.opened(self._stage_dir(path)) as dir_fd:
+                    fd = os.open(temp, _READ_FLAGS, dir_fd=dir_fd)
                 try:
                     os.fsync(fd)
                 finally:
@@ -387,29 +388,26 @@ class Transaction:
     def _commit(self, change: FileChange, exchange: bool) -> None:
         parent, name = split(change.path)
         staged_in = self._stage_dir(change.path)
-        fd = self.tree.dir_fd(parent, create=staged_in != parent, created=self.created_dirs)
-        from_fd = fd if staged_in == parent else self.tree.dir_fd(staged_in)
-        temp = self.staged[change.path]
-        before = change.before if change.action == "modify" else None
-        if exchange and before is not None and fsops.exchange(temp, name, fd):
-            # the new content is in place; the temporary name now holds the old one
-            self.done.append(_Done(change.path, before))
-            os.unlink(temp, dir_fd=fd)
-        else:
-            os.rename(temp, name, src_dir_fd=from_fd, dst_dir_fd=fd)
-            self.done.append(_Done(change.path, before))
+        with self.tree.opened(parent, create=staged_in != parent,
+                              created=self.created_dirs) as fd, \
+                self.tree.opened(staged_in) as from_fd:
+            temp = self.staged[change.path]
+            before = change.before if change.action == "modify" else None
+            if exchange and before is not None and fsops.exchange(temp, name, fd):
+                # the new content is in place; the temporary name now holds the old one
+                self.done.append(_Done(change.path, before))
+                os.unlink(temp, dir_fd=fd)
+            else:
+                os.rename(temp, name, src_dir_fd=from_fd, dst_dir_fd=fd)
+                self.done.append(_Done(change.path, before))
         del self.staged[change.path]
 
     def _sync_dirs(self, dirs: set[str]) -> None:
-        def sync(fd: int) -> None:
-            with suppress(OSError):
+        def sync(rel: str) -> None:
+            with suppress(OSError, Missing, PatchError), self.tree.opened(rel) as fd:
                 os.fsync(fd)
 
-        fds = []
-        for rel in dirs:
-            with suppress(OSError, Missing):
-                fds.append(self.tree.dir_fd(rel))
-        _each(sync, fds)
+        _each(sync, sorted(dirs))
 
     def _prune(self, removed: list[str]) -> None:
         """Remove directories a deletion or rename left empty, as git does."""

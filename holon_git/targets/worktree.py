@@ -14,7 +14,7 @@ from ..errors import PatchError
 from ..model import Patch
 from ..plan import EXECUTABLE, REGULAR, FileChange, Plan, SourceFile
 from .fsops import Tree, identity, split
-from .repo import JOURNAL_DIR
+from .repo import JOURNAL_DIR, git_directories
 
 if TYPE_CHECKING:
     from .transaction import Transaction
@@ -32,9 +32,12 @@ class WorktreeTarget:
     # into the journal, so a large patch never holds every old file in memory at once
     needs_planned_preimages = False
 
-    def __init__(self, root: str, git_dir: str | None = None, durable: bool = False) -> None:
+    def __init__(self, root: str, git_dir: str | None = None, durable: bool = False,
+                 gitfile: str | None = None) -> None:
         self.root = os.path.abspath(root)
         self.git_dir = git_dir  # where the crash journal goes; None outside a repository
+        # no path may lead into these, whatever their names (fsops.Tree compares identities)
+        self.guarded = git_directories(git_dir, gitfile)
         self.durable = durable  # True: fsync files, directories and journal (power loss)
         # paths the patch deletes or renames away: a file there may become a directory, and
         # a directory they empty may become a file (see read)
@@ -45,7 +48,7 @@ class WorktreeTarget:
                 from .journal import refuse_if_pending
 
                 refuse_if_pending(git_dir)
-            self.tree = Tree(self.root)
+            self.tree = Tree(self.root, self.guarded)
         except OSError as exc:
             raise _read_error(exc, None) from exc
 
