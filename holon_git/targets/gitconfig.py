@@ -185,6 +185,6 @@ def _file_values(path: str, name: str) -> list[str | None]:
 
     try:
         config = pygit2.Config(path)
-        return [entry.value for entry in config.get_multivar(name)]
+        return list(config.get_multivar(name))
     except (pygit2.GitError, OSError, KeyError, ValueError):
         return []
