@@ -155,7 +155,7 @@ def apply_patch(
         destination = open_target(target, os.fspath(repo), check=check, commit=spec,
                                   durable=durable)
         try:
-            check_protected(parsed, destination.protected_patterns())
+            check_protected(parsed, destination.protection())
             if atomic:
                 prepare = getattr(destination, "prepare", None)
                 on_planned = None if prepare is None else prepare(

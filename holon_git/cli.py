@@ -530,12 +530,12 @@ def protect_check_command() -> None:
     Used by the holon-protect pre-commit hook and the plain pre-commit hook.
     """
     from .hooks import protected_problems
-    from .targets.staged import protect_patterns, staged_changes, top_level
+    from .targets.staged import protection, staged_changes, top_level
 
     try:
         repo = top_level(".")
         problems = protected_problems([c.path for c in staged_changes(repo)],
-                                      protect_patterns(repo))
+                                      protection(repo))
     except PatchError as err:
         click.echo(_describe_error(err), err=True)
         sys.exit(EXIT_REFUSED)

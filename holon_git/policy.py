@@ -9,13 +9,22 @@ later ``!pattern`` re-includes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .errors import PatchError
 from .model import Diagnostic, FilePatch, Patch
 
 PROTECT_FILE = ".holon/protect"
+
+
+@dataclass(frozen=True)
+class Protection:
+    """The protected-path patterns in force, and whether paths compare without case (git's
+    core.ignorecase: on such a filesystem 'Secret.txt' is 'secret.txt')."""
+
+    patterns: list[str] = field(default_factory=list)
+    ignore_case: bool = False
 
 
 def _spec(patterns: Iterable[str]) -> Any:
@@ -71,17 +80,26 @@ def select_files(patch: Patch, include: Sequence[str] = (),
     return replace(patch, files=kept, diagnostics=[*patch.diagnostics, *notes])
 
 
-def check_protected(patch: Patch, patterns: Sequence[str]) -> None:
+def check_protected(patch: Patch, protection: Protection | Sequence[str]) -> None:
     """Refuse a patch that touches a protected path (either side of a rename counts).
 
     The policy file itself is always protected: a patch may not change its own rules.
     """
-    spec = _spec(patterns) if patterns else None
+    if not isinstance(protection, Protection):
+        protection = Protection(list(protection))
+    fold = str.lower if protection.ignore_case else _same
+    patterns = protection.patterns
+    spec = _spec(fold(p) for p in patterns) if patterns else None
     for fp in patch.files:
         for path in fp.paths:
-            if path == PROTECT_FILE or (spec is not None and spec.match_file(path)):
-                rule = "the policy file" if path == PROTECT_FILE else "holon.protect / " \
-                    f"{PROTECT_FILE}"
+            key = fold(path)
+            if key == fold(PROTECT_FILE) or (spec is not None and spec.match_file(key)):
+                rule = "the policy file" if key == fold(PROTECT_FILE) else \
+                    f"holon.protect / {PROTECT_FILE}"
                 raise PatchError("protected_path", f"{path!r} is protected by {rule}",
                                  path=path, patch_line=fp.patch_line,
                                  details={"patterns": list(patterns)})
+
+
+def _same(text: str) -> str:
+    return text

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..plan import Plan, SourceFile
+from ..policy import Protection
 
 TARGETS = ("worktree", "index", "both", "ref")
 
@@ -37,7 +38,7 @@ class Target(Protocol):
 
     def close(self) -> None: ...
 
-    def protected_patterns(self) -> list[str]: ...
+    def protection(self) -> Protection: ...
 
     # Optional: validate(plan) refuses a plan before anything is written (also with --check);
     # diff_sides(plan) gives the contents --emit-diff compares (see gitdiff.Side);

@@ -26,6 +26,7 @@ import pygit2
 from ..errors import PatchError
 from ..model import Patch
 from ..plan import FileChange, Plan, SourceFile, removed_paths
+from ..policy import Protection
 from . import CommitSpec
 from .commit import BranchUpdate, current_tip, head_commit, tree_of
 from .gitdiff import Side, plan_sides
@@ -33,7 +34,7 @@ from .gitdir_guard import GitDirGuard
 from .gitrepo import GitRepo, git_error, open_repository
 from .interrupts import checkpoint
 from .lock import IndexLock, interrupts_deferred
-from .protect import repo_patterns
+from .protect import repo_protection
 from .repo import git_directories
 from .stage import Entry, PlannedBlobs, Stage
 
@@ -103,8 +104,8 @@ class IndexTarget:
         self.guard.check(path)
         return self.stage.read(path)
 
-    def protected_patterns(self) -> list[str]:
-        return repo_patterns(self.git, self.head_tree)
+    def protection(self) -> Protection:
+        return repo_protection(self.git, self.head_tree)
 
     def validate(self, plan: Plan) -> None:
         """Refusals the planner cannot see: file/directory collisions and, for a commit,

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from ..model import Diagnostic, Patch
 from ..plan import FileChange, Plan, SourceFile, removed_paths
+from ..policy import Protection
 from . import CommitSpec
 from .commit import BranchUpdate, named_tip, tree_of
 from .gitdiff import Side, plan_sides
@@ -16,7 +17,7 @@ from .gitdir_guard import GitDirGuard
 from .gitrepo import open_repository
 from .interrupts import checkpoint
 from .lock import interrupts_deferred
-from .protect import repo_patterns
+from .protect import repo_protection
 from .repo import git_directories
 from .stage import PlannedBlobs, Stage
 
@@ -48,8 +49,8 @@ class RefTarget:
         self.guard.check(path)
         return self.stage.read(path)
 
-    def protected_patterns(self) -> list[str]:
-        return repo_patterns(self.git, self.base_tree)
+    def protection(self) -> Protection:
+        return repo_protection(self.git, self.base_tree)
 
     def validate(self, plan: Plan) -> None:
         removed = removed_paths(plan.changes)

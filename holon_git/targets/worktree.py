@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from ..errors import PatchError
 from ..model import Patch
 from ..plan import EXECUTABLE, REGULAR, FileChange, Plan, SourceFile
+from ..policy import Protection
 from .fsops import Tree, identity, split
 from .repo import JOURNAL_DIR, git_directories
 
@@ -118,10 +119,10 @@ class WorktreeTarget:
         except OSError as exc:
             raise _read_error(exc, path) from exc
 
-    def protected_patterns(self) -> list[str]:
-        from .protect import worktree_patterns
+    def protection(self) -> Protection:
+        from .protect import worktree_protection
 
-        return worktree_patterns(self.root, self.git_dir)
+        return worktree_protection(self.root, self.git_dir)
 
     # -- writing -----------------------------------------------------------------------------
     def write(self, plan: Plan) -> dict[str, object]:
