@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from functools import wraps
 from typing import Any, TypeVar
@@ -194,10 +195,28 @@ def apply_patch(
                               expect_sha256=expect_sha256 or {}, progress=progress)
         finally:
             destination.close()
-    except PatchError as err:
+    except Exception as exc:  # coded ones become the receipt's error; the rest re-raise
+        err = exc if isinstance(exc, PatchError) else _coded(exc)
+        if err is None:
+            raise
         receipt.status = PARTIAL if (not atomic and not check and receipt.files) else REFUSED
         receipt.error = err
     return receipt
+
+
+def _coded(exc: Exception) -> PatchError | None:
+    """libgit2's failures as pygit2 raises them, coded: an OS-level one (a lock file that
+    could not be renamed while `git gc` ran, a full disk) is an OSError, the rest GitError.
+    The targets undo themselves and release their locks first, so nothing has changed."""
+    if isinstance(exc, OSError):
+        return PatchError("io_error", f"the repository refused a read or write: "
+                          f"{exc.strerror or exc}",
+                          hint="nothing was changed; retry once the other git process (a "
+                          "gc, a commit) has finished, or check the disk")
+    pygit2 = sys.modules.get("pygit2")
+    if pygit2 is not None and isinstance(exc, pygit2.GitError):
+        return PatchError("git_error", f"libgit2 refused the operation: {exc}")
+    return None
 
 
 RETRYABLE = ("head_moved", "ref_locked")

@@ -155,15 +155,18 @@ class Tree:
                 self._evict()
 
     def _walk(self, rel_dir: str, create: bool, created: list[str] | None) -> int:
-        """Open ``rel_dir`` from its nearest open ancestor, one component at a time."""
-        parts = rel_dir.split("/")
-        depth = len(parts) - 1
-        while depth and "/".join(parts[:depth]) not in self._fds:
-            depth -= 1
-        current = "/".join(parts[:depth])
+        """Open ``rel_dir`` from its nearest open ancestor, one component at a time. The
+        ancestor is looked for among the open descriptors (a bounded few), not among the
+        path's prefixes (thousands, in a path of thousands of components)."""
+        current = ""
+        for key in self._fds:
+            if len(key) > len(current) and rel_dir.startswith(key) \
+                    and rel_dir[len(key):len(key) + 1] == "/":
+                current = key
         fd = self._fds[current]
         self._fds.move_to_end(current)
-        for name in parts[depth:]:
+        rest = rel_dir[len(current) + 1:] if current else rel_dir
+        for name in rest.split("/"):
             current = f"{current}/{name}" if current else name
             fd = self._open_child(fd, current, name, create, created)
             self._fds[current] = fd

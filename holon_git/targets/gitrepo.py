@@ -44,6 +44,28 @@ def write_blob(repo: pygit2.Repository, content: bytes) -> pygit2.Oid:
     return repo.create_blob(content)
 
 
+def require_objects(repo: pygit2.Repository, ids: Any) -> None:
+    """Refuse if an object this apply wrote (or found unreferenced and reused) is gone.
+
+    Until the index or the branch names them, new objects are unreachable, and a concurrent
+    `git gc --prune=now` deletes unreachable objects whatever their age. Checked after the
+    new index is written under its lock and before it (or the branch) moves: an index or a
+    branch naming a pruned object would be a damaged repository. (A gc between this check
+    and the rename remains possible: git documents that window for --prune=now.)"""
+    try:
+        odb = repo.odb
+        missing = [str(oid) for oid in dict.fromkeys(ids) if oid is not None
+                   and not odb.exists(oid)]
+    except (pygit2.GitError, OSError) as exc:
+        raise git_error(exc, "checking the objects this apply wrote") from exc
+    if missing:
+        raise PatchError(
+            "git_error", f"{len(missing)} object(s) this apply wrote were removed before the "
+            f"index or branch could name them ({missing[0]}): a concurrent "
+            "'git gc --prune=now'?", details={"missing": missing[:20]},
+            hint="nothing was changed; apply again once the garbage collection has finished")
+
+
 _scratch: list[str] = []
 
 

@@ -31,7 +31,7 @@ from . import CommitSpec
 from .commit import BranchUpdate, current_tip, head_commit, tree_of
 from .gitdiff import Side, plan_sides
 from .gitdir_guard import GitDirGuard
-from .gitrepo import GitRepo, git_error, open_repository
+from .gitrepo import GitRepo, git_error, open_repository, require_objects
 from .interrupts import checkpoint
 from .lock import IndexLock, interrupts_deferred
 from .protect import repo_protection
@@ -165,7 +165,7 @@ class IndexTarget:
         contents = {c.path: self.blob_content(c) for c in plan.changes if c.after is not None}
         blob_ids = self.planned.all_ids(contents)
         extra: dict[str, object] = {}
-        commit_id = None
+        commit_id = tree_id = None
         if self.branch is not None and self.head_stage is not None:
             self.head_stage.apply(plan.changes, blob_ids)
             tree_id = self.head_stage.write_tree()
@@ -182,6 +182,7 @@ class IndexTarget:
                 self.index.write()
             except pygit2.GitError as exc:
                 raise git_error(exc, "writing the index") from exc
+            require_objects(self.git.repo, [*blob_ids.values(), tree_id, commit_id])
             checkpoint()  # a Ctrl-C held since the write began stops it here, undone below
             if files is not None:
                 files.mark_commit_point(*self._commit_point(commit_id))

@@ -14,7 +14,7 @@ from . import CommitSpec
 from .commit import BranchUpdate, named_tip, tree_of
 from .gitdiff import Side, plan_sides
 from .gitdir_guard import GitDirGuard
-from .gitrepo import open_repository
+from .gitrepo import open_repository, require_objects
 from .interrupts import checkpoint
 from .lock import interrupts_deferred
 from .protect import repo_protection
@@ -77,6 +77,7 @@ class RefTarget:
         checkpoint()  # a Ctrl-C held since the write began stops it here: nothing moved yet
         with interrupts_deferred():
             self.branch.lock()
+            require_objects(self.git.repo, [*blob_ids.values(), tree_id, commit_id])
             self.branch.commit(commit_id)
         return self.branch.result(commit_id, tree_id)
 

@@ -247,21 +247,28 @@ class Transaction:
         return self.journal.preimage(self.record.entries[self.numbers[path]])
 
     def _missing_dirs(self, paths: list[str]) -> list[str]:
-        """Directories to create: missing, or where a file the patch removes is now."""
+        """Directories to create: missing, or where a file the patch removes is now. One
+        walk per path finds the first that is not there; every one below it is made."""
         missing: set[str] = set()
         for path in paths:
             parent = split(path)[0]
-            while parent and parent not in missing:
-                try:
-                    self.tree.dir_fd(parent)
+            if not parent or parent in missing:
+                continue
+            try:
+                self.tree.dir_fd(parent)
+                continue
+            except Missing as gone:
+                top = gone.args[0]
+            except PatchError as err:
+                if self._stage_dir(path) == parent:
+                    raise  # not a file this patch removes: in the way
+                top = err.path or parent
+            at = parent
+            while at and at not in missing:
+                missing.add(at)
+                if at == top:
                     break
-                except Missing:
-                    pass
-                except PatchError:
-                    if self._stage_dir(path) == split(path)[0]:
-                        raise  # not a file this patch removes: in the way
-                missing.add(parent)
-                parent = split(parent)[0]
+                at = split(at)[0]
         return sorted(missing)
 
     def _stage_dir(self, path: str) -> str:
