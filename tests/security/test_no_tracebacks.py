@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -220,8 +221,12 @@ def test_cli_json_prints_the_receipt_of_a_libgit2_failure(tmp_path: Path,
     patch.write_text(MODIFY)
     monkeypatch.setattr(pygit2.Repository, "create_blob", failing())
     monkeypatch.chdir(repo)
-    with pytest.raises(SystemExit) as exited:
-        cli.main(["--json", "--cached", str(patch)])
+    handler = signal.getsignal(signal.SIGINT)  # cli.main ignores SIGINT once it is over
+    try:
+        with pytest.raises(SystemExit) as exited:
+            cli.main(["--json", "--cached", str(patch)])
+    finally:
+        signal.signal(signal.SIGINT, handler)
     assert exited.value.code == 1
     out = capsys.readouterr()
     assert json.loads(out.out)["error"]["code"] == "io_error"
