@@ -8,10 +8,11 @@ device and inode, so neither a dotfiles layout (``.cfg``), a ``--separate-git-di
 the tree nor a case-insensitive spelling reaches it.
 
 Descriptors are bounded: the most recently used directories stay open (an LRU of at most
-``max_open``); one evicted is opened again by walking down from the nearest open ancestor,
-and must then be the very directory it was (same device and inode), or the walk is refused
-as ``stale_file``. Code that keeps a descriptor while it opens others, or uses one from
-several threads, holds it with ``opened()``, which keeps it from being evicted.
+``max_open``: an eighth of the descriptor limit, at most 1,024); one evicted is opened again
+by walking down from the nearest open ancestor, and must then be the very directory it was
+(same device and inode), or the walk is refused as ``stale_file``. Code that keeps a
+descriptor while it opens others, or uses one from several threads, holds it with
+``opened()``, which keeps it from being evicted.
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ from ..errors import PatchError
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 _NEW_FILE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
                    | getattr(os, "O_CLOEXEC", 0))
-MAX_OPEN_DIRS = 64  # directory descriptors a tree keeps open, at most
+MAX_OPEN_DIRS = 1024  # directory descriptors a tree keeps open, at most
 _FD_SHARE = 8  # ... and no more than this fraction of the process's descriptor limit
+_NEAR_ANCESTORS = 16  # prefixes of a path tried before the open descriptors are searched
 
 Identity = tuple[int, int]  # (st_dev, st_ino)
 
@@ -40,8 +42,11 @@ class Missing(Exception):
 
 
 def max_open_dirs() -> int:
-    """How many directory descriptors a tree may hold: MAX_OPEN_DIRS, or less under a low
-    RLIMIT_NOFILE (macOS's default is 256), leaving the rest to files, the journal and git."""
+    """How many directory descriptors a tree may hold: an eighth of RLIMIT_NOFILE (32 under
+    macOS's default of 256, 128 under Linux's usual 1024), at most MAX_OPEN_DIRS, leaving the
+    rest to files, the journal and git. A patch touching more directories re-opens the least
+    recently used ones (each phase of a write visits them again), so a generous limit is
+    used: under a low one, that costs time, never correctness."""
     try:
         limit = os.sysconf("SC_OPEN_MAX")
     except (ValueError, OSError, AttributeError):
@@ -155,14 +160,8 @@ class Tree:
                 self._evict()
 
     def _walk(self, rel_dir: str, create: bool, created: list[str] | None) -> int:
-        """Open ``rel_dir`` from its nearest open ancestor, one component at a time. The
-        ancestor is looked for among the open descriptors (a bounded few), not among the
-        path's prefixes (thousands, in a path of thousands of components)."""
-        current = ""
-        for key in self._fds:
-            if len(key) > len(current) and rel_dir.startswith(key) \
-                    and rel_dir[len(key):len(key) + 1] == "/":
-                current = key
+        """Open ``rel_dir`` from its nearest open ancestor, one component at a time."""
+        current = self._open_ancestor(rel_dir)
         fd = self._fds[current]
         self._fds.move_to_end(current)
         rest = rel_dir[len(current) + 1:] if current else rel_dir
@@ -172,6 +171,24 @@ class Tree:
             self._fds[current] = fd
             self._evict(keep=current)
         return fd
+
+    def _open_ancestor(self, rel_dir: str) -> str:
+        """The deepest ancestor of ``rel_dir`` with an open descriptor ("" at worst): among
+        its nearest few prefixes (a usual tree), else among the open descriptors, which are
+        bounded (a path of thousands of components has thousands of prefixes)."""
+        cut = len(rel_dir)
+        for _ in range(_NEAR_ANCESTORS):
+            cut = rel_dir.rfind("/", 0, cut)
+            if cut < 0:
+                return ""
+            if rel_dir[:cut] in self._fds:
+                return rel_dir[:cut]
+        found = ""
+        for key in self._fds:
+            if len(found) < len(key) < cut and rel_dir.startswith(key) \
+                    and rel_dir[len(key)] == "/":
+                found = key
+        return found
 
     def _open_child(self, parent_fd: int, rel: str, name: str, create: bool,
                     created: list[str] | None) -> int:

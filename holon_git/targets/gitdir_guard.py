@@ -39,11 +39,12 @@ class GitDirGuard:
         if self.work_tree is None:
             return
         parts = path.split("/")
+        if not self.files:  # the file itself can only be the git directory's pointer file
+            parts = parts[:-1]
         current = ""
-        for number, name in enumerate(parts, 1):
+        for name in parts:
             current = f"{current}/{name}" if current else name
-            last = number == len(parts)
-            if not last and current in self.clear:
+            if current in self.clear:
                 continue
             try:
                 # every component before this one is a real directory (checked below), so
@@ -57,5 +58,4 @@ class GitDirGuard:
                                  "repository's git directory, whatever its name", path=path)
             if not stat.S_ISDIR(st.st_mode):
                 return  # a file or link on the way: a checkout replaces it, never follows it
-            if not last:
-                self.clear.add(current)
+            self.clear.add(current)

@@ -82,10 +82,11 @@ def refused(layout: Layout, patch: str, **options: object) -> None:
     assert layout.state() == before, "a refused patch changed something"
 
 
-# every kind of patch on the working tree and the index; the hook on every target
-CASES = sorted({(kind, target) for kind in PATCHES for target in ("worktree", "index")}
+# every kind of patch on the working tree; the hook on every target; the others on git's
+CASES = sorted({(kind, "worktree") for kind in PATCHES}
                | {("add_hook", target) for target in TARGETS}
-               | {("modify_config", target) for target in ("check", "commit", "ref")})
+               | {(kind, "index") for kind in ("modify_config", "rename_into")}
+               | {("modify_config", "ref")})
 
 
 @pytest.mark.parametrize("kind, target", CASES)
