@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 from crashkit import LONG
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from repos.builders import git, git_env, make_repo, snapshot, snapshot_all
 
 from holon_git import apply_patch
@@ -92,9 +94,13 @@ def test_a_refactor_across_300_directories_under_the_macos_limit(template: Path,
         assert status == "" if "--commit" in options else "??" not in status
 
 
-def test_descriptors_held_stay_bounded(template: Path, tmp_path: Path):
+def test_descriptors_held_stay_bounded(template: Path, tmp_path: Path,
+                                       monkeypatch: pytest.MonkeyPatch):
     """Sampled as the apply plans and writes: never more than the tree's bound of directory
-    descriptors, plus a few for the journal and the file being read or written."""
+    descriptors (made small here, as a low descriptor limit makes it), plus a few for the
+    journal and the file being read or written."""
+    bound = 16
+    monkeypatch.setattr(fsops, "MAX_OPEN_DIRS", bound, raising=False)
     repo = fresh(template, tmp_path / "r")
     baseline = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
     if baseline is None:
@@ -106,7 +112,9 @@ def test_descriptors_held_stay_bounded(template: Path, tmp_path: Path):
 
     receipt = apply_patch(refactor(), repo, progress=progress)
     assert receipt.ok, receipt.error
-    assert 0 < peak[0] <= fsops.MAX_OPEN_DIRS + 8, peak[0]
+    assert 0 < peak[0] <= bound + 8, peak[0]
+    assert all("new_name" in (repo / p).read_text() for p in snapshot(repo)
+               if p.endswith("mod.py"))
 
 
 def _child_apply(repo: Path, patch: str, limit: int, write_fd: int) -> None:
@@ -165,3 +173,76 @@ def test_near_the_limit_a_refusal_leaves_nothing_behind(tmp_path: Path):
     print(f"\noutcomes by descriptor limit: {outcomes}")
     assert completed, "no limit up to 120 above those in use let the apply complete"
     assert outcomes.get("io_error", 0) > 0, "no limit was low enough to refuse"
+
+
+# -- property: a tree holding a few descriptors writes what an unbounded one writes -------------
+
+@st.composite
+def layouts(draw: st.DrawFn) -> tuple[dict[str, str], list[tuple[str, str, str | None]]]:
+    """Files in nested directories, and per file an action: modify, delete, rename (into
+    another or a new directory) or keep; plus additions in new directories."""
+    names = st.sampled_from(["a", "b", "c", "d"])
+    paths = draw(st.lists(st.lists(names, min_size=1, max_size=4).map("/".join),
+                          min_size=1, max_size=12, unique=True))
+    files = {f"{p}/f{n}.txt": f"file {n}\nline two\n" for n, p in enumerate(paths)}
+    actions: list[tuple[str, str, str | None]] = []
+    for n, path in enumerate(files):
+        kind = draw(st.sampled_from(["modify", "delete", "rename", "keep"]))
+        target = f"{draw(st.lists(names, min_size=1, max_size=4).map('/'.join))}/r{n}.txt"
+        actions.append((kind, path, target if kind == "rename" else None))
+    for n in range(draw(st.integers(0, 3))):
+        actions.append(("add", f"new{n}/{'/'.join(draw(st.lists(names, max_size=3)))}/n.txt"
+                        .replace("//", "/"), None))
+    return files, actions
+
+
+def build(files: dict[str, str], actions: list[tuple[str, str, str | None]]
+          ) -> tuple[str, dict[str, str]]:
+    parts, expected = [], dict(files)
+    for kind, path, target in actions:
+        if kind == "modify":
+            parts.append(f"--- a/{path}\n+++ b/{path}\n@@ -1,2 +1,2 @@\n-{files[path].split()[0]} "
+                         f"{files[path].split()[1]}\n+CHANGED\n line two\n")
+            expected[path] = "CHANGED\nline two\n"
+        elif kind == "delete":
+            parts.append(f"--- a/{path}\n+++ /dev/null\n@@ -1,2 +0,0 @@\n"
+                         f"-{files[path].splitlines()[0]}\n-line two\n")
+            del expected[path]
+        elif kind == "rename":
+            assert target is not None
+            parts.append(f"diff --git a/{path} b/{target}\nsimilarity index 100%\n"
+                         f"rename from {path}\nrename to {target}\n")
+            expected[target] = expected.pop(path)
+        elif kind == "add":
+            parts.append(f"--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n+added\n")
+            expected[path] = "added\n"
+    return "".join(parts), expected
+
+
+@settings(max_examples=40 if not LONG else 400, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(case=layouts(), bound=st.integers(2, 6))
+def test_a_few_descriptors_write_what_many_would(case, bound: int,
+                                                 monkeypatch: pytest.MonkeyPatch):
+    """Whatever the tree and however few descriptors a walk may keep, the apply gives the
+    tree the patch describes, or refuses a patch that does not fit (a file where a
+    directory must go) without changing anything, exactly as an unbounded walk does."""
+    import tempfile
+
+    files, actions = case
+    patch, expected = build(files, actions)
+    outcomes = []
+    for max_open in (bound, 10_000):
+        monkeypatch.setattr(fsops, "MAX_OPEN_DIRS", max_open, raising=False)
+        with tempfile.TemporaryDirectory() as scratch:
+            repo = make_repo(Path(scratch) / "r", files)
+            receipt = apply_patch(patch, repo)
+            now = {p: (repo / p).read_text() for p, e in snapshot(repo).items()
+                   if e[0] == "file"}
+            if receipt.ok:
+                assert now == expected, (max_open, receipt.to_json())
+            else:
+                assert now == files, (max_open, receipt.error)
+            assert not (repo / ".git" / "holon-apply").exists()
+            outcomes.append(receipt.error.code if receipt.error else "applied")
+    assert outcomes[0] == outcomes[1]
