@@ -15,15 +15,17 @@ from typing import Any
 
 from . import paths
 from .errors import PatchError
-from .match import KEYS, LEVELS, RunningFile, choose, near_miss, split_lines
+from .match import KEYS, LEVELS, RunningFile, choose, key_ws, near_miss, split_lines
 from .model import (
     ADD,
     CONTEXT,
+    KIND_OF_PREFIX,
     Diagnostic,
     FileKind,
     FilePatch,
     Hunk,
     HunkLine,
+    PackedLines,
     Patch,
     sides,
 )
@@ -176,7 +178,7 @@ def check_expected(expect_sha256: Mapping[str, str], read: Reader) -> None:
 def _plan_file(fp: FilePatch, read: Reader, reverse: bool) -> FileChange:
     try:
         if fp.kind is FileKind.ADD:
-            return _plan_add(fp, read)
+            return _plan_add(fp, read, reverse)
         if fp.kind is FileKind.DELETE:
             return _plan_delete(fp, read)
         return _plan_modify(fp, read, reverse)
@@ -193,7 +195,7 @@ def _change(fp: FilePatch, before: SourceFile | None, after: bytes | None,
     )
 
 
-def _plan_add(fp: FilePatch, read: Reader) -> FileChange:
+def _plan_add(fp: FilePatch, read: Reader, reverse: bool = False) -> FileChange:
     path = fp.path
     lines = [line for hunk in fp.hunks for line in hunk.lines]
     ends_newline = not (fp.hunks and fp.hunks[-1].new_no_newline)
@@ -202,7 +204,8 @@ def _plan_add(fp: FilePatch, read: Reader) -> FileChange:
     existing = read(path)
     if existing is not None:
         if existing.data == content:
-            raise PatchError("already_applied", f"{path!r} already exists with this content")
+            code = "not_applied" if reverse else "already_applied"
+            raise PatchError(code, f"{path!r} already exists with this content")
         raise PatchError("already_exists", f"cannot add {path!r}: it already exists")
     return _change(fp, None, content, EXECUTABLE if fp.executable else REGULAR)
 
@@ -242,7 +245,9 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool) -> FileChange:
     if fp.kind is FileKind.RENAME:
         target = read(fp.new_path)
         if target is not None:
-            code = "already_applied" if existing is None else "already_exists"
+            code = "already_exists"
+            if existing is None:
+                code = "not_applied" if reverse else "already_applied"
             raise PatchError(code, f"cannot rename {fp.old_path!r} to {fp.new_path!r}: the "
                              "destination already exists", path=fp.new_path)
     if existing is None:
@@ -297,6 +302,9 @@ class _HunkApplier:
             lines = [HunkLine(CONTEXT, last_line), *lines]
             old, new = [last_line], [last_line, *new]
         if not old:
+            claims = self._edge_claims(hunk, lines, new)
+            if running.length:
+                self._refuse_if_applied(hunk, new, claims)
             if running.length and not hunk.anchor_end:
                 raise PatchError("ambiguous_context", "the hunk has no context or removed "
                                  "lines, so nothing anchors it in a non-empty file",
@@ -314,12 +322,19 @@ class _HunkApplier:
                 found = running.search(old, at_end)
                 tolerances.append("trailing_blank_lines_as_separator")
             if not found.candidates:
-                raise self._not_found(hunk, new, old, hints[1])
+                raise self._not_found(hunk, number, new, old, hints[1])
+            if new != old:
+                self._refuse_if_applied(hunk, new, [*self._hint_claims(hunk, hints[1], new),
+                                                    *self._edge_claims(hunk, lines, new)],
+                                        old, [c.start for c in found.candidates])
             candidate, by_hint = choose(found, hints)
             if candidate.original is None:
-                raise PatchError("overlapping_edits", "the hunk's old lines include lines an "
-                                 "earlier hunk of this file changed")
+                earlier = running.hunks_in_current(candidate.start, len(old))
+                raise _overlapping(earlier, number)
             start, original, level = candidate.start, candidate.original, found.level
+            if new != old:  # the new side where this match would put it
+                self._refuse_if_applied(hunk, new, [start, start + len(old) - len(new)], old,
+                                        [start])
         if level:
             tolerances.append(LEVELS[level])
         if hunk.blank_context_lines:
@@ -343,7 +358,7 @@ class _HunkApplier:
             final_newline=final_newline,
             new=new,
         )
-        running.replace(start, size, new)
+        running.replace(start, size, new, number)
         if raw_hint is not None:
             self.drift = original - raw_hint
         if by_hint:
@@ -354,18 +369,81 @@ class _HunkApplier:
         hinted = hunk.old_start
         return HunkResult(number, hinted, original + 1, tolerances, by_hint)
 
-    def _not_found(self, hunk: Hunk, new: list[bytes], old: list[bytes],
+    def _applied_error(self, message: str) -> PatchError:
+        if self.reverse:
+            return PatchError("not_applied", "the file has the hunk's old lines where the hunk "
+                              "goes, not its new ones: the patch is not applied, so there is "
+                              "nothing to reverse")
+        return PatchError("already_applied", message)
+
+    def _hint_claims(self, hunk: Hunk, hint: int | None, new: list[bytes]) -> list[int]:
+        """Where the hunk's line numbers say its new side goes, in the current file: the
+        hinted old line (drift-corrected) and the new side's own line number."""
+        claims = []
+        if hint is not None:
+            at = self.running.to_current(hint)
+            if at is not None:
+                claims.append(at)
+        if hunk.new_start is not None:
+            claims.append(max(hunk.new_start - (1 if new else 0), 0) + self.drift)
+        return claims
+
+    def _edge_claims(self, hunk: Hunk, lines: Sequence[HunkLine],
+                     new: list[bytes]) -> list[int]:
+        """git's match_beginning and match_end: a hunk whose context runs out at the file's
+        start or end claims that edge. A hunk with no context at all (diff -U0) claims none:
+        git cannot tell it from one in the middle either."""
+        kinds = _edge_kinds(lines)
+        if kinds is None:
+            return []
+        _, last, has_context = kinds
+        claims = []
+        if hunk.anchor_end or (has_context and last != CONTEXT):
+            claims.append(self.running.length - len(new))
+        if hunk.old_start == 0 or (hunk.old_start == 1 and has_context):
+            claims.append(0)
+        return claims
+
+    def _refuse_if_applied(self, hunk: Hunk, new: list[bytes], claims: Iterable[int],
+                           old: Sequence[bytes] = (), matches: Iterable[int] = ()) -> None:
+        """Refuse when the hunk's new side already sits at a place the hunk claims.
+
+        New lines that lie inside a match of the old side and equal its lines there say
+        nothing (a deletion's new side is part of its old side), so they do not count. A
+        hunk that changes whether the file ends with a newline sits only at the end, with
+        the ending its new side has (the comparison levels ignore a missing final newline).
+        """
+        if not new:
+            return
+        running = self.running
+        ending = None if hunk.old_no_newline == hunk.new_no_newline else not hunk.new_no_newline
+        wanted = [key_ws(line) for line in new]
+        olds = [key_ws(line) for line in old]
+        matches = list(matches)
+        for at in dict.fromkeys(claims):
+            if ending is not None and (at + len(new) != running.length or ending != (
+                    running.last_line() or b"").endswith(b"\n")):
+                continue
+            if any(m <= at and at + len(new) <= m + len(olds)
+                   and olds[at - m : at - m + len(new)] == wanted for m in matches):
+                continue
+            if running.sits_at(at, new) is not None:
+                raise self._applied_error(
+                    f"the hunk's new lines are already at line {at + 1}, where the hunk goes")
+
+    def _not_found(self, hunk: Hunk, number: int, new: list[bytes], old: list[bytes],
                    hint: int | None) -> PatchError:
         at_end = hunk.old_no_newline or hunk.new_no_newline or hunk.anchor_end
-        if new and new != old and self.running.search(new, at_end).candidates:
-            if self.reverse:
-                return PatchError("already_applied", "the file has the hunk's old lines, not its "
-                                  "new ones: the patch is not applied, so there is nothing to "
-                                  "reverse", hint="check that this patch was applied to this "
-                                  "file before reversing it")
-            return PatchError("already_applied", "the hunk's new lines are already in the file "
-                              "and its old lines are not")
-        details = near_miss(self.running.lines(), old, hint)
+        running = self.running
+        for start in running.find_original(old, at_end):
+            earlier = running.hunks_in_original(start, len(old))
+            if earlier:
+                return _overlapping(earlier, number)
+        if new and new != old and running.search(new, at_end).candidates:
+            return self._applied_error("the hunk's new lines are already in the file and its "
+                                       "old lines are not")
+        # near misses are shown in the file as it is on disk, never as earlier hunks left it
+        details = near_miss(running.original, old, hint)
         diff = details.get("first_difference")
         message = "the hunk's old lines were not found"
         if diff:
@@ -374,3 +452,27 @@ class _HunkApplier:
                         + ("the end of the file" if diff["found"] is None
                            else repr(diff["found"])))
         return PatchError("context_not_found", message, details=details)
+
+
+def _overlapping(earlier: list[int], number: int) -> PatchError:
+    hunks = [*earlier, number]
+    named = ", ".join(map(str, earlier))
+    return PatchError("overlapping_edits", f"hunk {number} changes lines that hunk"
+                      f"{'s' if len(earlier) > 1 else ''} {named} of this file also "
+                      "change", details={"hunks": hunks})
+
+
+def _edge_kinds(lines: Sequence[HunkLine]) -> tuple[str, str, bool] | None:
+    """(first line's kind, last line's kind, whether any line is context) of a hunk body."""
+    if isinstance(lines, PackedLines):
+        packed = lines.packed
+        if not packed:
+            return None
+        body = packed[:-1] if packed.endswith(b"\n") else packed
+        cut = body.rfind(b"\n")
+        first, last = packed[:1], body[cut + 1 : cut + 2]
+        has_context = packed.startswith(b" ") or b"\n " in packed
+        return KIND_OF_PREFIX[first], KIND_OF_PREFIX[last], has_context
+    if not lines:
+        return None
+    return lines[0].kind, lines[-1].kind, any(line.kind == CONTEXT for line in lines)
