@@ -355,7 +355,7 @@ MAX_REGION = 200
 MAX_SHOWN = 500
 
 
-def _show(line: bytes) -> str:
+def show_line(line: bytes) -> str:
     text = line[:MAX_SHOWN * 4].decode("utf-8", "replace").rstrip("\r\n")
     return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "..."
 
@@ -385,13 +385,13 @@ def near_miss(current: Sequence[bytes], old: Sequence[bytes], hint: int | None) 
         None,
     )
     lo, hi = max(start, 0), min(max(start, 0) + len(old), len(current), start + MAX_REGION)
-    region = [{"line": i + 1, "text": _show(current[i])} for i in range(lo, hi)]
+    region = [{"line": i + 1, "text": show_line(current[i])} for i in range(lo, hi)]
     out: dict = {"nearest_line": lo + 1, "region": region}
     if first_diff is not None:
         at = start + first_diff
         out["first_difference"] = {
             "line": at + 1,
-            "expected": _show(old[first_diff]),
-            "found": _show(current[at]) if 0 <= at < len(current) else None,
+            "expected": show_line(old[first_diff]),
+            "found": show_line(current[at]) if 0 <= at < len(current) else None,
         }
     return out

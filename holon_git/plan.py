@@ -30,6 +30,7 @@ from .model import (
     sides,
 )
 from .splice import dominant_eol, new_window
+from .threeway import KnownVersions, conflict_error, conflicts, marker_size_for
 
 REGULAR = 0o100644
 EXECUTABLE = 0o100755
@@ -99,6 +100,7 @@ class FileChange:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     added: int = 0
     removed: int = 0
+    three_way: dict[str, str] | None = None  # merged from this base (the rescue)
 
     @property
     def path(self) -> str:
@@ -124,7 +126,8 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
                expect_sha256: Mapping[str, str] | None = None,
                progress: Callable[[str, int, int], None] | None = None,
                keep_preimages: bool = True,
-               on_planned: Callable[[FileChange], None] | None = None) -> Plan:
+               on_planned: Callable[[FileChange], None] | None = None,
+               three_way: KnownVersions | None = None) -> Plan:
     """Match every hunk against the pre-images ``read`` returns; raise on the first refusal.
 
     ``expect_sha256`` maps paths to the sha256 (hex) their pre-image must have, "" for "must
@@ -134,12 +137,14 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
     mode and token stay), for a target that can read it again: a large patch then never
     holds every old file in memory at once. ``on_planned(change)`` is called with each file's
     change as soon as it is planned (a target may stage it then, and let go of its content).
+    ``three_way`` supplies a file's other versions and a merge for the three-way rescue of a
+    file patch whose old side is not in the current text (threeway.py); None turns it off.
     """
     check_expected(expect_sha256 or {}, read)
     changes = []
     total = len(patch.files)
     for fp in patch.files:
-        change = _plan_file(fp, read, reverse)
+        change = _plan_file(fp, read, reverse, three_way)
         if not keep_preimages and change.before is not None:
             change.before = SourceFile(None, change.before.mode, change.before.token)
         if on_planned is not None:
@@ -175,13 +180,14 @@ def check_expected(expect_sha256: Mapping[str, str], read: Reader) -> None:
                              details={"path": path, "expected": expected, "actual": actual})
 
 
-def _plan_file(fp: FilePatch, read: Reader, reverse: bool) -> FileChange:
+def _plan_file(fp: FilePatch, read: Reader, reverse: bool,
+               three_way: KnownVersions | None = None) -> FileChange:
     try:
         if fp.kind is FileKind.ADD:
             return _plan_add(fp, read, reverse)
         if fp.kind is FileKind.DELETE:
             return _plan_delete(fp, read)
-        return _plan_modify(fp, read, reverse)
+        return _plan_modify(fp, read, reverse, three_way)
     except PatchError as err:
         raise err.located(path=fp.path, patch_line=fp.patch_line) from None
 
@@ -239,7 +245,8 @@ def _plan_delete(fp: FilePatch, read: Reader) -> FileChange:
     )
 
 
-def _plan_modify(fp: FilePatch, read: Reader, reverse: bool) -> FileChange:
+def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
+                 three_way: KnownVersions | None = None) -> FileChange:
     assert fp.old_path is not None and fp.new_path is not None
     existing = read(fp.old_path)
     if fp.kind is FileKind.RENAME:
@@ -254,16 +261,67 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool) -> FileChange:
         raise PatchError("not_found", f"{fp.old_path!r} does not exist", path=fp.old_path)
     change = _change(fp, existing, existing.data, existing.mode)
     if fp.hunks:
-        running = RunningFile(split_lines(existing.data))
-        applier = _HunkApplier(running, existing.data, reverse)
-        for number, hunk in enumerate(fp.hunks, 1):
-            try:
-                change.hunks.append(applier.apply(hunk, number))
-            except PatchError as err:
-                raise err.located(hunk=number, patch_line=hunk.patch_line) from None
-        change.after = b"".join(running.lines())
-        change.diagnostics.extend(applier.diagnostics)
+        try:
+            change.after, change.hunks, notes = _apply_hunks(fp, existing.data, reverse)
+        except PatchError as err:
+            if err.code != "context_not_found" or three_way is None:
+                raise
+            return _rescue(fp, change, existing.data, three_way, reverse, err)
+        change.diagnostics.extend(notes)
     return change
+
+
+def _apply_hunks(fp: FilePatch, content: bytes,
+                 reverse: bool) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
+    """The file patch's hunks applied to ``content``: the new content, where each hunk went,
+    and the notes; raises the first hunk's refusal, located."""
+    running = RunningFile(split_lines(content))
+    applier = _HunkApplier(running, content, reverse)
+    results = []
+    for number, hunk in enumerate(fp.hunks, 1):
+        try:
+            results.append(applier.apply(hunk, number))
+        except PatchError as err:
+            raise err.located(hunk=number, patch_line=hunk.patch_line) from None
+    return b"".join(running.lines()), results, applier.diagnostics
+
+
+def _rescue(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
+            reverse: bool, refusal: PatchError) -> FileChange:
+    """The three-way rescue (threeway.py): the first other version of the file that the whole
+    file patch applies to is the base; the current text is merged with base + patch."""
+    assert fp.old_path is not None
+    tried = {ours}
+    for version in three_way.versions(fp, fp.old_path):
+        if version.content in tried:
+            continue
+        tried.add(version.content)
+        try:
+            theirs, results, notes = _apply_hunks(fp, version.content, reverse)
+        except PatchError:
+            continue
+        size = marker_size_for(version.content, ours, theirs)
+        merged = three_way.merge(version.content, ours, theirs, size)
+        if not merged.clean:
+            raise conflict_error(conflicts(merged.content, size), ours, version.label)
+        if merged.content == ours:  # e.g. a patch written against HEAD, re-sent
+            code = "not_applied" if reverse else "already_applied"
+            raise PatchError(code, f"the patch was written against {version.label}; merged "
+                             "with the current text it changes nothing: "
+                             + ("its edit is not in the file" if reverse
+                                else "its edit is already there"))
+        for result in results:
+            result.tolerances.append("three_way")
+        change.after, change.hunks = merged.content, results
+        change.three_way = {"base": version.label}
+        if version.blob is not None:
+            change.three_way["blob"] = version.blob
+        change.diagnostics.extend(notes)
+        change.diagnostics.append(Diagnostic(
+            "three_way", f"the hunks did not match the current text; merged from "
+            f"{version.label}, where they apply", fp.patch_line))
+        return change
+    raise refusal
 
 
 class _HunkApplier:
