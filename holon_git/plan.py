@@ -15,7 +15,7 @@ from typing import Any
 
 from . import paths
 from .errors import PatchError
-from .match import KEYS, LEVELS, RunningFile, choose, key_ws, near_miss, split_lines
+from .match import KEYS, LEVELS, Found, RunningFile, choose, key_ws, near_miss, split_lines
 from .model import (
     ADD,
     CONTEXT,
@@ -382,9 +382,12 @@ class _HunkApplier:
             if not found.candidates:
                 raise self._not_found(hunk, number, new, old, hints[1])
             if new != old:
-                self._refuse_if_applied(hunk, new, [*self._hint_claims(hunk, hints[1], new),
-                                                    *self._edge_claims(hunk, lines, new)],
-                                        old, [c.start for c in found.candidates])
+                hinted = self._hint_claims(hunk, hints[1], new)
+                edges = [at for at in self._edge_claims(hunk, lines, new) if at not in hinted]
+                self._refuse_if_applied(hunk, new, [*hinted, *edges], old,
+                                        [c.start for c in found.candidates], edges)
+            if not new and raw_hint is not None and len(old) < running.length:
+                found = _at_hint_only(found, hints)
             candidate, by_hint = choose(found, hints)
             if candidate.original is None:
                 earlier = running.hunks_in_current(candidate.start, len(old))
@@ -463,13 +466,17 @@ class _HunkApplier:
         return claims
 
     def _refuse_if_applied(self, hunk: Hunk, new: list[bytes], claims: Iterable[int],
-                           old: Sequence[bytes] = (), matches: Iterable[int] = ()) -> None:
+                           old: Sequence[bytes] = (), matches: Iterable[int] = (),
+                           edges: Sequence[int] = ()) -> None:
         """Refuse when the hunk's new side already sits at a place the hunk claims.
 
         New lines that lie inside a match of the old side and equal its lines there say
-        nothing (a deletion's new side is part of its old side), so they do not count. A
-        hunk that changes whether the file ends with a newline sits only at the end, with
-        the ending its new side has (the comparison levels ignore a missing final newline).
+        nothing (a deletion's new side is part of its old side), so they do not count. An
+        edge claim (``edges``) counts only where the new side there overlaps a match of the
+        old side: a hunk whose context was cut short in the middle of a file does not claim
+        the file's end. A hunk that changes whether the file ends with a newline sits only at
+        the end, with the ending its new side has (the comparison levels ignore a missing
+        final newline).
         """
         if not new:
             return
@@ -485,6 +492,9 @@ class _HunkApplier:
             if any(m <= at and at + len(new) <= m + len(olds)
                    and olds[at - m : at - m + len(new)] == wanted for m in matches):
                 continue
+            if at in edges and not any(at < m + len(olds) and m < at + len(new)
+                                       for m in matches):
+                continue  # an edge the new side would reach only away from the old side
             if running.sits_at(at, new) is not None:
                 raise self._applied_error(
                     f"the hunk's new lines are already at line {at + 1}, where the hunk goes")
@@ -510,6 +520,23 @@ class _HunkApplier:
                         + ("the end of the file" if diff["found"] is None
                            else repr(diff["found"])))
         return PatchError("context_not_found", message, details=details)
+
+
+def _at_hint_only(found: Found, hints: Sequence[int | None]) -> Found:
+    """A hunk that only removes lines, with no context (diff -U0), leaves nothing behind to
+    recognise it by: sent again, it would remove the next copy of its lines. So when it has
+    a line number, it is placed only where that number (or the drift-corrected one) says
+    (unless it removes the whole file, which has no second copy)."""
+    wanted = {h for h in hints if h is not None}
+    at_hint = [c for c in found.candidates if c.original in wanted]
+    if not at_hint:
+        lines = ", ".join(str((c.original if c.original is not None else c.start) + 1)
+                          for c in found.candidates[:10])
+        raise PatchError("ambiguous_context", "the hunk only removes lines and has no context; "
+                         f"its line number does not hold them (they are at line {lines}), so "
+                         "nothing says which lines are meant",
+                         hint="add a few unchanged lines around the removed lines as context")
+    return Found(at_hint, found.level)
 
 
 def _overlapping(earlier: list[int], number: int) -> PatchError:
