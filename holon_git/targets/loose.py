@@ -1,6 +1,6 @@
 """Writing a blob as a loose object without loading pygit2 (which costs a plain working-tree
 apply more than everything else it does): zlib at git's default loose-object level, the
-object's id hashed as git does, the file written under a temporary name and linked into
+object's id hashed as git does, the file written under a temporary name and renamed into
 place, read-only. Used to keep the pre-images of an apply for the history log (history.py).
 
 Only plain repositories are written: one whose object format is not SHA-1 or SHA-256 as this
@@ -61,12 +61,16 @@ def write_blob(git_dir: str, content: bytes) -> str | None:
     final = os.path.join(folder, oid[2:])
     if os.path.exists(final):
         return oid
-    with suppress(FileExistsError):
-        os.mkdir(folder, 0o777)
     compressor = zlib.compressobj(_LOOSE_LEVEL)
     data = compressor.compress(header) + compressor.compress(content) + compressor.flush()
     temp = os.path.join(folder, f"tmp_obj_holon_{os.getpid()}_{oid[:12]}")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o444)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+    try:
+        fd = os.open(temp, flags, 0o444)
+    except FileNotFoundError:  # the first object of its fan-out directory
+        with suppress(FileExistsError):
+            os.mkdir(folder, 0o777)
+        fd = os.open(temp, flags, 0o444)
     try:
         try:
             view = memoryview(data)
@@ -74,8 +78,10 @@ def write_blob(git_dir: str, content: bytes) -> str | None:
                 view = view[os.write(fd, view):]
         finally:
             os.close(fd)
-        with suppress(FileExistsError):  # written meanwhile by another process: same bytes
-            os.link(temp, final)
-    finally:
-        os.unlink(temp)
+        # the same id is the same bytes: replacing a copy another process wrote is harmless
+        os.rename(temp, final)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(temp)
+        raise
     return oid
