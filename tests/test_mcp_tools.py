@@ -241,7 +241,10 @@ def test_read_region_shows_exactly_the_lines_asked_for(tmp_path_factory, lines: 
     newline = "\r\n" if crlf else "\n"
     text = newline.join(lines) + (newline if final_newline and lines else "")
     content = text.encode()
-    repo = make_repo(tmp_path_factory.mktemp("r"), {"f.txt": content}, commit=False)
+    repo = tmp_path_factory.getbasetemp() / "region-property"
+    if not repo.exists():
+        make_repo(repo)
+    (repo / "f.txt").write_bytes(content)
     region = read_region(str(repo), "f.txt", start, start + length)
     expected = content.decode().split(newline)
     if content.endswith(newline.encode()) or not content:
