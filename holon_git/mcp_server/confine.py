@@ -93,9 +93,10 @@ class Confinement:
         top = _top_level(path) if os.path.isdir(path) else None
         if top is None or top not in self.repos:
             what = "is not a directory" if not os.path.isdir(path) else (
-                "is not in a git repository" if top is None else f"is in {top}")
-            raise PatchError("repo_not_served", f"{requested!r} {what}, which this server does "
-                             f"not serve; it serves {served}", hint=REPO_HINT)
+                "is not in a git repository" if top is None else
+                f"is in {top}, which this server does not serve")
+            raise PatchError("repo_not_served", f"{requested!r} {what}; this server serves "
+                             f"{served}", hint=REPO_HINT)
         if top not in allowed:
             raise PatchError("repo_not_served", f"{top} is outside the client's roots "
                              f"({', '.join(roots or ())})", hint="work in a repository inside "

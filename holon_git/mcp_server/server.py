@@ -11,12 +11,13 @@ most a crash journal, which ``git holon-apply --recover`` rolls back).
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -33,6 +34,7 @@ from .calls import ToolAnswer, answer, refusal
 from .confine import Confinement, roots_from_uris
 from .tools import APPLY, TOOLS, check_arguments, instructions, tool_specs
 
+T = TypeVar("T")
 ROOTS_KEY = "roots"  # the key of the roots request in an input_required result (2026-07-28)
 ROOTS_TIMEOUT = 10.0  # seconds a client may take to list its roots
 
@@ -46,7 +48,7 @@ class Writes:
         self._running = 0
         self.stopping = False
 
-    def run(self, func: Any) -> Any:
+    def run(self, func: Callable[[], T]) -> T:
         with self._idle:
             if self.stopping:  # a call that came while the applies in progress finish
                 raise PatchError("io_error", "the server is stopping; nothing was changed",
@@ -171,6 +173,9 @@ def _result(outcome: ToolAnswer) -> types.CallToolResult:
 def serve(repos: Sequence[str]) -> None:
     """Serve the tools over stdin/stdout until the client closes the connection; raises
     PatchError('not_a_repository') before serving when a repository is unusable."""
+    # The CLI pauses the cycle collector for its one short command; a server lives long and
+    # the SDK's async machinery makes reference cycles (each apply still pauses it itself).
+    gc.enable()
     holon = HolonServer(Confinement(repos))
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, holon.writes.stop)

@@ -96,7 +96,7 @@ def check_arguments(tool: str, arguments: Any) -> dict[str, Any]:
         where = "/".join(str(part) for part in error.absolute_path)
         raise bad_arguments(f"argument {where!r}: {error.message}" if where
                             else error.message, tool)
-    if tool == READ and arguments.get("end_line", arguments.get("start_line", 1)) < \
-            arguments.get("start_line", 1):
-        raise bad_arguments("end_line is before start_line", tool)
+    start, end = arguments.get("start_line", 1), arguments.get("end_line")
+    if tool == READ and end is not None and end < start:
+        raise bad_arguments(f"end_line {end} is before start_line {start}", tool)
     return arguments
