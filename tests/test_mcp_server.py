@@ -159,8 +159,8 @@ def test_apply_refuse_repair_with_read_region_apply_again(repo: Path, mode: str)
 
 # -- confinement --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("mode", MODES)
-def test_a_repository_outside_the_roots_is_refused(tmp_path: Path, repo: Path, mode: str):
+def test_a_repository_outside_the_roots_is_refused(tmp_path: Path, repo: Path):
+    """(The 2026-07-28 roots round is in test_roots_are_asked_on_every_call.)"""
     other = make_repo(tmp_path / "other", {"src/greet.py": GREET})
     unserved = make_repo(tmp_path / "unserved", {"src/greet.py": GREET})
     edit = ("--- a/src/greet.py\n+++ b/src/greet.py\n@@ -1,2 +1,2 @@\n def greet(name):\n"
@@ -178,9 +178,35 @@ def test_a_repository_outside_the_roots_is_refused(tmp_path: Path, repo: Path, m
                 assert refused.structured_content["error"]["code"] == "repo_not_served"
                 assert "error: repo_not_served" in text(refused)
 
-    session(server(repo, other), body, mode=mode, list_roots_callback=roots_callback(repo))
+    session(server(repo, other), body, mode="legacy", list_roots_callback=roots_callback(repo))
     assert "Hi, " in (repo / "src/greet.py").read_text()
     assert {path: snapshot(path) for path in (other, unserved)} == untouched
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_roots_are_asked_on_every_call(tmp_path: Path, repo: Path, mode: str):
+    other = make_repo(tmp_path / "other", {"a.txt": "a\n"})
+    roots: list[Path] = [repo]
+
+    async def list_roots(context: Any) -> mcp_types.ListRootsResult | mcp_types.ErrorData:
+        if not roots:
+            return mcp_types.ErrorData(code=-32603, message="no roots today")
+        return mcp_types.ListRootsResult(roots=[mcp_types.Root(uri=d.as_uri()) for d in roots])
+
+    async def body(client: Client) -> None:
+        read = {"path": "a.txt", "repo": str(other)}
+        first = await client.call_tool("read_region", read)
+        assert first.structured_content["error"]["code"] == "repo_not_served"
+        roots[:] = [tmp_path]  # the client's roots changed: now both lie inside
+        second = await client.call_tool("read_region", read)
+        assert not second.is_error, text(second)
+        if mode == "legacy":  # a client that declares roots but fails to list them
+            roots.clear()
+            failed = await client.call_tool("read_region", read)
+            assert failed.structured_content["error"]["code"] == "repo_not_served"
+            assert "no roots today" in text(failed)
+
+    session(server(repo, other), body, mode=mode, list_roots_callback=list_roots)
 
 
 def test_without_roots_every_served_repository_may_be_named(tmp_path: Path, repo: Path):
