@@ -186,7 +186,7 @@ def _plan_file(fp: FilePatch, read: Reader, reverse: bool,
         if fp.kind is FileKind.ADD:
             return _plan_add(fp, read, reverse)
         if fp.kind is FileKind.DELETE:
-            return _plan_delete(fp, read)
+            return _plan_delete(fp, read, None if reverse else three_way)
         return _plan_modify(fp, read, reverse, three_way)
     except PatchError as err:
         raise err.located(path=fp.path, patch_line=fp.patch_line) from None
@@ -216,10 +216,13 @@ def _plan_add(fp: FilePatch, read: Reader, reverse: bool = False) -> FileChange:
     return _change(fp, None, content, EXECUTABLE if fp.executable else REGULAR)
 
 
-def _plan_delete(fp: FilePatch, read: Reader) -> FileChange:
+def _plan_delete(fp: FilePatch, read: Reader,
+                 three_way: KnownVersions | None = None) -> FileChange:
     path = fp.path
     existing = read(path)
     if existing is None:
+        if three_way is not None and fp.check_deleted_content:
+            _refuse_if_deleted_already(fp, three_way)
         raise PatchError("not_found", f"cannot delete {path!r}: it does not exist")
     if not fp.check_deleted_content:  # envelope '*** Delete File': whatever the file holds
         change = _change(fp, existing, None, None)
@@ -243,6 +246,20 @@ def _plan_delete(fp: FilePatch, read: Reader) -> FileChange:
         f"{len(current)} line(s) that differ",
         details=details,
     )
+
+
+def _refuse_if_deleted_already(fp: FilePatch, three_way: KnownVersions) -> None:
+    """A missing file that another known version (the index, HEAD, a pre-image this tool
+    recorded when it deleted it) held with exactly the lines the patch deletes: a re-sent
+    deletion."""
+    old = [line.text for hunk in fp.hunks for line in hunk.lines if line.kind != ADD]
+    for version in three_way.versions(fp, fp.path):
+        lines = split_lines(version.content)
+        if len(lines) == len(old) and any(
+                all(key(a) == key(b) for a, b in zip(old, lines, strict=True)) for key in KEYS):
+            raise PatchError("already_applied", f"cannot delete {fp.path!r}: it does not "
+                             f"exist, and it held exactly these lines in {version.label}: "
+                             "the deletion is done already")
 
 
 def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,

@@ -113,3 +113,17 @@ def test_a_fresh_deletion_from_a_run_of_blank_lines_still_applies(tmp_path: Path
     patch = "--- a/f.txt\n+++ b/f.txt\n@@ -2,2 +2 @@\n \n-\n"
     assert run(repo, patch).returncode == 0
     assert (repo / "f.txt").read_text() == "x\n\n"
+
+
+@pytest.mark.parametrize("target", ["worktree", "cached", "index"])
+def test_a_resent_deletion_is_already_applied(tmp_path: Path, target: str):
+    """The file is gone; the index, HEAD or the history log held exactly the deleted lines."""
+    repo = make_repo(tmp_path / "r", {"f.txt": ABC, "g.txt": "g\n"})
+    patch = "--- a/f.txt\n+++ /dev/null\n@@ -1,3 +0,0 @@\n-alpha\n-beta\n-gamma\n"
+    assert run(repo, patch, *TARGETS[target]).returncode == 0
+    state = everything(repo)
+    again = run(repo, patch, *TARGETS[target])
+    assert again.returncode == 1 and "already_applied" in again.stderr, again.stderr
+    assert everything(repo) == state
+    other = patch.replace("-gamma", "-delta")  # not what was there: the path is wrong
+    assert "not_found" in run(repo, other, *TARGETS[target]).stderr
