@@ -188,6 +188,10 @@ Other commands: 'git holon-apply COMMAND -h'. Documentation: docs/cli.md, docs/e
 @click.option("--atomic/--no-atomic", default=True, show_default=True,
               help="All files or none; --no-atomic applies file by file, in order, and stops "
               "at the first refusal.")
+@click.option("--3way/--no-3way", "three_way", default=True, show_default=True,
+              help="When a file's hunks do not match its current text, merge from the version "
+              "they were written against (the patch's index line, the index, HEAD, or this "
+              "tool's recent pre-images); --no-3way refuses instead.")
 @click.option("--expect-sha256", "expect", metavar="PATH=HEX", multiple=True,
               help="Refuse the whole patch (stale_file) unless PATH's current content has this "
               "sha256; 'PATH=' asserts PATH does not exist. Repeatable.")
@@ -208,7 +212,7 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
                   exclude: tuple[str, ...], emit_diff: str | None, holon_output: str | None,
                   force: bool, write_receipt: bool, atomic: bool, expect: tuple[str, ...],
                   retry: int, durable: bool, recover: bool, verbose: bool,
-                  quiet: bool) -> None:
+                  quiet: bool, three_way: bool) -> None:
     """Apply PATCH (a unified diff or a '*** Begin Patch' envelope, or stdin) to the working
     tree: every file or none.
 
@@ -271,7 +275,8 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
                                   include=include, exclude=exclude,
                                   emit_diff=emit_diff is not None, atomic=atomic,
                                   expect_sha256=expect_sha256, retry=retry,
-                                  progress=_noting_the_write(reporter), durable=durable)
+                                  progress=_noting_the_write(reporter), durable=durable,
+                                  three_way=three_way)
         finally:
             if reporter is not None:
                 reporter.close()
@@ -481,6 +486,34 @@ def tool_call_command(call_file: str, provider: str, repo: str, check: bool) -> 
     outcome = run_tool_call(provider, data, repo, check=check)
     click.echo(outcome.text)
     sys.exit(EXIT_OK if outcome.ok else EXIT_REFUSED)
+
+
+MCP_INSTALL = "pip install 'holon-git[mcp]'"
+
+
+@cli.command("mcp", context_settings=CONTEXT)
+@click.option("--repo", "repos", multiple=True, type=click.Path(file_okay=False),
+              metavar="PATH", help="A repository to serve (repeatable; default: the current "
+              "directory's). Calls naming any other repository are refused.")
+def mcp_command(repos: tuple[str, ...]) -> None:
+    """Serve apply_patch, check_patch and read_region to an MCP client over stdio.
+
+    Register the command 'git-holon-apply mcp --repo PATH' with the client (docs/mcp.md).
+    The client's roots narrow the served repositories further. Needs the mcp extra:
+    pip install 'holon-git[mcp]'. Exits 0 when the client closes the connection.
+    """
+    try:  # the MCP SDK is imported here only: no other command pays for it
+        from .mcp_server.server import serve
+    except ImportError as exc:
+        click.echo(f"error: the MCP server needs the mcp package ({exc}); install it with: "
+                   f"{MCP_INSTALL}", err=True)
+        sys.exit(EXIT_USAGE)
+    try:
+        serve(repos)
+    except PatchError as err:
+        click.echo(_describe_error(err), err=True)
+        sys.exit(EXIT_USAGE)
+    sys.exit(EXIT_OK)
 
 
 def _report_problems(problems: list[Any]) -> None:

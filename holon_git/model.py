@@ -217,6 +217,8 @@ class FilePatch:
     # True when git's 'new file mode 100755' (or, for a delete, 'deleted file mode 100755')
     # says the added (or deleted) file is executable: an add, or a reversed delete, creates it so.
     executable: bool = False
+    # git's 'index OLD..NEW' line: the (abbreviated) blob ids of the old and new content
+    blob_ids: tuple[str, str] | None = None
 
     @property
     def path(self) -> str:
@@ -248,6 +250,7 @@ class FilePatch:
             old_path=self.new_path,
             new_path=self.old_path,
             hunks=[hunk.reversed() for hunk in self.hunks],
+            blob_ids=None if self.blob_ids is None else self.blob_ids[::-1],
         )
 
 

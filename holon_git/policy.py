@@ -92,13 +92,30 @@ def check_protected(patch: Patch, protection: Protection | Sequence[str]) -> Non
     spec = _spec(fold(p) for p in patterns) if patterns else None
     for fp in patch.files:
         for path in fp.paths:
-            key = fold(path)
-            if key == fold(PROTECT_FILE) or (spec is not None and spec.match_file(key)):
-                rule = "the policy file" if key == fold(PROTECT_FILE) else \
-                    f"holon.protect / {PROTECT_FILE}"
-                raise PatchError("protected_path", f"{path!r} is protected by {rule}",
-                                 path=path, patch_line=fp.patch_line,
-                                 details={"patterns": list(patterns)})
+            _refuse_if_protected(path, spec, protection, fp.patch_line)
+
+
+def check_protected_path(path: str, protection: Protection | Sequence[str],
+                         hint: str = "") -> None:
+    """Refuse one repository-relative path that the protect rules cover (read_region)."""
+    if not isinstance(protection, Protection):
+        protection = Protection(list(protection))
+    fold = str.lower if protection.ignore_case else _same
+    patterns = protection.patterns
+    _refuse_if_protected(path, _spec(fold(p) for p in patterns) if patterns else None,
+                         protection, None, hint)
+
+
+def _refuse_if_protected(path: str, spec: Any, protection: Protection,
+                         patch_line: int | None, hint: str = "") -> None:
+    fold = str.lower if protection.ignore_case else _same
+    key = fold(path)
+    if key == fold(PROTECT_FILE) or (spec is not None and spec.match_file(key)):
+        rule = "the policy file" if key == fold(PROTECT_FILE) else \
+            f"holon.protect / {PROTECT_FILE}"
+        raise PatchError("protected_path", f"{path!r} is protected by {rule}", hint=hint,
+                         path=path, patch_line=patch_line,
+                         details={"patterns": list(protection.patterns)})
 
 
 def _same(text: str) -> str:

@@ -48,6 +48,7 @@ _METADATA = (
     "dissimilarity index ",
     "index ",
 )
+_BLOB_IDS = re.compile(r"index ([0-9a-fA-F]{4,64})\.\.([0-9a-fA-F]{4,64})(?: |$)")
 _ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
 
 
@@ -183,6 +184,7 @@ class _Header:
     mode_change: bool = False
     executable: bool = False  # 'new file mode 100755' / 'deleted file mode 100755'
     metadata: list[str] = field(default_factory=list)
+    blob_ids: tuple[str, str] | None = None  # 'index OLD..NEW': abbreviated blob ids
     old_epoch: bool = False  # '---' dated at the epoch: GNU diff -N's missing old file
     new_epoch: bool = False
 
@@ -330,6 +332,10 @@ class UnifiedParser:
                 return  # applied (the file is created executable), not ignored
         elif text.startswith(("old mode ", "new mode ")):
             header.mode_change = True
+        elif text.startswith("index "):
+            ids = _BLOB_IDS.match(text)
+            if ids:  # the old blob is a version the three-way rescue may merge from
+                header.blob_ids = (ids.group(1).lower(), ids.group(2).lower())
         header.metadata.append(text)
 
     def _prefixed(self, header: _Header) -> bool:
@@ -423,7 +429,8 @@ class UnifiedParser:
                                  f"'diff --git' names {git_new!r} but '---'/'+++' name {named!r}",
                                  patch_line=line_no, path=named)
         return FilePatch(kind, old, new, [], header.metadata, line_no, notes,
-                         executable=header.executable and kind in (FileKind.ADD, FileKind.DELETE))
+                         executable=header.executable and kind in (FileKind.ADD, FileKind.DELETE),
+                         blob_ids=header.blob_ids)
 
     def _validate(self, fp: FilePatch, header: _Header) -> None:
         if not fp.hunks:

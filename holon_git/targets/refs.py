@@ -20,6 +20,7 @@ from .lock import interrupts_deferred
 from .protect import repo_protection
 from .repo import git_directories
 from .stage import PlannedBlobs, Stage
+from .versions import RepositoryVersions
 
 
 class RefTarget:
@@ -48,6 +49,12 @@ class RefTarget:
     def read(self, path: str) -> SourceFile | None:
         self.guard.check(path)
         return self.stage.read(path)
+
+    @property
+    def three_way(self) -> RepositoryVersions:
+        """The three-way rescue's versions: ours is the branch's text; the patch's index
+        line, HEAD and the history log are the bases."""
+        return RepositoryVersions(lambda: self.git, self.git.git_dir, worktree_form=False)
 
     def protection(self) -> Protection:
         return repo_protection(self.git, self.base_tree)
