@@ -21,6 +21,8 @@ from .gitconfig import command_line_bool, command_line_values
 def command_line_patterns() -> list[str]:
     """holon.protect from ``git -c`` (GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT), which
     libgit2 does not read."""
+    if "GIT_CONFIG_PARAMETERS" not in os.environ and "GIT_CONFIG_COUNT" not in os.environ:
+        return []
     return [value for value in command_line_values("holon.protect") if value]
 
 

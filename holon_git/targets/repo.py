@@ -8,6 +8,8 @@ ownership check (ownership.py).
 from __future__ import annotations
 
 import os
+import time
+from functools import lru_cache
 from typing import NamedTuple
 
 from ..errors import PatchError
@@ -43,9 +45,11 @@ def _gitfile_target(dot_git: str) -> str | None:
     return os.path.normpath(os.path.join(os.path.dirname(dot_git), target))
 
 
+@lru_cache(maxsize=64)
 def common_dir(git_dir: str) -> str:
     """The directory a linked worktree's git dir shares with the main one (``commondir``);
-    the git dir itself otherwise."""
+    the git dir itself otherwise. (Remembered per process: git writes ``commondir`` once,
+    when it adds the worktree.)"""
     try:
         with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as fh:
             shared = fh.readline(4096).strip()
@@ -59,23 +63,48 @@ def git_directories(git_dir: str | None, gitfile: str | None = None) -> list[str
     it (whatever their names, wherever they are)."""
     if git_dir is None:
         return []
-    found = [git_dir, common_dir(git_dir)]
+    found = [git_dir]
+    shared = common_dir(git_dir)
+    if shared != git_dir:
+        found.append(shared)
     if gitfile is not None:
         found.append(gitfile)
     return found
 
 
-def _configured_work_tree(git_dir: str) -> tuple[bool, str | None]:
-    """(core.bare, core.worktree) from the repository's config, when it names a work tree;
-    the common case, a config that does not, costs one small read (and core.bare is left
-    to the caller, as before)."""
-    path = os.path.join(git_dir, "config")
+_SETTLED_NS = 2_000_000_000  # a file older than this cannot change unseen (its mtime shows it)
+_mentions: dict[tuple[object, ...], bool] = {}  # config file identity -> names a work tree?
+
+
+def _mentions_work_tree(path: str) -> bool:
+    """Whether the config file may set core.worktree. Agents apply many patches from one
+    process: the answer is remembered while the file keeps its identity and is old enough
+    for its mtime to show a change (a stat instead of a read)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    key = (path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    if key in _mentions:
+        return _mentions[key]
     try:
         with open(path, "rb") as fh:
-            text = fh.read(1 << 20).lower()
+            answer = b"worktree" in fh.read(1 << 20).lower()
     except OSError:
-        return False, None
-    if b"worktree" not in text:
+        return False
+    now = time.time_ns()
+    if now - st.st_mtime_ns >= _SETTLED_NS and now - st.st_ctime_ns >= _SETTLED_NS:
+        if len(_mentions) > 64:
+            _mentions.clear()
+        _mentions[key] = answer
+    return answer
+
+
+def _configured_work_tree(git_dir: str) -> tuple[bool, str | None]:
+    """(core.bare, core.worktree) from the repository's config, when it names a work tree;
+    the common case, a config that does not, costs a stat (and core.bare is left to the
+    caller, as before)."""
+    if not _mentions_work_tree(os.path.join(git_dir, "config")):
         return False, None
     bare = (_config_value(git_dir, "core.bare") or "").lower() in _TRUE
     configured = _config_value(git_dir, "core.worktree")
