@@ -49,9 +49,14 @@ def _listed_safe(path: str) -> bool:
 
 
 def ensure_valid_ownership(gitfile: str | None, work_tree: str | None, git_dir: str) -> None:
-    """Refuse (unsafe_repository) a repository git would call of dubious ownership."""
-    if all(_owned_by_current_user(path) for path in (gitfile, work_tree, git_dir)
-           if path is not None):
+    """Refuse (unsafe_repository) a repository git would call of dubious ownership. As in
+    git, the directories are the real ones (git's working directory is resolved), and the
+    gitfile is the entry in the real working tree."""
+    real = [os.path.realpath(path) for path in (work_tree, git_dir) if path is not None]
+    if gitfile is not None:
+        real.append(os.path.join(os.path.realpath(os.path.dirname(gitfile)),
+                                 os.path.basename(gitfile)))
+    if all(_owned_by_current_user(path) for path in real):
         return
     identity = os.path.realpath(work_tree if work_tree is not None else git_dir)
     if _listed_safe(identity):

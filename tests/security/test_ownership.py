@@ -197,3 +197,18 @@ def test_a_foreign_bare_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", env["GIT_CONFIG_GLOBAL"])
     assert git_accepts(bare, env)
     assert holon_accepts(bare, ref="main", message="m")
+
+
+@pytest.mark.parametrize("owned", ["link", "repository"])
+def test_reached_through_a_link_the_real_directory_counts(tmp_path: Path, owned: str):
+    """git resolves its working directory: the owner of a link on the way does not matter,
+    the owner of the repository it leads to does."""
+    repo = make_repo(tmp_path / "r", {"f.txt": "one\ntwo\n"})
+    link = tmp_path / "alias"
+    os.symlink(repo, link)
+    if owned == "link":
+        os.lchown(link, OTHER, -1)
+    else:
+        give_away(repo)
+    assert git_accepts(link) == (owned == "link")
+    assert holon_accepts(link) == (owned == "link")
