@@ -79,7 +79,9 @@ class Tree:
         self._max_open = max_open or max_open_dirs()
         self._lock = threading.RLock()
         self._pins: dict[str, int] = {}
-        fd = os.open(self.root, _DIR_FLAGS)
+        # the root is the user's to name (--repo may be a link to the repository); only what
+        # lies below it is walked without following links
+        fd = os.open(self.root, _DIR_FLAGS & ~os.O_NOFOLLOW)
         st = os.fstat(fd)
         if (st.st_dev, st.st_ino) in self._guarded_dirs:
             os.close(fd)
@@ -120,8 +122,9 @@ class Tree:
 
     def _symlink_error(self, rel: str, parent_fd: int, name: str) -> PatchError:
         target = os.readlink(name, dir_fd=parent_fd)
-        resolved = os.path.realpath(os.path.join(self.root, os.path.dirname(rel), target))
-        inside = resolved == self.root or resolved.startswith(self.root + os.sep)
+        root = os.path.realpath(self.root)  # the root itself may be reached through a link
+        resolved = os.path.realpath(os.path.join(root, os.path.dirname(rel), target))
+        inside = resolved == root or resolved.startswith(root + os.sep)
         if not inside:
             return PatchError("path_escape", f"{rel!r} is a symbolic link to {target!r}, "
                               "outside the repository", path=rel)
