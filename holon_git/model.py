@@ -217,6 +217,12 @@ class FilePatch:
     # True when git's 'new file mode 100755' (or, for a delete, 'deleted file mode 100755')
     # says the added (or deleted) file is executable: an add, or a reversed delete, creates it so.
     executable: bool = False
+    # A traditional diff whose '---' and '+++' name different files: both names as written
+    # (normalized); the path above is the one git's rules chose, which must then exist.
+    header_paths: tuple[str, str] | None = None
+    # A traditional diff's one hunk has no old lines: git apply creates the file when it is
+    # missing (and patches it when it exists).
+    create_if_missing: bool = False
 
     @property
     def path(self) -> str:
@@ -248,6 +254,8 @@ class FilePatch:
             old_path=self.new_path,
             new_path=self.old_path,
             hunks=[hunk.reversed() for hunk in self.hunks],
+            header_paths=self.header_paths[::-1] if self.header_paths else None,
+            create_if_missing=False,
         )
 
 

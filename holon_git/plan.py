@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
@@ -207,11 +207,35 @@ def _plan_add(fp: FilePatch, read: Reader) -> FileChange:
     return _change(fp, None, content, EXECUTABLE if fp.executable else REGULAR)
 
 
+def _missing(fp: FilePatch, path: str, doing: str) -> PatchError:
+    """The refusal for a file patch whose file does not exist: ``not_found``, or, when a
+    traditional diff named two files and git's rules chose this one, both names."""
+    if fp.header_paths is not None:
+        old, new = fp.header_paths
+        return PatchError(
+            "file_path_mismatch", f"'---' names {old!r} and '+++' names {new!r}; git's rules "
+            f"choose {path!r}, which does not exist", path=path,
+            hint="name the file to patch in both '---' and '+++' (to rename, use 'diff --git' "
+            "with 'rename from' and 'rename to')",
+            details={"old_header_path": old, "new_header_path": new, "chosen": path})
+    return PatchError("not_found", f"cannot {doing} {path!r}: it does not exist", path=path)
+
+
+def _plan_created(fp: FilePatch, read: Reader) -> FileChange:
+    """A traditional diff's hunk with no old lines, for a file that does not exist: created,
+    as git apply does (it patches the file instead when the file exists)."""
+    change = _plan_add(replace(fp, kind=FileKind.ADD, old_path=None), read)
+    change.diagnostics.append(Diagnostic(
+        "missing_file_created", f"{fp.path!r} does not exist and the hunk has no old lines: "
+        "the file was created, as git apply does for a traditional diff", fp.patch_line))
+    return change
+
+
 def _plan_delete(fp: FilePatch, read: Reader) -> FileChange:
     path = fp.path
     existing = read(path)
     if existing is None:
-        raise PatchError("not_found", f"cannot delete {path!r}: it does not exist")
+        raise _missing(fp, path, "delete")
     if not fp.check_deleted_content:  # envelope '*** Delete File': whatever the file holds
         change = _change(fp, existing, None, None)
         change.removed = len(split_lines(existing.data))
@@ -246,6 +270,10 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool) -> FileChange:
             raise PatchError(code, f"cannot rename {fp.old_path!r} to {fp.new_path!r}: the "
                              "destination already exists", path=fp.new_path)
     if existing is None:
+        if fp.create_if_missing:
+            return _plan_created(fp, read)
+        if fp.header_paths is not None:
+            raise _missing(fp, fp.old_path, "modify")
         raise PatchError("not_found", f"{fp.old_path!r} does not exist", path=fp.old_path)
     change = _change(fp, existing, existing.data, existing.mode)
     if fp.hunks:

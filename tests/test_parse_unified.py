@@ -64,9 +64,16 @@ def test_mnemonic_prefixes_are_stripped():
 
 def test_strip_option_forces_component_count():
     text = "--- old/project/x.py\n+++ new/project/x.py\n@@ -1 +1 @@\n-a\n+b\n"
-    assert parse_error(text).code == "file_path_mismatch"
+    # diff -ruN old new: git's default -p1 reads both as project/x.py
+    fp = parse_patch(text).files[0]
+    assert fp.path == "project/x.py" and fp.header_paths == ("old/project/x.py",
+                                                             "new/project/x.py")
+    assert [d.code for d in fp.diagnostics] == ["traditional_file_names"]
     assert parse_patch(text, strip=2).files[0].path == "x.py"
-    assert parse_error(MODIFY, strip=0).code == "file_path_mismatch"
+    # -p0 keeps a/ and b/: two names, and git's rule takes the '+++' one
+    kept = parse_patch(MODIFY, strip=0).files[0]
+    assert kept.path == "b/src/app.py" and kept.header_paths == ("a/src/app.py",
+                                                                 "b/src/app.py")
     assert parse_error(MODIFY, strip=5).code == "invalid_path"
 
 
@@ -120,7 +127,8 @@ def test_rename_paths_must_agree_with_file_lines():
     text = ("diff --git a/a.py b/b.py\nrename from a.py\nrename to b.py\n--- a/a.py\n"
             "+++ b/c.py\n@@ -1 +1 @@\n-x\n+y\n")
     err = parse_error(text)
-    assert err.code == "rename_path_mismatch" and err.patch_line == 1
+    assert err.code == "inconsistent_header" and err.patch_line == 1
+    assert [line["line"] for line in err.details["lines"]] == [2, 3, 4, 5]
     onto_itself = "diff --git a/a b/a\nrename from a\nrename to a\n"
     assert parse_error(onto_itself).code == "rename_path_mismatch"
 
@@ -370,10 +378,15 @@ def test_unsupported_git_features(text: str, what: str):
 
 
 def test_different_paths_without_rename():
-    err = parse_error("--- a/x.py\n+++ b/y.py\n@@ -1 +1 @@\n-a\n+b\n")
-    assert err.code == "file_path_mismatch"
+    # a traditional diff: git's rule takes the '+++' file (the plan refuses naming both
+    # when it does not exist)
+    fp = parse_patch("--- a/x.py\n+++ b/y.py\n@@ -1 +1 @@\n-a\n+b\n").files[0]
+    assert fp.path == "y.py" and fp.header_paths == ("x.py", "y.py")
+    # a git diff: its lines must agree
     err = parse_error("diff --git a/x b/x\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n")
-    assert err.code == "file_path_mismatch"
+    assert err.code == "inconsistent_header"
+    err = parse_error("diff --git a/x b/y\n--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n")
+    assert err.code == "inconsistent_header"
 
 
 def test_duplicate_file_patches():
@@ -450,8 +463,9 @@ def test_one_side_prefixed_names_the_same_file(old, new):
 
 
 @pytest.mark.parametrize("old, new", [("m.py", "b/n.py"), ("b/m.py", "m.py"), ("m.py", "a/m.py")])
-def test_one_side_prefixed_other_file_is_a_mismatch(old, new):
-    assert parse_error(f"--- {old}\n+++ {new}\n@@ -1 +1 @@\n-a\n+b\n").code == "file_path_mismatch"
+def test_one_side_prefixed_other_file_is_two_names(old, new):
+    fp = parse_patch(f"--- {old}\n+++ {new}\n@@ -1 +1 @@\n-a\n+b\n").files[0]
+    assert fp.header_paths == (old, new) and fp.path == new
 
 
 def test_hunk_header_with_extra_spaces():
