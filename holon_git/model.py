@@ -266,7 +266,12 @@ class Patch:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def reversed(self) -> Patch:
-        return replace(self, files=[f.reversed() for f in self.files])
+        """The patch that undoes this one: each file patch reversed. File patches that share
+        a path apply in sequence, so their undo runs backwards: then the order is reversed
+        too (otherwise the order of independent files is kept, as the receipt lists them)."""
+        named = [path for fp in self.files for path in fp.paths]
+        order = reversed(self.files) if len(named) != len(set(named)) else iter(self.files)
+        return replace(self, files=[f.reversed() for f in order])
 
     def removed_paths(self) -> set[str]:
         """The paths this patch deletes or renames away."""

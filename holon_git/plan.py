@@ -107,9 +107,16 @@ class FileChange:
 
 @dataclass
 class Plan:
-    changes: list[FileChange]
+    changes: list[FileChange]  # what the target writes: one change per path
     diagnostics: list[Diagnostic] = field(default_factory=list)
     format: str = "unified"
+    # When file patches were applied in sequence (a path in several of them): one entry per
+    # file patch as it was planned, for the receipt; ``changes`` holds the net change per path.
+    file_patches: list[FileChange] | None = None
+
+    @property
+    def receipt_files(self) -> list[FileChange]:
+        return self.file_patches if self.file_patches is not None else self.changes
 
 
 def removed_paths(changes: Iterable[FileChange]) -> set[str]:
@@ -134,10 +141,19 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
     change as soon as it is planned (a target may stage it then, and let go of its content).
     """
     check_expected(expect_sha256 or {}, read)
+    if shares_a_path(patch.files):
+        from .sequence import plan_sequence  # only then: start-up counts
+
+        changes, steps = plan_sequence(
+            patch, read, lambda fp, reader: plan_file(fp, reader, reverse), progress)
+        for change in changes:
+            if not keep_preimages and change.before is not None:
+                change.before = SourceFile(None, change.before.mode, change.before.token)
+        return Plan(changes, list(patch.diagnostics), patch.format, steps)
     changes = []
     total = len(patch.files)
     for fp in patch.files:
-        change = _plan_file(fp, read, reverse)
+        change = plan_file(fp, read, reverse)
         if not keep_preimages and change.before is not None:
             change.before = SourceFile(None, change.before.mode, change.before.token)
         if on_planned is not None:
@@ -146,6 +162,12 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
         if progress is not None:
             progress("planning", len(changes), total)
     return Plan(changes, list(patch.diagnostics), patch.format)
+
+
+def shares_a_path(files: list[FilePatch]) -> bool:
+    """Does a path appear in more than one file patch (so they apply in sequence)?"""
+    named = [path for fp in files for path in fp.paths]
+    return len(named) != len(set(named))
 
 
 def check_expected(expect_sha256: Mapping[str, str], read: Reader) -> None:
@@ -173,7 +195,7 @@ def check_expected(expect_sha256: Mapping[str, str], read: Reader) -> None:
                              details={"path": path, "expected": expected, "actual": actual})
 
 
-def _plan_file(fp: FilePatch, read: Reader, reverse: bool) -> FileChange:
+def plan_file(fp: FilePatch, read: Reader, reverse: bool) -> FileChange:
     try:
         if fp.kind is FileKind.ADD:
             return _plan_add(fp, read)

@@ -389,24 +389,53 @@ def test_different_paths_without_rename():
     assert err.code == "inconsistent_header"
 
 
-def test_duplicate_file_patches():
-    text = MODIFY + MODIFY.replace("@@ -10", "@@ -40")
-    err = parse_error(text)
-    assert err.code == "duplicate_file_patch" and err.path == "src/app.py" and err.patch_line == 9
+def test_file_patches_of_one_path_parse_in_sequence():
+    assert [fp.path for fp in parse_patch(MODIFY + MODIFY.replace("@@ -10", "@@ -40")).files] \
+        == ["src/app.py", "src/app.py"]
     rename_then_modify = ("diff --git a/a b/b\nrename from a\nrename to b\n"
                           "diff --git a/b b/b\n--- a/b\n+++ b/b\n@@ -1 +1 @@\n-x\n+y\n")
-    assert parse_error(rename_then_modify).code == "duplicate_file_patch"
+    assert len(parse_patch(rename_then_modify).files) == 2
     normalized = MODIFY + MODIFY.replace("src/app.py", "src/./app.py")
-    assert parse_error(normalized).code == "duplicate_file_patch"
+    assert {fp.path for fp in parse_patch(normalized).files} == {"src/app.py"}
+
+
+ADD_X = "--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+x\n"
+DELETE_X = "--- a/x\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n"
+RENAME_X = "diff --git a/x b/y\nrename from x\nrename to y\n"
+
+
+@pytest.mark.parametrize("text, line", [
+    (ADD_X + ADD_X, 5),  # two adds
+    ("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n" + ADD_X, 6),  # add of a path just modified
+    (DELETE_X + "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", 5),  # modify after delete
+    (RENAME_X + "diff --git a/x b/x\n" + DELETE_X, 4),  # delete after rename away
+    (DELETE_X + DELETE_X, 5),
+])
+def test_what_cannot_apply_in_sequence_is_refused(text: str, line: int):
+    err = parse_error(text)
+    assert err.code == "duplicate_file_patch" and err.patch_line == line
+    assert err.details["earlier_file_patch"] == 1 and "line 1" in err.message
+
+
+def test_swap_and_rotation_parse():
+    swap = ("diff --git a/b b/a\nrename from b\nrename to a\n"
+            "diff --git a/a b/b\nrename from a\nrename to b\n")
+    assert len(parse_patch(swap).files) == 2
+    # and a file patch after a swap may edit the new files
+    parse_patch(swap + "diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1 +1 @@\n-x\n+y\n")
+    # an add of 'a' afterwards may or may not apply: whether 'a' existed decides (the plan)
+    add_a = "diff --git a/a b/a\nnew file mode 100644\n" + ADD_X.replace("x", "a")
+    assert len(parse_patch(swap + add_a).files) == 3
 
 
 def test_merge_patches_checks_duplicates_across_inputs():
-    one, two = parse_patch(MODIFY), parse_patch(MODIFY)
+    one, two = parse_patch(ADD_X), parse_patch(ADD_X)
     with pytest.raises(PatchError) as info:
         merge_patches([one, two])
     assert info.value.code == "duplicate_file_patch"
+    assert len(merge_patches([parse_patch(MODIFY), parse_patch(MODIFY)]).files) == 2
     other = parse_patch("--- a/b\n+++ b/b\n@@ -1 +1 @@\n-x\n+y\n")
-    assert [fp.path for fp in merge_patches([one, other]).files] == ["src/app.py", "b"]
+    assert [fp.path for fp in merge_patches([one, other]).files] == ["x", "b"]
 
 
 @pytest.mark.parametrize("path,code", [
