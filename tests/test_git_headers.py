@@ -128,7 +128,7 @@ def test_quoted_traditional_names(tmp_path: Path) -> None:
 
 def test_svn_style_annotation_after_the_tab(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"Makefile": "all:\n\techo hi\n"})
-    patch = ("Index: Makefile\n===================================================================\n"
+    patch = ("Index: Makefile\n" + "=" * 67 + "\n"
              "--- Makefile\t(revision 13)\n+++ Makefile\t(working copy)\n"
              "@@ -1,2 +1,2 @@\n all:\n-\techo hi\n+\techo bye\n")
     same_as_git(repo, patch.encode())
