@@ -326,3 +326,17 @@ def test_a_series_of_diffs_applies_as_the_last_version_and_reverses(lines: list[
     assert len(forward.receipt_files) == len(blocks)
     backward = plan_patch(patch.reversed(), {"f.txt": SourceFile(last)}.get, reverse=True)
     assert [c.after for c in backward.changes] == ([first] if last != first else [])
+
+
+@pytest.mark.parametrize("target", ["worktree", "index"])
+def test_a_sequence_inside_a_large_patch(tmp_path: Path, target: str) -> None:
+    """Many files (a large patch stages new contents while planning) and a sequence."""
+    files = {f"m{i:02}.txt": f"line {i}\n" for i in range(24)}
+    repo = make_repo(tmp_path / "r", {**files, "a": bulk("a"), "b": bulk("b")})
+    patch = "".join(f"--- a/{name}\n+++ b/{name}\n@@ -1 +1 @@\n-{text}+changed {name}\n"
+                    for name, text in files.items())
+    patch += ("diff --git a/b b/a\nrename from b\nrename to a\n"
+              "diff --git a/a b/b\nrename from a\nrename to b\n"
+              "diff --git a/m00.txt b/m00.txt\n--- a/m00.txt\n+++ b/m00.txt\n"
+              "@@ -1 +1 @@\n-changed m00.txt\n+again\n")
+    same_as_git(repo, patch, *(["--cached"] if target == "index" else []), target=target)
