@@ -160,6 +160,9 @@ class Hunk:
     optional_tail: int = 0  # trailing stripped-blank context lines that may be separators
     anchor_end: bool = False  # envelope '*** End of File': the old side ends at the file's end
     unprefixed_context_lines: int = 0  # non-blank context lines whose leading space was lost
+    # envelope '@@ <text>': a line of the file the hunk comes after (Codex's change context);
+    # breaks a tie between copies of the old lines (holon_git.anchor)
+    anchor_text: str = ""
 
     @property
     def old_lines(self) -> list[bytes]:

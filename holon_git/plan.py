@@ -62,6 +62,7 @@ class HunkResult:
     applied_line: int  # 1-based line in the pre-image where the old side was found
     tolerances: list[str] = field(default_factory=list)
     by_line_number: bool = False  # several copies matched; the one at the hinted line won
+    by_anchor: bool = False  # several copies matched; the one after the '@@ text' line won
 
     @property
     def offset(self) -> int | None:
@@ -77,6 +78,8 @@ class HunkResult:
         }
         if self.by_line_number:
             out["by_line_number"] = True
+        if self.by_anchor:
+            out["by_anchor"] = True
         return out
 
 
@@ -340,6 +343,7 @@ class _HunkApplier:
         hints = [raw_hint, None if raw_hint is None else raw_hint + self.drift]
         at_end = hunk.old_no_newline or hunk.new_no_newline or hunk.anchor_end
         tolerances: list[str] = []
+        by_anchor = False
         last_line = running.last_line()
         if not old and hunk.anchor_end and last_line and not last_line.endswith(b"\n"):
             # Appending after a last line that has no line ending: that line gains one, so it
@@ -365,7 +369,21 @@ class _HunkApplier:
                 tolerances.append("trailing_blank_lines_as_separator")
             if not found.candidates:
                 raise self._not_found(hunk, new, old, hints[1])
-            candidate, by_hint = choose(found, hints)
+            try:
+                candidate, by_hint = choose(found, hints)
+            except PatchError as err:
+                if not hunk.anchor_text or err.code != "ambiguous_context":
+                    raise
+                from .anchor import copy_after_anchor
+
+                candidate, anchor_line = copy_after_anchor(
+                    running.lines(), found.candidates, hunk.anchor_text, err)
+                by_hint, by_anchor = False, True
+                self.diagnostics.append(Diagnostic(
+                    "placed_by_anchor", f"hunk {number}: its old lines occur "
+                    f"{len(found.candidates)} times; the first copy after line "
+                    f"{anchor_line + 1}, which matches its '@@ {hunk.anchor_text}' line, was "
+                    "used", hunk.patch_line))
             if candidate.original is None:
                 raise PatchError("overlapping_edits", "the hunk's old lines include lines an "
                                  "earlier hunk of this file changed")
@@ -402,7 +420,7 @@ class _HunkApplier:
                 f"hunk {number}: its old lines occur more than once; the copy at the hinted "
                 f"line {original + 1} was used", hunk.patch_line))
         hinted = hunk.old_start
-        return HunkResult(number, hinted, original + 1, tolerances, by_hint)
+        return HunkResult(number, hinted, original + 1, tolerances, by_hint, by_anchor)
 
     def _not_found(self, hunk: Hunk, new: list[bytes], old: list[bytes],
                    hint: int | None) -> PatchError:
