@@ -39,6 +39,9 @@ HINTS: dict[str, str] = {
     "not_a_regular_file": "only regular files can be patched",
     "context_not_found": "re-read the file and re-emit the hunk with context lines copied "
     "exactly from it",
+    "indentation_mismatch": "the hunk matched only with whitespace ignored and its "
+    "indentation does not map to the file's one way; re-emit the hunk with the file's exact "
+    "indentation (tabs as tabs)",
     "ambiguous_context": "the hunk's old lines occur more than once; add surrounding context "
     "lines until they are unique",
     "already_applied": "the file already contains the hunk's new lines; drop this hunk or "

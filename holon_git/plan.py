@@ -15,7 +15,7 @@ from typing import Any
 
 from . import paths
 from .errors import PatchError
-from .match import KEYS, LEVELS, RunningFile, choose, near_miss, split_lines
+from .match import KEYS, LEVELS, WHITESPACE, RunningFile, choose, near_miss, split_lines
 from .model import (
     ADD,
     CONTEXT,
@@ -25,6 +25,7 @@ from .model import (
     Hunk,
     HunkLine,
     Patch,
+    new_side,
     sides,
 )
 from .splice import dominant_eol, new_window
@@ -330,6 +331,14 @@ class _HunkApplier:
         gain an ending, so most files are never scanned for it."""
         return dominant_eol(self.content)
 
+    @cached_property
+    def tab_indented(self) -> bool:
+        """Whether every indented line of the file starts with a tab (read only when a hunk
+        matched with whitespace ignored)."""
+        from .reindent import tab_indented
+
+        return tab_indented(self.content)
+
     def fill_eol(self) -> bytes:
         return self.eol or b"\n"
 
@@ -390,11 +399,19 @@ class _HunkApplier:
             start, original, level = candidate.start, candidate.original, found.level
         if level:
             tolerances.append(LEVELS[level])
+        size = len(old)
+        window = running.window(start, size)
+        if level >= WHITESPACE:  # the added lines are written the file's way
+            from .reindent import adapt_added_lines
+
+            lines, rewritten = adapt_added_lines(list(lines), window, level, original + 1,
+                                                 self.tab_indented)
+            tolerances.extend(rewritten)
+            new = new_side(lines)
         if hunk.blank_context_lines:
             tolerances.append("blank_context_line")
         if hunk.unprefixed_context_lines:
             tolerances.append("unprefixed_context_line")
-        size = len(old)
         at_end_now = start + size == running.length
         # an empty file does not "lack" a final newline: only a last line can
         last = running.last_line()
@@ -402,7 +419,6 @@ class _HunkApplier:
         final_newline = had_newline
         if hunk.old_no_newline != hunk.new_no_newline:
             final_newline = hunk.old_no_newline
-        window = running.window(start, size)
         new = new_window(
             window, lines,
             added_eol=self.eol if level else None,
