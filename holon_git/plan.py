@@ -332,12 +332,12 @@ class _HunkApplier:
         return dominant_eol(self.content)
 
     @cached_property
-    def tab_indented(self) -> bool:
-        """Whether every indented line of the file starts with a tab (read only when a hunk
+    def indent_style(self) -> int | None:
+        """The file's indentation character, if it uses one only (read only when a hunk
         matched with whitespace ignored)."""
-        from .reindent import tab_indented
+        from .reindent import indent_style
 
-        return tab_indented(self.content)
+        return indent_style(self.content)
 
     def fill_eol(self) -> bytes:
         return self.eol or b"\n"
@@ -405,7 +405,7 @@ class _HunkApplier:
             from .reindent import adapt_added_lines
 
             lines, rewritten = adapt_added_lines(list(lines), window, level, original + 1,
-                                                 self.tab_indented)
+                                                 self.indent_style)
             tolerances.extend(rewritten)
             new = new_side(lines)
         if hunk.blank_context_lines:

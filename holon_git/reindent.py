@@ -2,13 +2,14 @@
 
 The matched lines pair each of the hunk's old lines with the file's line there. They show how
 the patch's indentation maps to the file's: the same, a constant shift (the patch dedented or
-indented everything by k spaces or tabs), or tabs against N spaces. Added lines take the one
-mapping they show ('reindented'); when they show none, the added lines' indentation cannot be
-known and the hunk is refused (indentation_mismatch). A file indented with tabs only never gets
-a line that starts with a space. Likewise, typographic characters the matched lines show were
-"smartened" from the file's ASCII (a ’ in the patch where the file has ') are written back as
-ASCII in the added lines ('punctuation_normalized'). Context lines always keep the file's bytes
-(splice.py); only added lines change here. Pure; bytes only.
+indented everything by k spaces or tabs), or another unit (a tab for N spaces, 2 spaces for 4).
+Added lines take the one mapping they show ('reindented'); when they show none, or two that
+disagree about the added lines, the added lines' indentation cannot be known and the hunk is
+refused (indentation_mismatch). A file indented with tabs only never gets a line that starts
+with a space, nor one indented with spaces a tab. Likewise, typographic characters the matched
+lines show were "smartened" from the file's ASCII (a ’ in the patch where the file has ') are
+written back as ASCII in the added lines ('punctuation_normalized'). Context lines always keep
+the file's bytes (splice.py); only added lines change here. Pure; bytes only.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 from .errors import PatchError
 from .match import PUNCTUATION, TYPOGRAPHIC
@@ -30,28 +32,37 @@ _FAMILIES = [set("\u2018\u2019\u201a\u201b"), set("\u201c\u201d\u201e\u201f"),
 
 @dataclass(frozen=True)
 class Mapping:
-    """From the patch's indentation to the file's: ``kind`` is 'shift' (``char`` repeated
-    ``amount`` more, or fewer, times; no char: nothing to map), 'to_tabs' (N spaces are one
-    tab) or 'to_spaces' (one tab is N spaces)."""
+    """From the patch's indentation to the file's: a constant shift (``shift`` more, or
+    fewer, of ``char``), or a change of unit (``ratio`` of the file's ``char`` for each of the
+    patch's ``patch_char``: a tab for 4 spaces is 1/4, 2 spaces to 4 is 2)."""
 
-    kind: str
-    amount: int = 0
-    char: bytes = b""
+    kind: str  # "shift" or "scale"
+    char: int  # the file's indentation character (ord)
+    shift: int = 0
+    ratio: Fraction = Fraction(1)
+    patch_char: int = 0
 
     def apply(self, indent: bytes) -> bytes | None:
         """The file's indentation for a patch indentation, or None when it has none."""
         if self.kind == "shift":
-            if not self.char or not self.amount:
+            if not self.shift:
                 return indent
-            if indent.strip(self.char):
+            if indent.strip(bytes([self.char])):
                 return None  # another character: no rule for it
-            count = len(indent) + self.amount
-            return self.char * count if count >= 0 else None
-        columns = indent.count(b" ") + indent.count(b"\t") * self.amount
-        if self.kind == "to_spaces":
-            return b" " * columns
-        tabs, spaces = divmod(columns, self.amount)
-        return b"\t" * tabs + b" " * spaces
+            count = len(indent) + self.shift
+            return bytes([self.char]) * count if count >= 0 else None
+        if indent.strip(bytes([self.patch_char])):
+            return None
+        width = len(indent) * self.ratio
+        if width.denominator == 1:
+            return bytes([self.char]) * int(width)
+        if self.char == TAB and self.patch_char == SPACE and self.ratio.numerator == 1:
+            tabs, spaces = divmod(len(indent), self.ratio.denominator)  # alignment after tabs
+            return b"\t" * tabs + b" " * spaces
+        return None
+
+
+TAB, SPACE = ord("\t"), ord(" ")
 
 
 def _indent(line: bytes) -> bytes:
@@ -63,46 +74,48 @@ def _blank(line: bytes) -> bool:
     return not line.strip()
 
 
-def indentation_mapping(pairs: Sequence[tuple[bytes, bytes]]) -> Mapping | None:
-    """The one mapping (patch indentation -> file indentation) every non-blank matched pair
-    agrees with, or None."""
+def indentation_mappings(pairs: Sequence[tuple[bytes, bytes]]) -> list[Mapping] | None:
+    """Every mapping (patch indentation -> file indentation) all non-blank matched pairs agree
+    with: a constant shift, a change of unit, or both (they then must agree on the added
+    lines). None when the pairs hold no indentation at all: they say nothing."""
     indents = [(_indent(p), _indent(f)) for p, f in pairs if not _blank(p) and not _blank(f)]
+    if not any(p or f for p, f in indents):
+        return None
+    found = []
     used = set(b"".join(p + f for p, f in indents))
-    if len(used) <= 1:  # one character (or none) on both sides: a constant shift
-        shifts = {len(f) - len(p) for p, f in indents}
-        if len(shifts) > 1:
-            return None
-        return Mapping("shift", shifts.pop() if shifts else 0, bytes(used))
+    shifts = {len(f) - len(p) for p, f in indents}
+    if len(used) == 1 and len(shifts) == 1:
+        found.append(Mapping("shift", used.pop(), shifts.pop()))
     patch_chars = set(b"".join(p for p, _ in indents))
     file_chars = set(b"".join(f for _, f in indents))
-    if patch_chars == {ord(" ")} and file_chars == {ord("\t")}:
-        ratio = _ratio([(len(p), len(f)) for p, f in indents])
-        return Mapping("to_tabs", ratio) if ratio else None
-    if patch_chars == {ord("\t")} and file_chars == {ord(" ")}:
-        ratio = _ratio([(len(f), len(p)) for p, f in indents])
-        return Mapping("to_spaces", ratio) if ratio else None
-    return None
+    ratios = {Fraction(len(f), len(p)) for p, f in indents if p}
+    if len(patch_chars) == len(file_chars) == 1 and len(ratios) == 1 \
+            and all(p or not f for p, f in indents):
+        ratio = ratios.pop()
+        if ratio:
+            found.append(Mapping("scale", file_chars.pop(), ratio=ratio,
+                                 patch_char=patch_chars.pop()))
+    return found
 
 
-def _ratio(sizes: list[tuple[int, int]]) -> int | None:
-    """The one N with wide == N * narrow for every pair (N spaces per tab)."""
-    ratios = set()
-    for wide, narrow in sizes:
-        if narrow == 0:
-            if wide:
-                return None
-            continue
-        if wide % narrow:
-            return None
-        ratios.add(wide // narrow)
-    return ratios.pop() if len(ratios) == 1 and min(ratios) > 0 else None
+def indent_style(content: bytes) -> int | None:
+    """TAB when every indented line of the file starts with a tab (a Makefile's recipes, Go),
+    SPACE when none holds a tab in its indentation, else None (mixed, or nothing indented)."""
+    indents = {_indent(line) for line in content.splitlines() if line[:1] in (b" ", b"\t")
+               and line.strip()}
+    if not indents:
+        return None
+    if all(indent[:1] == b"\t" for indent in indents):
+        return TAB
+    return SPACE if not any(b"\t" in indent for indent in indents) else None
 
 
-def tab_indented(content: bytes) -> bool:
-    """Every indented line of the file starts with a tab (a Makefile's recipes, Go)."""
-    starts = {line[:1] for line in content.splitlines() if line[:1] in (b" ", b"\t")
-              and line.strip()}
-    return starts == {b"\t"}
+def _fits(indent: bytes, style: int | None) -> bool:
+    """An indentation the file's style allows: no leading space in a file indented with
+    tabs, no tab in a file indented with spaces."""
+    if style == TAB:
+        return indent[:1] != b" "
+    return style != SPACE or b"\t" not in indent
 
 
 def _region(window: Sequence[bytes], first_line: int) -> list[dict[str, object]]:
@@ -111,39 +124,53 @@ def _region(window: Sequence[bytes], first_line: int) -> list[dict[str, object]]
 
 
 def reindent(lines: Sequence[HunkLine], window: Sequence[bytes], first_line: int,
-             file_is_tab_indented: bool) -> tuple[list[HunkLine], bool]:
+             style: int | None) -> tuple[list[HunkLine], bool]:
     """The hunk's lines with its added lines in the file's indentation, and whether any
-    changed; raises indentation_mismatch when the matched lines show no mapping."""
-    added = [line for line in lines if line.kind == ADD and not _blank(line.text)]
-    if not added:
+    changed; raises indentation_mismatch when the matched lines show no one mapping."""
+    if not any(line.kind == ADD and not _blank(line.text) for line in lines):
         return list(lines), False
-    mapping = indentation_mapping(list(zip(old_side(lines), window, strict=True)))
+    mappings = indentation_mappings(list(zip(old_side(lines), window, strict=True)))
     out: list[HunkLine] = []
     for line in lines:
         if line.kind != ADD:
             out.append(line)
             continue
         indent = _indent(line.text)
-        new_indent = mapping.apply(indent) if mapping is not None else None
+        if mappings is None:  # nothing indented to learn from: keep it if the file agrees
+            results = {indent}
+        else:
+            results = {mapping.apply(indent) for mapping in mappings} or {None}
+        disagree = len(results) > 1
+        new_indent = None if disagree else results.pop()
         if _blank(line.text):
             new_indent = b"" if new_indent is None else new_indent
-        elif new_indent is None or (file_is_tab_indented and new_indent[:1] == b" "):
-            if mapping is None:
-                why = "they show no one mapping (tabs for N spaces, or a constant shift)"
-            elif new_indent is None:
-                why = "an added line's indentation has no counterpart in them"
-            else:
-                why = "the file is indented with tabs only and an added line would start " \
-                      "with spaces"
-            raise PatchError(
-                "indentation_mismatch",
-                f"the hunk's old lines match lines {first_line}-{first_line + len(window) - 1} "
-                f"only with whitespace ignored, and their indentation does not say how to "
-                f"indent the added lines: {why}",
-                details={"region": _region(window, first_line),
-                         "added": line.text.rstrip(b"\r\n").decode("utf-8", "replace")})
+        elif new_indent is None or not _fits(new_indent, style):
+            raise _mismatch(line, window, first_line, mappings, disagree)
         out.append(HunkLine(ADD, new_indent + line.text[len(indent):]))
     return out, any(a != b for a, b in zip(out, lines, strict=True))
+
+
+def _mismatch(line: HunkLine, window: Sequence[bytes], first_line: int,
+              mappings: list[Mapping] | None, disagree: bool) -> PatchError:
+    if mappings == []:
+        why = "they show no one mapping (the same, a constant shift, or tabs for N spaces)"
+    elif disagree:
+        why = "they fit both a constant shift and a change of width, which indent the " \
+              "added lines differently"
+    elif mappings is None:
+        why = "none of them is indented, and the added line's indentation is not the file's " \
+              "(tabs in a file indented with spaces, or the reverse)"
+    else:
+        why = "an added line's indentation has no counterpart under their mapping, or is not " \
+              "the file's (a space first in a file indented with tabs, or a tab in one " \
+              "indented with spaces)"
+    return PatchError(
+        "indentation_mismatch",
+        f"the hunk's old lines match lines {first_line}-{first_line + len(window) - 1} only "
+        f"with whitespace ignored, and their indentation does not say how to indent the added "
+        f"lines: {why}",
+        details={"region": _region(window, first_line),
+                 "added": line.text.rstrip(b"\r\n").decode("utf-8", "replace")})
 
 
 def _typographic_mapping(pairs: Sequence[tuple[bytes, bytes]]) -> dict[str, str]:
@@ -204,8 +231,7 @@ def normalize_punctuation(lines: Sequence[HunkLine], window: Sequence[bytes]
 
 
 def adapt_added_lines(lines: Sequence[HunkLine], window: Sequence[bytes], level: int,
-                      first_line: int, file_is_tab_indented: bool
-                      ) -> tuple[list[HunkLine], list[str]]:
+                      first_line: int, style: int | None) -> tuple[list[HunkLine], list[str]]:
     """For a hunk placed at the whitespace or punctuation level: its lines with the added ones
     rewritten, and the tolerances that rewriting adds."""
     out, tolerances = list(lines), []
@@ -213,7 +239,7 @@ def adapt_added_lines(lines: Sequence[HunkLine], window: Sequence[bytes], level:
         out, changed = normalize_punctuation(out, window)
         if changed:
             tolerances.append("punctuation_normalized")
-    out, changed = reindent(out, window, first_line, file_is_tab_indented)
+    out, changed = reindent(out, window, first_line, style)
     if changed:
         tolerances.append("reindented")
     return out, tolerances
