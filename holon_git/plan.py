@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import paths
 from .errors import PatchError
@@ -29,6 +29,9 @@ from .model import (
     sides,
 )
 from .splice import dominant_eol, new_window
+
+if TYPE_CHECKING:
+    from .reindent import FileIndent
 
 REGULAR = 0o100644
 EXECUTABLE = 0o100755
@@ -332,9 +335,8 @@ class _HunkApplier:
         return dominant_eol(self.content)
 
     @cached_property
-    def indent_style(self) -> int | None:
-        """The file's indentation character, if it uses one only (read only when a hunk
-        matched with whitespace ignored)."""
+    def indent_style(self) -> FileIndent:
+        """How the file indents (read only when a hunk matched with whitespace ignored)."""
         from .reindent import indent_style
 
         return indent_style(self.content)

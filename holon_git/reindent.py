@@ -18,6 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from math import gcd
 
 from .errors import PatchError
 from .match import PUNCTUATION, TYPOGRAPHIC
@@ -98,24 +99,33 @@ def indentation_mappings(pairs: Sequence[tuple[bytes, bytes]]) -> list[Mapping] 
     return found
 
 
-def indent_style(content: bytes) -> int | None:
-    """TAB when every indented line of the file starts with a tab (a Makefile's recipes, Go),
-    SPACE when none holds a tab in its indentation, else None (mixed, or nothing indented)."""
+@dataclass(frozen=True)
+class FileIndent:
+    """How a file indents: ``char`` TAB when every indented line starts with a tab (a
+    Makefile's recipes, Go), SPACE when no indentation holds a tab (``unit``: the width every
+    indentation is a multiple of), None when mixed or nothing is indented."""
+
+    char: int | None
+    unit: int = 1
+
+    def allows(self, indent: bytes) -> bool:
+        """No leading space in a file indented with tabs; no tab, and whole units, in one
+        indented with spaces."""
+        if self.char == TAB:
+            return indent[:1] != b" "
+        if self.char == SPACE:
+            return b"\t" not in indent and len(indent) % self.unit == 0
+        return True
+
+
+def indent_style(content: bytes) -> FileIndent:
     indents = {_indent(line) for line in content.splitlines() if line[:1] in (b" ", b"\t")
                and line.strip()}
-    if not indents:
-        return None
-    if all(indent[:1] == b"\t" for indent in indents):
-        return TAB
-    return SPACE if not any(b"\t" in indent for indent in indents) else None
-
-
-def _fits(indent: bytes, style: int | None) -> bool:
-    """An indentation the file's style allows: no leading space in a file indented with
-    tabs, no tab in a file indented with spaces."""
-    if style == TAB:
-        return indent[:1] != b" "
-    return style != SPACE or b"\t" not in indent
+    if indents and all(indent[:1] == b"\t" for indent in indents):
+        return FileIndent(TAB)
+    if indents and not any(b"\t" in indent for indent in indents):
+        return FileIndent(SPACE, gcd(*map(len, indents)))
+    return FileIndent(None)
 
 
 def _region(window: Sequence[bytes], first_line: int) -> list[dict[str, object]]:
@@ -124,7 +134,7 @@ def _region(window: Sequence[bytes], first_line: int) -> list[dict[str, object]]
 
 
 def reindent(lines: Sequence[HunkLine], window: Sequence[bytes], first_line: int,
-             style: int | None) -> tuple[list[HunkLine], bool]:
+             style: FileIndent) -> tuple[list[HunkLine], bool]:
     """The hunk's lines with its added lines in the file's indentation, and whether any
     changed; raises indentation_mismatch when the matched lines show no one mapping."""
     if not any(line.kind == ADD and not _blank(line.text) for line in lines):
@@ -136,7 +146,7 @@ def reindent(lines: Sequence[HunkLine], window: Sequence[bytes], first_line: int
             out.append(line)
             continue
         indent = _indent(line.text)
-        if mappings is None:  # nothing indented to learn from: keep it if the file agrees
+        if mappings is None:  # nothing indented to learn from: kept if the file's style allows
             results = {indent}
         else:
             results = {mapping.apply(indent) for mapping in mappings} or {None}
@@ -144,7 +154,7 @@ def reindent(lines: Sequence[HunkLine], window: Sequence[bytes], first_line: int
         new_indent = None if disagree else results.pop()
         if _blank(line.text):
             new_indent = b"" if new_indent is None else new_indent
-        elif new_indent is None or not _fits(new_indent, style):
+        elif new_indent is None or not style.allows(new_indent):
             raise _mismatch(line, window, first_line, mappings, disagree)
         out.append(HunkLine(ADD, new_indent + line.text[len(indent):]))
     return out, any(a != b for a, b in zip(out, lines, strict=True))
@@ -158,12 +168,12 @@ def _mismatch(line: HunkLine, window: Sequence[bytes], first_line: int,
         why = "they fit both a constant shift and a change of width, which indent the " \
               "added lines differently"
     elif mappings is None:
-        why = "none of them is indented, and the added line's indentation is not the file's " \
-              "(tabs in a file indented with spaces, or the reverse)"
+        why = "none of them is indented, and the added line's indentation is not in the " \
+              "file's style (a space first in a file indented with tabs; a tab, or a width " \
+              "not a multiple of the file's, in one indented with spaces)"
     else:
         why = "an added line's indentation has no counterpart under their mapping, or is not " \
-              "the file's (a space first in a file indented with tabs, or a tab in one " \
-              "indented with spaces)"
+              "in the file's style"
     return PatchError(
         "indentation_mismatch",
         f"the hunk's old lines match lines {first_line}-{first_line + len(window) - 1} only "
@@ -231,7 +241,7 @@ def normalize_punctuation(lines: Sequence[HunkLine], window: Sequence[bytes]
 
 
 def adapt_added_lines(lines: Sequence[HunkLine], window: Sequence[bytes], level: int,
-                      first_line: int, style: int | None) -> tuple[list[HunkLine], list[str]]:
+                      first_line: int, style: FileIndent) -> tuple[list[HunkLine], list[str]]:
     """For a hunk placed at the whitespace or punctuation level: its lines with the added ones
     rewritten, and the tolerances that rewriting adds."""
     out, tolerances = list(lines), []
