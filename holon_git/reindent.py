@@ -22,7 +22,7 @@ from math import gcd
 
 from .errors import PatchError
 from .match import PUNCTUATION, TYPOGRAPHIC
-from .model import ADD, HunkLine, old_side
+from .model import ADD, REMOVE, HunkLine, old_side
 
 _INDENT = re.compile(rb"[ \t]*")
 # Characters that come in families: a transport that smartened one member smartened all.
@@ -93,7 +93,7 @@ def indentation_mappings(pairs: Sequence[tuple[bytes, bytes]]) -> list[Mapping] 
     if len(patch_chars) == len(file_chars) == 1 and len(ratios) == 1 \
             and all(p or not f for p, f in indents):
         ratio = ratios.pop()
-        if ratio:
+        if ratio and 1 in (ratio.numerator, ratio.denominator):  # N units for one, or one for N
             found.append(Mapping("scale", file_chars.pop(), ratio=ratio,
                                  patch_char=patch_chars.pop()))
     return found
@@ -108,13 +108,13 @@ class FileIndent:
     char: int | None
     unit: int = 1
 
-    def allows(self, indent: bytes) -> bool:
-        """No leading space in a file indented with tabs; no tab, and whole units, in one
-        indented with spaces."""
+    def allows(self, indent: bytes, units: bool = True) -> bool:
+        """No leading space in a file indented with tabs; no tab, and (with ``units``) whole
+        units, in one indented with spaces."""
         if self.char == TAB:
             return indent[:1] != b" "
         if self.char == SPACE:
-            return b"\t" not in indent and len(indent) % self.unit == 0
+            return b"\t" not in indent and (not units or len(indent) % self.unit == 0)
         return True
 
 
@@ -136,9 +136,9 @@ def _region(window: Sequence[bytes], first_line: int) -> list[dict[str, object]]
 def reindent(lines: Sequence[HunkLine], window: Sequence[bytes], first_line: int,
              style: FileIndent) -> tuple[list[HunkLine], bool]:
     """The hunk's lines with its added lines in the file's indentation, and whether any
-    changed; raises indentation_mismatch when the matched lines show no one mapping."""
-    if not any(line.kind == ADD and not _blank(line.text) for line in lines):
-        return list(lines), False
+    changed; raises indentation_mismatch when the matched lines show no one mapping, or when
+    the reversed hunk (-R) would not give the file's removed lines back."""
+    lines = list(lines)
     mappings = indentation_mappings(list(zip(old_side(lines), window, strict=True)))
     out: list[HunkLine] = []
     for line in lines:
@@ -146,41 +146,72 @@ def reindent(lines: Sequence[HunkLine], window: Sequence[bytes], first_line: int
             out.append(line)
             continue
         indent = _indent(line.text)
-        if mappings is None:  # nothing indented to learn from: kept if the file's style allows
-            results = {indent}
-        else:
-            results = {mapping.apply(indent) for mapping in mappings} or {None}
+        results = _mapped(mappings, indent)
         disagree = len(results) > 1
         new_indent = None if disagree else results.pop()
         if _blank(line.text):
             new_indent = b"" if new_indent is None else new_indent
-        elif new_indent is None or not style.allows(new_indent):
-            raise _mismatch(line, window, first_line, mappings, disagree)
+        elif new_indent is None or not style.allows(new_indent, units=mappings is None):
+            raise _mismatch(line.text, window, first_line, _why(mappings, disagree))
         out.append(HunkLine(ADD, new_indent + line.text[len(indent):]))
-    return out, any(a != b for a, b in zip(out, lines, strict=True))
+    _check_reversible(lines, out, window, first_line)
+    return out, out != lines
 
 
-def _mismatch(line: HunkLine, window: Sequence[bytes], first_line: int,
-              mappings: list[Mapping] | None, disagree: bool) -> PatchError:
+def _mapped(mappings: list[Mapping] | None, indent: bytes) -> set[bytes | None]:
+    """What the candidate mappings make of an indentation (several results: they disagree).
+    With nothing indented to learn from, an indentation is kept (if the file's style
+    allows it: the caller checks)."""
+    if mappings is None:
+        return {indent}
+    return {mapping.apply(indent) for mapping in mappings} or {None}
+
+
+def _check_reversible(lines: Sequence[HunkLine], out: Sequence[HunkLine],
+                      window: Sequence[bytes], first_line: int) -> None:
+    """The reversed hunk, matched against the result, must map its added lines (these
+    removed ones) back to the file's exact indentation: -R gives the original bytes back."""
+    pairs, removed = [], []
+    file_lines = iter(window)
+    for line, written in zip(lines, out, strict=True):
+        if line.kind == ADD:
+            pairs.append((line.text, written.text))
+        elif line.kind == REMOVE:
+            removed.append((line.text, next(file_lines)))
+        else:
+            pairs.append((line.text, next(file_lines)))
+    mappings = indentation_mappings(pairs)
+    for patch_line, file_line in removed:
+        if not _blank(patch_line) and _mapped(mappings, _indent(patch_line)) \
+                != {_indent(file_line)}:
+            raise _mismatch(patch_line, window, first_line,
+                            "they show a mapping, but the hunk's other lines would not show it "
+                            "again to undo it (-R): add context lines at other indentation "
+                            "levels")
+
+
+def _why(mappings: list[Mapping] | None, disagree: bool) -> str:
     if mappings == []:
-        why = "they show no one mapping (the same, a constant shift, or tabs for N spaces)"
-    elif disagree:
-        why = "they fit both a constant shift and a change of width, which indent the " \
-              "added lines differently"
-    elif mappings is None:
-        why = "none of them is indented, and the added line's indentation is not in the " \
-              "file's style (a space first in a file indented with tabs; a tab, or a width " \
-              "not a multiple of the file's, in one indented with spaces)"
-    else:
-        why = "an added line's indentation has no counterpart under their mapping, or is not " \
-              "in the file's style"
+        return "they show no one mapping (the same, a constant shift, or tabs for N spaces)"
+    if disagree:
+        return ("they fit both a constant shift and a change of width, which indent the added "
+                "lines differently")
+    if mappings is None:
+        return ("none of them is indented, and the added line's indentation is not in the "
+                "file's style (a space first in a file indented with tabs; a tab, or a width "
+                "not a multiple of the file's, in one indented with spaces)")
+    return ("an added line's indentation has no counterpart under their mapping, or is not in "
+            "the file's style")
+
+
+def _mismatch(text: bytes, window: Sequence[bytes], first_line: int, why: str) -> PatchError:
     return PatchError(
         "indentation_mismatch",
         f"the hunk's old lines match lines {first_line}-{first_line + len(window) - 1} only "
-        f"with whitespace ignored, and their indentation does not say how to indent the added "
-        f"lines: {why}",
+        f"with whitespace ignored, and their indentation does not say how to indent the "
+        f"hunk's lines: {why}",
         details={"region": _region(window, first_line),
-                 "added": line.text.rstrip(b"\r\n").decode("utf-8", "replace")})
+                 "line": text.rstrip(b"\r\n").decode("utf-8", "replace")})
 
 
 def _typographic_mapping(pairs: Sequence[tuple[bytes, bytes]]) -> dict[str, str]:

@@ -74,6 +74,22 @@ def test_indentation_that_does_not_map_is_refused(tmp_path: Path, patch: str, wh
     assert region and all(r["text"] == PYTHON.splitlines()[r["line"] - 1] for r in region)
 
 
+def test_a_mapping_the_reverse_could_not_show_again_is_refused(tmp_path: Path) -> None:
+    """The matched lines show a shift (four spaces fewer, at two levels), but once applied the
+    reversed hunk's old lines would all sit at one level, where a shift and a change of width
+    both fit: -R could not give the removed line back, so the hunk is refused."""
+    body = "class A:\n    a = 1\n    b = 2\n        c = 3\n"
+    repo = make_repo(tmp_path / "r", {"m.py": body})
+    patch = ("--- a/m.py\n+++ b/m.py\n@@ -2,3 +2,3 @@\n         a = 1\n         b = 2\n"
+             "-            c = 3\n+        d = 4\n")
+    err = refused(repo, patch, "indentation_mismatch")
+    assert "-R" in err.message and err.details["line"] == "            c = 3"
+    # an added line at the removed one's level: both directions show the shift
+    receipt = applied(repo, patch.replace("+        d", "+            d"))
+    assert (repo / "m.py").read_text() == body.replace("c = 3", "d = 4")
+    assert tolerances(receipt) == [["whitespace", "reindented"]]
+
+
 def test_tab_indented_file_never_gets_a_leading_space(tmp_path: Path) -> None:
     makefile = MAKEFILE.replace("clean:", "clean:   # remove")
     repo = make_repo(tmp_path / "r", {"Makefile": makefile})
