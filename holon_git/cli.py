@@ -477,6 +477,34 @@ def tool_call_command(call_file: str, provider: str, repo: str, check: bool) -> 
     sys.exit(EXIT_OK if outcome.ok else EXIT_REFUSED)
 
 
+MCP_INSTALL = "pip install 'holon-git[mcp]'"
+
+
+@cli.command("mcp", context_settings=CONTEXT)
+@click.option("--repo", "repos", multiple=True, type=click.Path(file_okay=False),
+              metavar="PATH", help="A repository to serve (repeatable; default: the current "
+              "directory's). Calls naming any other repository are refused.")
+def mcp_command(repos: tuple[str, ...]) -> None:
+    """Serve apply_patch, check_patch and read_region to an MCP client over stdio.
+
+    Register the command 'git-holon-apply mcp --repo PATH' with the client (docs/mcp.md).
+    The client's roots narrow the served repositories further. Needs the mcp extra:
+    pip install 'holon-git[mcp]'. Exits 0 when the client closes the connection.
+    """
+    try:  # the MCP SDK is imported here only: no other command pays for it
+        from .mcp_server.server import serve
+    except ImportError as exc:
+        click.echo(f"error: the MCP server needs the mcp package ({exc}); install it with: "
+                   f"{MCP_INSTALL}", err=True)
+        sys.exit(EXIT_USAGE)
+    try:
+        serve(repos)
+    except PatchError as err:
+        click.echo(_describe_error(err), err=True)
+        sys.exit(EXIT_USAGE)
+    sys.exit(EXIT_OK)
+
+
 def _report_problems(problems: list[Any]) -> None:
     for item in problems:
         click.echo(str(item), err=True)

@@ -75,6 +75,10 @@ HINTS: dict[str, str] = {
     "usage_error": "see 'git holon-apply -h'",
     "invalid_tool_input": "call ApplyPatch with the unified diff as its input: the raw diff "
     "text for a custom tool, {\"patch\": \"--- a/PATH\\n+++ b/PATH\\n@@ ...\"} for a JSON tool",
+    "repo_not_served": "the MCP server works only in the repositories it was started with "
+    "(--repo) that lie inside the client's roots; name one of those as `repo`",
+    "binary_file": "read_region shows text files only; a patch cannot change a binary file "
+    "either",
     "hook_exists": "a different hook is already installed there; merge it by hand, or "
     "replace it with install-hooks --force",
     "holon_output_missing": "a Holon run output folder needs manifest.json, diff.patch (or "

@@ -79,9 +79,19 @@ def check_protected(patch: Patch, patterns: Sequence[str]) -> None:
     spec = _spec(patterns) if patterns else None
     for fp in patch.files:
         for path in fp.paths:
-            if path == PROTECT_FILE or (spec is not None and spec.match_file(path)):
-                rule = "the policy file" if path == PROTECT_FILE else "holon.protect / " \
-                    f"{PROTECT_FILE}"
-                raise PatchError("protected_path", f"{path!r} is protected by {rule}",
-                                 path=path, patch_line=fp.patch_line,
-                                 details={"patterns": list(patterns)})
+            _refuse_if_protected(path, spec, patterns, fp.patch_line)
+
+
+def check_protected_path(path: str, patterns: Sequence[str], hint: str = "") -> None:
+    """Refuse one repository-relative path that the protect rules cover (read_region)."""
+    _refuse_if_protected(path, _spec(patterns) if patterns else None, patterns, None, hint)
+
+
+def _refuse_if_protected(path: str, spec: Any, patterns: Sequence[str],
+                         patch_line: int | None, hint: str = "") -> None:
+    if path == PROTECT_FILE or (spec is not None and spec.match_file(path)):
+        rule = "the policy file" if path == PROTECT_FILE else "holon.protect / " \
+            f"{PROTECT_FILE}"
+        raise PatchError("protected_path", f"{path!r} is protected by {rule}", hint=hint,
+                         path=path, patch_line=patch_line,
+                         details={"patterns": list(patterns)})

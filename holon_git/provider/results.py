@@ -8,8 +8,10 @@ so the model can fix the hunk without reading the file again.
 
 from __future__ import annotations
 
+from ..errors import PatchError
 from ..plan import FileChange, HunkResult
 from ..receipt import CHECKED, Receipt
+from .definitions import TOOL_NAME
 
 MAX_REGION_LINES = 40  # of the near-miss region shown after a refusal
 MAX_LINE_CHARS = 240
@@ -24,8 +26,11 @@ _REGION_HINTS = {
 _SAME_AS_TOLERANCE = {"blank_context_line", "placed_by_line_number"}
 
 
-def format_result(receipt: Receipt) -> str:
-    return _refusal(receipt) if receipt.error is not None else _success(receipt)
+def format_result(receipt: Receipt, tool: str = TOOL_NAME) -> str:
+    """The tool result text; ``tool`` is the name the model called the tool by."""
+    if receipt.error is not None:
+        return format_refusal(receipt.error, f"{tool} refused the patch; nothing was changed.")
+    return _success(receipt, tool)
 
 
 def _plural(count: int, word: str) -> str:
@@ -71,10 +76,10 @@ def _file_line(change: FileChange) -> str:
     return "; ".join(parts)
 
 
-def _success(receipt: Receipt) -> str:
+def _success(receipt: Receipt, tool: str) -> str:
     files = receipt.files
     verb = "would apply (checked, nothing written)" if receipt.status == CHECKED else "applied"
-    lines = [f"ApplyPatch {verb}: {_plural(len(files), 'file')}."]
+    lines = [f"{tool} {verb}: {_plural(len(files), 'file')}."]
     lines.extend(_file_line(change) for change in files)
     if receipt.diagnostics:
         codes = dict.fromkeys(d.code for d in receipt.diagnostics)
@@ -86,9 +91,9 @@ def _clip(text: str) -> str:
     return text if len(text) <= MAX_LINE_CHARS else text[: MAX_LINE_CHARS - 3] + "..."
 
 
-def _refusal(receipt: Receipt) -> str:
-    err = receipt.error
-    assert err is not None
+def format_refusal(err: PatchError, headline: str) -> str:
+    """A refusal for the model: ``headline``, the code and where, what failed, the fix, and
+    the current text of the region the error names (if any)."""
     where = []
     if err.path is not None:
         where.append(err.path)
@@ -99,7 +104,7 @@ def _refusal(receipt: Receipt) -> str:
     region = err.details.get("region") or []
     hint = _REGION_HINTS.get(err.code, err.hint) if region else err.hint
     lines = [
-        "ApplyPatch refused the patch; nothing was changed.",
+        headline,
         f"error: {err.code}" + (f" ({', '.join(where)})" if where else ""),
         f"what: {err.message}",
         f"fix: {hint}",

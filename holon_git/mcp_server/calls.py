@@ -1,0 +1,58 @@
+"""One MCP tool call, answered: the text for the model, the structured content, and whether
+it is an error. Synchronous and SDK-free; the server runs it in a worker thread."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import PatchError
+from ..provider.results import format_refusal, format_result
+from ..receipt import REFUSED, Receipt
+from .region import read_region
+from .tools import CHECK, READ
+
+
+@dataclass(frozen=True)
+class ToolAnswer:
+    text: str
+    structured: dict[str, Any]
+    is_error: bool
+
+
+def apply_call(arguments: Mapping[str, Any], repo: str, *, check: bool = False) -> Receipt:
+    """The one apply call a patch tool's (checked) arguments make; every path rule, protect
+    rule and stale check of the CLI applies unchanged."""
+    from ..api import apply_patch
+
+    return apply_patch(arguments["patch"], repo, target=arguments.get("target", "worktree"),
+                       check=check or bool(arguments.get("check_only", False)),
+                       expect_sha256=arguments.get("expect_sha256") or None)
+
+
+def refusal(tool: str, err: PatchError, arguments: Mapping[str, Any] | None = None) -> ToolAnswer:
+    """The answer to a call refused before it reached a repository."""
+    if tool == READ:
+        path = arguments.get("path") if isinstance(arguments, Mapping) else None
+        structured = {"status": "refused", "path": path if isinstance(path, str) else None,
+                      "error": err.to_dict()}
+        return ToolAnswer(format_refusal(err, f"{tool} refused; nothing was read."), structured,
+                          True)
+    target = arguments.get("target") if isinstance(arguments, Mapping) else None
+    receipt = Receipt(REFUSED, target=target if isinstance(target, str) else "worktree",
+                      error=err)
+    return ToolAnswer(format_result(receipt, tool), receipt.to_dict(), True)
+
+
+def answer(tool: str, arguments: Mapping[str, Any], repo: str) -> ToolAnswer:
+    """Run a call whose arguments were checked (tools.check_arguments) in ``repo``."""
+    if tool == READ:
+        try:
+            region = read_region(repo, arguments["path"], arguments.get("start_line", 1),
+                                 arguments.get("end_line"))
+        except PatchError as err:
+            return refusal(tool, err, arguments)
+        return ToolAnswer(region.text(), region.to_dict(), False)
+    receipt = apply_call(arguments, repo, check=tool == CHECK)
+    return ToolAnswer(format_result(receipt, tool), receipt.to_dict(), not receipt.ok)

@@ -1,0 +1,98 @@
+"""`git holon-apply mcp` as a command: without the mcp extra, with unusable repositories, its
+start-up and end over raw stdio, and no other command paying for the SDK."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from repos.builders import git_env, make_bare_repo, make_repo
+
+# `import mcp` fails as it would without the extra: a None entry in sys.modules stops it.
+WITHOUT_MCP = ("import sys\nsys.modules['mcp'] = None\nfrom holon_git.cli import main\n"
+               "main(sys.argv[1:])\n")
+
+
+def run(cwd: Path, *args: str, code: str | None = None) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-c", code, *args] if code else [
+        sys.executable, "-m", "holon_git", *args]
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=git_env(),
+                          stdin=subprocess.DEVNULL, timeout=60)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+
+
+def test_without_the_extra_it_says_how_to_install_it(repo: Path):
+    done = run(repo, "mcp", code=WITHOUT_MCP)
+    assert done.returncode == 2, done.stderr
+    assert "pip install 'holon-git[mcp]'" in done.stderr
+    assert done.stdout == ""
+
+
+def test_an_unusable_repository_is_a_usage_error(tmp_path: Path, repo: Path):
+    bare = make_bare_repo(tmp_path / "bare.git")
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    for args, words in ((["--repo", str(plain)], "not inside a git repository"),
+                        (["--repo", str(repo), "--repo", str(bare)], "a bare repository"),
+                        (["--repo", str(tmp_path / "missing")], "")):
+        done = run(tmp_path, "mcp", *args)
+        assert done.returncode == 2, (args, done.stderr)
+        assert done.stderr.startswith("error: not_a_repository: "), done.stderr
+        assert words in done.stderr
+    assert run(plain, "mcp").returncode == 2  # default: the current directory's repository
+
+
+def test_other_commands_do_not_import_the_sdk(repo: Path):
+    code = ("import sys\nfrom holon_git.cli import main\ncode = 0\n"
+            "try:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n    code = e.code\n"
+            "print(code, 'mcp' in sys.modules, 'holon_git.mcp_server.server' in sys.modules,"
+            " file=sys.stderr)\n")
+    (repo / "fix.diff").write_text("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n")
+    for args in (["--check", "fix.diff"], ["fix.diff"], ["-h"], ["mcp", "-h"]):
+        done = run(repo, *args, code=code)
+        assert done.stderr.split()[-3:] == ["0", "False", "False"], (args, done.stderr)
+        if args == ["-h"]:
+            assert "mcp" in done.stdout
+
+
+def rpc(proc: subprocess.Popen[str], message: dict) -> dict | None:
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(json.dumps(message) + "\n")
+    proc.stdin.flush()
+    return json.loads(proc.stdout.readline()) if "id" in message else None
+
+
+def test_raw_stdio_initialize_list_and_exit_at_end_of_input(repo: Path):
+    """JSON-RPC lines as any MCP client sends them; at the end of its input the server
+    exits 0."""
+    proc = subprocess.Popen([sys.executable, "-m", "holon_git", "mcp"], cwd=repo, text=True,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=git_env())
+    init = rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"}}})
+    assert init is not None and init["id"] == 1, init
+    assert init["result"]["protocolVersion"] == "2025-06-18"
+    assert init["result"]["serverInfo"]["name"] == "holon-git"
+    assert "tools" in init["result"]["capabilities"]
+    rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    listed = rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    assert listed is not None
+    assert [t["name"] for t in listed["result"]["tools"]] == [
+        "apply_patch", "check_patch", "read_region"]
+    called = rpc(proc, {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "read_region", "arguments": {"path": "a.txt"}}})
+    assert called is not None and called["result"]["isError"] is False
+    assert called["result"]["content"][0]["text"].startswith("a.txt, lines 1-1 of 1")
+    assert called["result"]["structuredContent"]["lines"] == [{"line": 1, "text": "a"}]
+    assert proc.stdin is not None
+    proc.stdin.close()
+    assert proc.wait(timeout=30) == 0
+    assert proc.stderr is not None and "Traceback" not in proc.stderr.read()
