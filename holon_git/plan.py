@@ -404,6 +404,7 @@ class _HunkApplier:
         size = len(old)
         window = running.window(start, size)
         if level >= WHITESPACE:  # the added lines are written the file's way
+            self._refuse_if_applied_strictly(old, new, at_end)
             from .reindent import adapt_added_lines
 
             lines, rewritten = adapt_added_lines(list(lines), window, level, original + 1,
@@ -439,6 +440,17 @@ class _HunkApplier:
                 f"line {original + 1} was used", hunk.patch_line))
         hinted = hunk.old_start
         return HunkResult(number, hinted, original + 1, tolerances, by_hint, by_anchor)
+
+    def _refuse_if_applied_strictly(self, old: list[bytes], new: list[bytes],
+                                    at_end: bool) -> None:
+        """A hunk found only with blanks or punctuation ignored, whose new side the file
+        already has under a strict level: the patch was applied (a re-send), and the loose
+        copy is another place that merely looks alike. Never edit that one."""
+        if new and new != old and self.running.search(new, at_end,
+                                                      levels=range(WHITESPACE)).candidates:
+            raise PatchError("already_applied", "the hunk's new lines are already in the file; "
+                             "its old lines match elsewhere only with whitespace or "
+                             "punctuation ignored")
 
     def _not_found(self, hunk: Hunk, new: list[bytes], old: list[bytes],
                    hint: int | None) -> PatchError:

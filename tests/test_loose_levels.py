@@ -164,3 +164,14 @@ def test_reindented_apply_reverses_to_the_original_bytes(tmp_path: Path) -> None
     assert "\tgcc -O2 -o app main.c\n" in (repo / "Makefile").read_text()
     applied(repo, patch, reverse=True)
     assert (repo / "Makefile").read_text() == MAKEFILE
+
+
+def test_a_resent_patch_never_applies_loosely_elsewhere(tmp_path: Path) -> None:
+    body = "def f():\n    x = 1\n\nclass C:\n    def f():\n        x = 1\n"
+    repo = make_repo(tmp_path / "r", {"m.py": body})
+    patch = "--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,2 @@\n def f():\n-    x = 1\n+    x = 2\n"
+    receipt = applied(repo, patch)
+    assert tolerances(receipt) == [[]]
+    # sent again: its old lines now match only class C's method, with indentation ignored
+    refused(repo, patch, "already_applied")
+    assert (repo / "m.py").read_text() == body.replace("    x = 1\n\n", "    x = 2\n\n")
