@@ -93,8 +93,8 @@ class Overlay:
     def _after_earlier(self, err: PatchError, fp: FilePatch,
                        source: _State | None) -> PatchError:
         """Name the earlier file patch a refused one was applied after."""
-        path = err.path or fp.path
-        state = source if source is not None and path == fp.old_path else self.now.get(path)
+        state = source if source is not None else self.now.get(fp.path)
+        path = fp.old_path if source is not None else fp.path
         if state is not None and state.by is not None:
             err.message += (f" (in {path!r} as the file patch at line {state.by.patch_line} "
                             "left it)")

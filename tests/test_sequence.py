@@ -96,6 +96,18 @@ def test_later_block_that_does_not_apply_names_both(tmp_path: Path) -> None:
     assert err.details["first_difference"]["found"] == "B"
 
 
+def test_a_rename_that_does_not_apply_names_the_block_that_made_its_file(
+        tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"k": "k\n"})
+    patch = ("diff --git a/x b/x\nnew file mode 100644\n--- /dev/null\n+++ b/x\n"
+             "@@ -0,0 +1,2 @@\n+one\n+two\n"
+             "diff --git a/x b/y\nrename from x\nrename to y\n--- a/x\n+++ b/y\n"
+             "@@ -1,2 +1,2 @@\n one\n-three\n+four\n")
+    err = refused(repo, patch, "context_not_found")
+    assert err.details["earlier_file_patch"] == 1 and "in 'x' as the file patch at line 1" \
+        in err.message
+
+
 # -- renames ---------------------------------------------------------------------------------
 
 def test_rename_then_edit_of_the_new_name(tmp_path: Path) -> None:
