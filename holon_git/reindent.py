@@ -4,12 +4,11 @@ The matched lines pair each of the hunk's old lines with the file's line there. 
 the patch's indentation maps to the file's: the same, a constant shift (the patch dedented or
 indented everything by k spaces or tabs), or another unit (a tab for N spaces, 2 spaces for 4).
 Added lines take the one mapping they show ('reindented'); when they show none, or two that
-disagree about the added lines, the added lines' indentation cannot be known and the hunk is
-refused (indentation_mismatch). A file indented with tabs only never gets a line that starts
-with a space, nor one indented with spaces a tab. Likewise, typographic characters the matched
-lines show were "smartened" from the file's ASCII (a ’ in the patch where the file has ') are
-written back as ASCII in the added lines ('punctuation_normalized'). Context lines always keep
-the file's bytes (splice.py); only added lines change here. Pure; bytes only.
+disagree about the added lines, or one the reversed hunk could not learn again, the added
+lines' indentation cannot be known and the hunk is refused (indentation_mismatch). A file
+indented with tabs only never gets a line that starts with a space, nor one indented with
+spaces a tab. Typographic characters are punctuation.py's. Context lines always keep the
+file's bytes (splice.py); only added lines change here. Pure; bytes only.
 """
 
 from __future__ import annotations
@@ -21,14 +20,10 @@ from fractions import Fraction
 from math import gcd
 
 from .errors import PatchError
-from .match import PUNCTUATION, TYPOGRAPHIC
+from .match import PUNCTUATION
 from .model import ADD, REMOVE, HunkLine, old_side
 
 _INDENT = re.compile(rb"[ \t]*")
-# Characters that come in families: a transport that smartened one member smartened all.
-_FAMILIES = [set("\u2018\u2019\u201a\u201b"), set("\u201c\u201d\u201e\u201f"),
-             set("\u2010\u2011\u2012\u2013\u2014\u2015\u2212"), {"\u2026"},
-             {ch for ch, ascii_form in TYPOGRAPHIC.items() if ascii_form == " "}]
 
 
 @dataclass(frozen=True)
@@ -214,69 +209,14 @@ def _mismatch(text: bytes, window: Sequence[bytes], first_line: int, why: str) -
                  "line": text.rstrip(b"\r\n").decode("utf-8", "replace")})
 
 
-def _typographic_mapping(pairs: Sequence[tuple[bytes, bytes]]) -> dict[str, str]:
-    """Typographic characters of the patch's old lines that the file has in ASCII at the
-    same places, widened to their families (‘ with ’), unless the file keeps one of them."""
-    to_ascii: set[str] = set()
-    kept: set[str] = set()
-    for patch_line, file_line in pairs:
-        ours, theirs = _spelled(patch_line), _spelled(file_line)
-        if len(ours) != len(theirs):
-            continue
-        for (_, mine), (_, found) in zip(ours, theirs, strict=True):
-            if mine in TYPOGRAPHIC:
-                (kept if found == mine else to_ascii).add(mine)
-            elif found in TYPOGRAPHIC and found != mine:
-                kept.add(found)
-    chars = set()
-    for family in _FAMILIES:
-        if family & to_ascii and not family & kept:
-            chars |= family
-    odd_spaces = _FAMILIES[-1]  # blanks are not compared one for one: any at all counts
-    if any(_has(patch_line, odd_spaces) for patch_line, _ in pairs) \
-            and not any(_has(file_line, odd_spaces) for _, file_line in pairs):
-        chars |= odd_spaces
-    return {ch: TYPOGRAPHIC[ch] for ch in chars}
-
-
-def _has(line: bytes, chars: set[str]) -> bool:
-    return not line.isascii() and any(ch in chars
-                                      for ch in line.decode("utf-8", "surrogateescape"))
-
-
-def _spelled(line: bytes) -> list[tuple[str, str]]:
-    """(ASCII form, character as written) for each non-blank character, an ellipsis counted
-    as its three dots."""
-    out = []
-    for ch in line.decode("utf-8", "surrogateescape"):
-        plain = TYPOGRAPHIC.get(ch, ch)
-        if plain.isspace() or ch.isspace():
-            continue
-        out.extend((dot, ch) for dot in plain)
-    return out
-
-
-def normalize_punctuation(lines: Sequence[HunkLine], window: Sequence[bytes]
-                          ) -> tuple[list[HunkLine], bool]:
-    """The hunk's lines with typographic characters in its added lines written as the ASCII
-    the matched lines show the file uses, and whether any changed."""
-    mapping = str.maketrans(_typographic_mapping(list(zip(old_side(lines), window,
-                                                          strict=True))))
-    out = []
-    for line in lines:
-        if line.kind == ADD and not line.text.isascii():
-            text = line.text.decode("utf-8", "surrogateescape").translate(mapping)
-            line = HunkLine(ADD, text.encode("utf-8", "surrogateescape"))
-        out.append(line)
-    return out, any(a != b for a, b in zip(out, lines, strict=True))
-
-
 def adapt_added_lines(lines: Sequence[HunkLine], window: Sequence[bytes], level: int,
                       first_line: int, style: FileIndent) -> tuple[list[HunkLine], list[str]]:
     """For a hunk placed at the whitespace or punctuation level: its lines with the added ones
     rewritten, and the tolerances that rewriting adds."""
     out, tolerances = list(lines), []
     if level >= PUNCTUATION:
+        from .punctuation import normalize_punctuation
+
         out, changed = normalize_punctuation(out, window)
         if changed:
             tolerances.append("punctuation_normalized")
