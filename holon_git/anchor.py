@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .errors import PatchError
-from .match import Candidate
+from .match import Candidate, RunningFile
 
 _HINT = ("the hunk's old lines occur more than once and its '@@ {text}' line did not decide "
          "which copy ({why}); add surrounding context lines until they are unique")
@@ -52,3 +52,18 @@ def copy_after_anchor(current: Sequence[bytes], candidates: Sequence[Candidate],
     ambiguous.hint = _HINT.format(text=text, why=why)
     ambiguous.details["anchor"] = {"text": text, "lines": [i + 1 for i in lines[:50]]}
     raise ambiguous
+
+
+def claim_after_anchor(running: RunningFile, new: Sequence[bytes], old_starts: Sequence[int],
+                       text: str) -> list[int]:
+    """Where the hunk claims its new side goes: the first copy of it after the one line
+    matching ``text``, unless a copy of its old side comes first (the hunk is not applied
+    there yet); nothing when the text does not name one line."""
+    lines = anchor_lines(running.lines(), text)
+    if len(lines) != 1:
+        return []
+    after = [c.start for c in running.search(new).candidates if c.start > lines[0]]
+    if not after:
+        return []
+    first_old = min((start for start in old_starts if start > lines[0]), default=None)
+    return [min(after)] if first_old is None or min(after) <= first_old else []

@@ -97,6 +97,7 @@ def apply_patch(
     expect_sha256: Mapping[str, str] | None = None,
     progress: Callable[[str, int, int], None] | None = None,
     durable: bool = False,
+    three_way: bool = True,
 ) -> Receipt:
     """Apply ``patch`` to ``repo``; never raises PatchError, returns a Receipt.
 
@@ -122,13 +123,16 @@ def apply_patch(
     directories and the crash journal, so the apply survives a power loss as all old or all new.
     The default follows git, which never fsyncs working-tree files: all or nothing against
     errors, Ctrl-C and a killed process (the crash journal), not against a power loss.
+    ``three_way=False`` turns off the three-way rescue of a file patch whose old lines are
+    not in the current text (docs/patch-format.md, section 3).
     """
     if retry > 0 and ref is not None and not check:
         return _with_retries(retry, patch, repo, target=target, reverse=reverse, strip=strip,
                              format=format, include=include, exclude=exclude, commit=commit,
                              message=message, author=author, ref=ref, emit_diff=emit_diff,
                              on_ref_update=on_ref_update, atomic=atomic,
-                             expect_sha256=expect_sha256, progress=progress, durable=durable)
+                             expect_sha256=expect_sha256, progress=progress, durable=durable,
+                             three_way=three_way)
     receipt = Receipt(REFUSED, target=target, reverse=reverse, atomic=atomic)
     try:
         target = receipt.target = _resolve_target(target, commit, ref, message)
@@ -165,9 +169,11 @@ def apply_patch(
                 # read back at once for the undo: keeping it saves a read
                 keep = (emit_diff or len(parsed.files) == 1
                         or getattr(destination, "needs_planned_preimages", True))
+                versions = getattr(destination, "three_way", None) if three_way else None
                 plan = plan_patch(parsed, destination.read, reverse=reverse,
                                   expect_sha256=expect_sha256, progress=progress,
-                                  keep_preimages=keep, on_planned=on_planned)
+                                  keep_preimages=keep, on_planned=on_planned,
+                                  three_way=versions)
                 validate = getattr(destination, "validate", None)
                 if validate is not None:
                     validate(plan)
@@ -191,7 +197,9 @@ def apply_patch(
                 receipt.diff = diff
             else:
                 _file_by_file(parsed, destination, receipt, check=check, reverse=reverse,
-                              expect_sha256=expect_sha256 or {}, progress=progress)
+                              expect_sha256=expect_sha256 or {}, progress=progress,
+                              three_way=getattr(destination, "three_way", None)
+                              if three_way else None)
         finally:
             destination.close()
     except PatchError as err:
@@ -225,7 +233,8 @@ def _with_retries(retry: int, patch: bytes | str | Patch, repo: str | os.PathLik
 
 def _file_by_file(parsed: Patch, destination: Any, receipt: Receipt, *, check: bool,
                   reverse: bool, expect_sha256: Mapping[str, str],
-                  progress: Callable[[str, int, int], None] | None) -> None:
+                  progress: Callable[[str, int, int], None] | None,
+                  three_way: Any = None) -> None:
     """Non-atomic: plan and write one file patch at a time, in order; the first refusal stops.
 
     Each file is still planned in full before it is written. File patches that share a path
@@ -238,7 +247,8 @@ def _file_by_file(parsed: Patch, destination: Any, receipt: Receipt, *, check: b
         # the group being applied first, then the rest in patch order
         receipt.unapplied = [_file_ref(fp) for fp in group] + [
             _file_ref(fp) for fp in remaining if all(fp is not member for member in group)]
-        plan = plan_patch(Patch(group, parsed.format), destination.read, reverse=reverse)
+        plan = plan_patch(Patch(group, parsed.format), destination.read, reverse=reverse,
+                          three_way=three_way)
         if not check:
             for key, value in destination.write(plan).items():
                 if isinstance(value, list):

@@ -191,6 +191,10 @@ Other commands: 'git holon-apply COMMAND -h'. Documentation: docs/cli.md, docs/e
 @click.option("--atomic/--no-atomic", default=True, show_default=True,
               help="All files or none; --no-atomic applies file by file, in order, and stops "
               "at the first refusal.")
+@click.option("--3way/--no-3way", "three_way", default=True, show_default=True,
+              help="When a file's hunks do not match its current text, merge from the version "
+              "they were written against (the patch's index line, the index, HEAD, or this "
+              "tool's recent pre-images); --no-3way refuses instead.")
 @click.option("--expect-sha256", "expect", metavar="PATH=HEX", multiple=True,
               help="Refuse the whole patch (stale_file) unless PATH's current content has this "
               "sha256; 'PATH=' asserts PATH does not exist. Repeatable.")
@@ -211,7 +215,7 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
                   exclude: tuple[str, ...], emit_diff: str | None, holon_output: str | None,
                   force: bool, write_receipt: bool, atomic: bool, expect: tuple[str, ...],
                   retry: int, durable: bool, recover: bool, verbose: bool,
-                  quiet: bool) -> None:
+                  quiet: bool, three_way: bool) -> None:
     """Apply PATCH (a unified diff or a '*** Begin Patch' envelope, or stdin) to the working
     tree: every file or none.
 
@@ -269,7 +273,8 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
                                   include=include, exclude=exclude,
                                   emit_diff=emit_diff is not None, atomic=atomic,
                                   expect_sha256=expect_sha256, retry=retry,
-                                  progress=_noting_the_write(reporter), durable=durable)
+                                  progress=_noting_the_write(reporter), durable=durable,
+                                  three_way=three_way)
         finally:
             if reporter is not None:
                 reporter.close()

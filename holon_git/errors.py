@@ -46,7 +46,12 @@ HINTS: dict[str, str] = {
     "lines until they are unique",
     "already_applied": "the file already contains the hunk's new lines; drop this hunk or "
     "check which version you edited",
-    "overlapping_edits": "two hunks of one file touch the same lines; merge them into one hunk",
+    "not_applied": "the file has the hunk's old lines, not its new ones: the patch is not "
+    "applied here, so it cannot be reversed; check which patch and file you meant",
+    "overlapping_edits": "two hunks of one file change the same lines; merge them into one hunk",
+    "merge_conflict": "the file changed since the version the patch was written against, and "
+    "the patch's edit conflicts with that change; re-read the file and re-emit the hunk "
+    "against its current text",
     "content_mismatch": "a deletion must list the file's whole current content as '-' lines",
     "already_exists": "the path already exists; patch it as a modification instead of an "
     "addition",

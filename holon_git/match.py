@@ -44,7 +44,7 @@ def _key_eol(line: bytes) -> bytes:
     return line.rstrip(b"\r\n")
 
 
-def _key_ws(line: bytes) -> bytes:
+def key_ws(line: bytes) -> bytes:
     return line.rstrip(b" \t\r\n\f\v")
 
 
@@ -71,7 +71,7 @@ def _key_punct(line: bytes) -> bytes:
     return _key_blanks(text.encode("utf-8", "surrogateescape"))
 
 
-KEYS: tuple[Callable[[bytes], bytes], ...] = (_key_exact, _key_eol, _key_ws, _key_blanks,
+KEYS: tuple[Callable[[bytes], bytes], ...] = (_key_exact, _key_eol, key_ws, _key_blanks,
                                               _key_punct)
 
 
@@ -139,6 +139,7 @@ class _Edit(NamedTuple):
     start: int  # original index of the first replaced line
     end: int  # original index after the last replaced line
     new: list[bytes]
+    hunk: int = 0  # the 1-based number of the hunk that made it (0: unknown)
 
 
 class Candidate(NamedTuple):
@@ -220,6 +221,48 @@ class RunningFile:
             return None
         return start - self._shift[k]
 
+    def sits_at(self, start: int, lines: Sequence[bytes],
+                levels: int = len(LEVELS)) -> int | None:
+        """The first comparison level (of the first ``levels``) at which ``lines`` are the
+        current file's lines from ``start`` on, or None."""
+        if start < 0 or start + len(lines) > self.length or not lines:
+            return None
+        window = self.window(start, len(lines))
+        for level, key in enumerate(KEYS[:levels]):
+            if all(key(a) == key(b) for a, b in zip(window, lines, strict=True)):
+                return level
+        return None
+
+    # -- which hunks made what ---------------------------------------------------------------
+    def hunks_in_current(self, start: int, length: int) -> list[int]:
+        """The hunks whose edits a window of the current file reaches into."""
+        return sorted({e.hunk for e, cstart, bend in zip(self._edits, self._cstarts,
+                                                         self._bends, strict=True)
+                       if bend > start and cstart < start + length})
+
+    def hunks_in_original(self, start: int, length: int) -> list[int]:
+        """The hunks whose edits changed lines of a window of the original file (or inserted
+        lines inside it)."""
+        end = start + length
+        return sorted({e.hunk for e in self._edits
+                       if (e.start < end and e.end > start if e.start < e.end
+                           else start < e.start < end)})
+
+    def find_original(self, old: Sequence[bytes], at_end: bool = False) -> list[int]:
+        """Where ``old`` occurs in the original file, at the first level that finds it."""
+        size = len(self.original)
+        for level, key in enumerate(KEYS):
+            index = self._index(level)
+            keys = [key(line) if level else _key_exact(line) for line in old]
+            sizes = list(map(len, keys))
+            anchor = sizes.index(max(sizes))
+            found = [s for s in sorted({pos - anchor for pos in index.positions(keys[anchor])})
+                     if s >= 0 and s + len(keys) <= size and (not at_end or s + len(keys) == size)
+                     and index.keys[s : s + len(keys)] == keys]
+            if found:
+                return found
+        return []
+
     # -- search ------------------------------------------------------------------------------
     def _index(self, level: int) -> _Index:
         index = self._indexes.get(level)
@@ -282,9 +325,10 @@ class RunningFile:
         return Found([], len(LEVELS) - 1)
 
     # -- editing -----------------------------------------------------------------------------
-    def replace(self, start: int, old_size: int, new: list[bytes]) -> None:
+    def replace(self, start: int, old_size: int, new: list[bytes], hunk: int = 0) -> None:
         """Replace a clean window of the current file; only the lines that differ are recorded
-        as the edit, so later hunks may still use this hunk's unchanged context."""
+        as the edit (made by ``hunk``), so later hunks may still use this hunk's unchanged
+        context."""
         window = self.window(start, old_size)
         head = 0
         while head < min(len(window), len(new)) and window[head] == new[head]:
@@ -296,7 +340,8 @@ class RunningFile:
         original = self.to_original(start, old_size)
         if original is None:
             raise ValueError("replace() needs a window of untouched original lines")
-        edit = _Edit(original + head, original + old_size - tail, new[head : len(new) - tail])
+        edit = _Edit(original + head, original + old_size - tail, new[head : len(new) - tail],
+                     hunk)
         k = bisect_right(self._ends, edit.start)
         while (k < len(self._edits) and self._edits[k].start == self._edits[k].end == edit.start
                and self._bends[k] <= start + head):
@@ -315,6 +360,18 @@ class RunningFile:
                 counter.update(edit.new)  # every line ends with a newline: its own exact key
             else:
                 counter.update(map(KEYS[level], edit.new))
+
+
+def telling_levels(old: Sequence[bytes], new: Sequence[bytes]) -> int:
+    """How many levels, from the strictest, tell ``new`` from ``old`` (a hunk that only
+    re-indents lines has old and new sides that the whitespace level makes equal: there it
+    cannot say which of them a file holds)."""
+    if len(old) != len(new):
+        return len(LEVELS)
+    for level, key in enumerate(KEYS):
+        if all(key(a) == key(b) for a, b in zip(old, new, strict=True)):
+            return level
+    return len(LEVELS)
 
 
 def choose(found: Found, hints: Sequence[int | None]) -> tuple[Candidate, bool]:
@@ -340,21 +397,21 @@ MAX_REGION = 200
 MAX_SHOWN = 500
 
 
-def _show(line: bytes) -> str:
+def show_line(line: bytes) -> str:
     text = line[:MAX_SHOWN * 4].decode("utf-8", "replace").rstrip("\r\n")
     return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "..."
 
 
 def near_miss(current: Sequence[bytes], old: Sequence[bytes], hint: int | None) -> dict:
     """The region most like ``old`` and its first differing line, to help fix the hunk."""
-    keys = [_key_ws(line) for line in old]
+    keys = [key_ws(line) for line in old]
     wanted: dict[bytes, list[int]] = {}
     for j, k in enumerate(keys):
         wanted.setdefault(k, []).append(j)
     votes: Counter[int] = Counter()
     hits: Counter[bytes] = Counter()
     for pos, line in enumerate(current):
-        k = _key_ws(line)
+        k = key_ws(line)
         offsets = wanted.get(k)
         if offsets and hits[k] < 500:
             hits[k] += 1
@@ -366,17 +423,17 @@ def near_miss(current: Sequence[bytes], old: Sequence[bytes], hint: int | None) 
         start = max(0, min(hint or 0, max(len(current) - 1, 0)))
     first_diff = next(
         (j for j in range(len(old))
-         if not 0 <= start + j < len(current) or _key_ws(current[start + j]) != keys[j]),
+         if not 0 <= start + j < len(current) or key_ws(current[start + j]) != keys[j]),
         None,
     )
     lo, hi = max(start, 0), min(max(start, 0) + len(old), len(current), start + MAX_REGION)
-    region = [{"line": i + 1, "text": _show(current[i])} for i in range(lo, hi)]
+    region = [{"line": i + 1, "text": show_line(current[i])} for i in range(lo, hi)]
     out: dict = {"nearest_line": lo + 1, "region": region}
     if first_diff is not None:
         at = start + first_diff
         out["first_difference"] = {
             "line": at + 1,
-            "expected": _show(old[first_diff]),
-            "found": _show(current[at]) if 0 <= at < len(current) else None,
+            "expected": show_line(old[first_diff]),
+            "found": show_line(current[at]) if 0 <= at < len(current) else None,
         }
     return out

@@ -226,6 +226,8 @@ class FilePatch:
     # A traditional diff's one hunk has no old lines: git apply creates the file when it is
     # missing (and patches it when it exists).
     create_if_missing: bool = False
+    # git's 'index OLD..NEW' line: the (abbreviated) blob ids of the old and new content
+    blob_ids: tuple[str, str] | None = None
 
     @property
     def path(self) -> str:
@@ -259,6 +261,7 @@ class FilePatch:
             hunks=[hunk.reversed() for hunk in self.hunks],
             header_paths=self.header_paths[::-1] if self.header_paths else None,
             create_if_missing=False,
+            blob_ids=None if self.blob_ids is None else self.blob_ids[::-1],
         )
 
 

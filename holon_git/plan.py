@@ -15,20 +15,34 @@ from typing import TYPE_CHECKING, Any
 
 from . import paths
 from .errors import PatchError
-from .match import KEYS, LEVELS, WHITESPACE, RunningFile, choose, near_miss, split_lines
+from .match import (
+    KEYS,
+    LEVELS,
+    WHITESPACE,
+    Found,
+    RunningFile,
+    choose,
+    key_ws,
+    near_miss,
+    split_lines,
+    telling_levels,
+)
 from .model import (
     ADD,
     CONTEXT,
+    KIND_OF_PREFIX,
     Diagnostic,
     FileKind,
     FilePatch,
     Hunk,
     HunkLine,
+    PackedLines,
     Patch,
     new_side,
     sides,
 )
 from .splice import dominant_eol, new_window
+from .threeway import KnownVersions, conflict_error, conflicts, marker_size_for
 
 if TYPE_CHECKING:
     from .reindent import FileIndent
@@ -104,6 +118,7 @@ class FileChange:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     added: int = 0
     removed: int = 0
+    three_way: dict[str, str] | None = None  # merged from this base (the rescue)
 
     @property
     def path(self) -> str:
@@ -136,7 +151,8 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
                expect_sha256: Mapping[str, str] | None = None,
                progress: Callable[[str, int, int], None] | None = None,
                keep_preimages: bool = True,
-               on_planned: Callable[[FileChange], None] | None = None) -> Plan:
+               on_planned: Callable[[FileChange], None] | None = None,
+               three_way: KnownVersions | None = None) -> Plan:
     """Match every hunk against the pre-images ``read`` returns; raise on the first refusal.
 
     ``expect_sha256`` maps paths to the sha256 (hex) their pre-image must have, "" for "must
@@ -146,13 +162,18 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
     mode and token stay), for a target that can read it again: a large patch then never
     holds every old file in memory at once. ``on_planned(change)`` is called with each file's
     change as soon as it is planned (a target may stage it then, and let go of its content).
+    ``three_way`` supplies a file's other versions and a merge for the three-way rescue of a
+    file patch whose old side is not in the current text (threeway.py); None turns it off.
     """
     check_expected(expect_sha256 or {}, read)
     if shares_a_path(patch.files):
         from .sequence import plan_sequence  # only then: start-up counts
 
+        # the three-way rescue knows the target's versions of a path: only a file patch
+        # that reads the target's own file (not an earlier file patch's result) may use it
         changes, steps = plan_sequence(
-            patch, read, lambda fp, reader: plan_file(fp, reader, reverse), progress)
+            patch, read, lambda fp, reader, untouched: plan_file(
+                fp, reader, reverse, three_way if untouched else None), progress)
         for change in changes:
             if not keep_preimages and change.before is not None:
                 change.before = SourceFile(None, change.before.mode, change.before.token)
@@ -160,7 +181,7 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
     changes = []
     total = len(patch.files)
     for fp in patch.files:
-        change = plan_file(fp, read, reverse)
+        change = plan_file(fp, read, reverse, three_way)
         if not keep_preimages and change.before is not None:
             change.before = SourceFile(None, change.before.mode, change.before.token)
         if on_planned is not None:
@@ -202,13 +223,14 @@ def check_expected(expect_sha256: Mapping[str, str], read: Reader) -> None:
                              details={"path": path, "expected": expected, "actual": actual})
 
 
-def plan_file(fp: FilePatch, read: Reader, reverse: bool) -> FileChange:
+def plan_file(fp: FilePatch, read: Reader, reverse: bool,
+              three_way: KnownVersions | None = None) -> FileChange:
     try:
         if fp.kind is FileKind.ADD:
-            return _plan_add(fp, read)
+            return _plan_add(fp, read, reverse)
         if fp.kind is FileKind.DELETE:
-            return _plan_delete(fp, read)
-        return _plan_modify(fp, read, reverse)
+            return _plan_delete(fp, read, None if reverse else three_way)
+        return _plan_modify(fp, read, reverse, three_way)
     except PatchError as err:
         raise err.located(path=fp.path, patch_line=fp.patch_line) from None
 
@@ -222,7 +244,7 @@ def _change(fp: FilePatch, before: SourceFile | None, after: bytes | None,
     )
 
 
-def _plan_add(fp: FilePatch, read: Reader) -> FileChange:
+def _plan_add(fp: FilePatch, read: Reader, reverse: bool = False) -> FileChange:
     path = fp.path
     lines = [line for hunk in fp.hunks for line in hunk.lines]
     ends_newline = not (fp.hunks and fp.hunks[-1].new_no_newline)
@@ -231,7 +253,8 @@ def _plan_add(fp: FilePatch, read: Reader) -> FileChange:
     existing = read(path)
     if existing is not None:
         if existing.data == content:
-            raise PatchError("already_applied", f"{path!r} already exists with this content")
+            code = "not_applied" if reverse else "already_applied"
+            raise PatchError(code, f"{path!r} already exists with this content")
         raise PatchError("already_exists", f"cannot add {path!r}: it already exists")
     return _change(fp, None, content, EXECUTABLE if fp.executable else REGULAR)
 
@@ -260,10 +283,13 @@ def _plan_created(fp: FilePatch, read: Reader) -> FileChange:
     return change
 
 
-def _plan_delete(fp: FilePatch, read: Reader) -> FileChange:
+def _plan_delete(fp: FilePatch, read: Reader,
+                 three_way: KnownVersions | None = None) -> FileChange:
     path = fp.path
     existing = read(path)
     if existing is None:
+        if three_way is not None and fp.check_deleted_content:
+            _refuse_if_deleted_already(fp, three_way)
         raise _missing(fp, path, "delete")
     if not fp.check_deleted_content:  # envelope '*** Delete File': whatever the file holds
         change = _change(fp, existing, None, None)
@@ -289,13 +315,30 @@ def _plan_delete(fp: FilePatch, read: Reader) -> FileChange:
     )
 
 
-def _plan_modify(fp: FilePatch, read: Reader, reverse: bool) -> FileChange:
+def _refuse_if_deleted_already(fp: FilePatch, three_way: KnownVersions) -> None:
+    """A missing file that another known version (the index, HEAD, a pre-image this tool
+    recorded when it deleted it) held with exactly the lines the patch deletes: a re-sent
+    deletion."""
+    old = [line.text for hunk in fp.hunks for line in hunk.lines if line.kind != ADD]
+    for version in three_way.versions(fp, fp.path):
+        lines = split_lines(version.content)
+        if len(lines) == len(old) and any(
+                all(key(a) == key(b) for a, b in zip(old, lines, strict=True)) for key in KEYS):
+            raise PatchError("already_applied", f"cannot delete {fp.path!r}: it does not "
+                             f"exist, and it held exactly these lines in {version.label}: "
+                             "the deletion is done already")
+
+
+def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
+                 three_way: KnownVersions | None = None) -> FileChange:
     assert fp.old_path is not None and fp.new_path is not None
     existing = read(fp.old_path)
     if fp.kind is FileKind.RENAME:
         target = read(fp.new_path)
         if target is not None:
-            code = "already_applied" if existing is None else "already_exists"
+            code = "already_exists"
+            if existing is None:
+                code = "not_applied" if reverse else "already_applied"
             raise PatchError(code, f"cannot rename {fp.old_path!r} to {fp.new_path!r}: the "
                              "destination already exists", path=fp.new_path)
     if existing is None:
@@ -306,16 +349,67 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool) -> FileChange:
         raise PatchError("not_found", f"{fp.old_path!r} does not exist", path=fp.old_path)
     change = _change(fp, existing, existing.data, existing.mode)
     if fp.hunks:
-        running = RunningFile(split_lines(existing.data))
-        applier = _HunkApplier(running, existing.data, reverse)
-        for number, hunk in enumerate(fp.hunks, 1):
-            try:
-                change.hunks.append(applier.apply(hunk, number))
-            except PatchError as err:
-                raise err.located(hunk=number, patch_line=hunk.patch_line) from None
-        change.after = b"".join(running.lines())
-        change.diagnostics.extend(applier.diagnostics)
+        try:
+            change.after, change.hunks, notes = _apply_hunks(fp, existing.data, reverse)
+        except PatchError as err:
+            if err.code != "context_not_found" or three_way is None:
+                raise
+            return _rescue(fp, change, existing.data, three_way, reverse, err)
+        change.diagnostics.extend(notes)
     return change
+
+
+def _apply_hunks(fp: FilePatch, content: bytes,
+                 reverse: bool) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
+    """The file patch's hunks applied to ``content``: the new content, where each hunk went,
+    and the notes; raises the first hunk's refusal, located."""
+    running = RunningFile(split_lines(content))
+    applier = _HunkApplier(running, content, reverse)
+    results = []
+    for number, hunk in enumerate(fp.hunks, 1):
+        try:
+            results.append(applier.apply(hunk, number))
+        except PatchError as err:
+            raise err.located(hunk=number, patch_line=hunk.patch_line) from None
+    return b"".join(running.lines()), results, applier.diagnostics
+
+
+def _rescue(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
+            reverse: bool, refusal: PatchError) -> FileChange:
+    """The three-way rescue (threeway.py): the first other version of the file that the whole
+    file patch applies to is the base; the current text is merged with base + patch."""
+    assert fp.old_path is not None
+    tried = {ours}
+    for version in three_way.versions(fp, fp.old_path):
+        if version.content in tried:
+            continue
+        tried.add(version.content)
+        try:
+            theirs, results, notes = _apply_hunks(fp, version.content, reverse)
+        except PatchError:
+            continue
+        size = marker_size_for(version.content, ours, theirs)
+        merged = three_way.merge(version.content, ours, theirs, size)
+        if not merged.clean:
+            raise conflict_error(conflicts(merged.content, size), ours, version.label)
+        if merged.content == ours:  # e.g. a patch written against HEAD, re-sent
+            code = "not_applied" if reverse else "already_applied"
+            raise PatchError(code, f"the patch was written against {version.label}; merged "
+                             "with the current text it changes nothing: "
+                             + ("its edit is not in the file" if reverse
+                                else "its edit is already there"))
+        for result in results:
+            result.tolerances.append("three_way")
+        change.after, change.hunks = merged.content, results
+        change.three_way = {"base": version.label}
+        if version.blob is not None:
+            change.three_way["blob"] = version.blob
+        change.diagnostics.extend(notes)
+        change.diagnostics.append(Diagnostic(
+            "three_way", f"the hunks did not match the current text; merged from "
+            f"{version.label}, where they apply", fp.patch_line))
+        return change
+    raise refusal
 
 
 class _HunkApplier:
@@ -362,6 +456,9 @@ class _HunkApplier:
             lines = [HunkLine(CONTEXT, last_line), *lines]
             old, new = [last_line], [last_line, *new]
         if not old:
+            claims = self._edge_claims(hunk, lines, new)
+            if running.length:
+                self._refuse_if_applied(hunk, new, claims)
             if running.length and not hunk.anchor_end:
                 raise PatchError("ambiguous_context", "the hunk has no context or removed "
                                  "lines, so nothing anchors it in a non-empty file",
@@ -379,7 +476,15 @@ class _HunkApplier:
                 found = running.search(old, at_end)
                 tolerances.append("trailing_blank_lines_as_separator")
             if not found.candidates:
-                raise self._not_found(hunk, new, old, hints[1])
+                raise self._not_found(hunk, number, new, old, hints[1])
+            if new != old:
+                hinted = self._hint_claims(hunk, hints[1], new)
+                hinted += self._anchor_claims(hunk, new, found)
+                edges = [at for at in self._edge_claims(hunk, lines, new) if at not in hinted]
+                self._refuse_if_applied(hunk, new, [*hinted, *edges], old,
+                                        [c.start for c in found.candidates], edges)
+            if not new and raw_hint is not None and len(old) < running.length:
+                found = _at_hint_only(found, hints)
             try:
                 candidate, by_hint = choose(found, hints)
             except PatchError as err:
@@ -396,9 +501,12 @@ class _HunkApplier:
                     f"{anchor_line + 1}, which matches its '@@ {hunk.anchor_text}' line, was "
                     "used", hunk.patch_line))
             if candidate.original is None:
-                raise PatchError("overlapping_edits", "the hunk's old lines include lines an "
-                                 "earlier hunk of this file changed")
+                earlier = running.hunks_in_current(candidate.start, len(old))
+                raise _overlapping(earlier, number)
             start, original, level = candidate.start, candidate.original, found.level
+            if new != old:  # the new side where this match would put it
+                self._refuse_if_applied(hunk, new, [start, start + len(old) - len(new)], old,
+                                        [start])
         if level:
             tolerances.append(LEVELS[level])
         size = len(old)
@@ -430,7 +538,7 @@ class _HunkApplier:
             final_newline=final_newline,
             new=new,
         )
-        running.replace(start, size, new)
+        running.replace(start, size, new, number)
         if raw_hint is not None:
             self.drift = original - raw_hint
         if by_hint:
@@ -446,24 +554,105 @@ class _HunkApplier:
         """A hunk found only with blanks or punctuation ignored, whose new side the file
         already has under a strict level: the patch was applied (a re-send), and the loose
         copy is another place that merely looks alike. Never edit that one."""
-        if new and new != old and self.running.search(new, at_end,
-                                                      levels=range(WHITESPACE)).candidates:
-            raise PatchError("already_applied", "the hunk's new lines are already in the file; "
-                             "its old lines match elsewhere only with whitespace or "
-                             "punctuation ignored")
+        strict = range(min(WHITESPACE, telling_levels(old, new)))
+        if new and new != old and self.running.search(new, at_end, levels=strict).candidates:
+            raise self._applied_error("the hunk's new lines are already in the file; its old "
+                                      "lines match elsewhere only with whitespace or "
+                                      "punctuation ignored")
 
-    def _not_found(self, hunk: Hunk, new: list[bytes], old: list[bytes],
+    def _anchor_claims(self, hunk: Hunk, new: list[bytes], found: Found) -> list[int]:
+        """An envelope hunk's '@@ <text>' says where it goes: after the one line matching the
+        text. Where its new side sits first after that line (before any copy of its old
+        side), the hunk claims to be: a re-sent hunk is found there, not at another copy."""
+        if not hunk.anchor_text or not new:
+            return []
+        from .anchor import claim_after_anchor
+
+        return claim_after_anchor(self.running, new, [c.start for c in found.candidates],
+                                  hunk.anchor_text)
+
+    def _applied_error(self, message: str) -> PatchError:
+        if self.reverse:
+            return PatchError("not_applied", "the file has the hunk's old lines where the hunk "
+                              "goes, not its new ones: the patch is not applied, so there is "
+                              "nothing to reverse")
+        return PatchError("already_applied", message)
+
+    def _hint_claims(self, hunk: Hunk, hint: int | None, new: list[bytes]) -> list[int]:
+        """Where the hunk's line numbers say its new side goes, in the current file: the
+        hinted old line (drift-corrected) and the new side's own line number."""
+        claims = []
+        if hint is not None:
+            at = self.running.to_current(hint)
+            if at is not None:
+                claims.append(at)
+        if hunk.new_start is not None:
+            claims.append(max(hunk.new_start - (1 if new else 0), 0) + self.drift)
+        return claims
+
+    def _edge_claims(self, hunk: Hunk, lines: Sequence[HunkLine],
+                     new: list[bytes]) -> list[int]:
+        """git's match_beginning and match_end: a hunk whose context runs out at the file's
+        start or end claims that edge. A hunk with no context at all (diff -U0) claims none:
+        git cannot tell it from one in the middle either."""
+        kinds = _edge_kinds(lines)
+        if kinds is None:
+            return []
+        _, last, has_context = kinds
+        claims = []
+        if hunk.anchor_end or (has_context and last != CONTEXT):
+            claims.append(self.running.length - len(new))
+        if hunk.old_start == 0 or (hunk.old_start == 1 and has_context):
+            claims.append(0)
+        return claims
+
+    def _refuse_if_applied(self, hunk: Hunk, new: list[bytes], claims: Iterable[int],
+                           old: Sequence[bytes] = (), matches: Iterable[int] = (),
+                           edges: Sequence[int] = ()) -> None:
+        """Refuse when the hunk's new side already sits at a place the hunk claims.
+
+        New lines that lie inside a match of the old side and equal its lines there say
+        nothing (a deletion's new side is part of its old side), so they do not count. An
+        edge claim (``edges``) counts only where the new side there overlaps a match of the
+        old side: a hunk whose context was cut short in the middle of a file does not claim
+        the file's end. A hunk that changes whether the file ends with a newline sits only at
+        the end, with the ending its new side has (the comparison levels ignore a missing
+        final newline).
+        """
+        if not new:
+            return
+        running = self.running
+        ending = None if hunk.old_no_newline == hunk.new_no_newline else not hunk.new_no_newline
+        wanted = [key_ws(line) for line in new]
+        olds = [key_ws(line) for line in old]
+        matches = list(matches)
+        for at in dict.fromkeys(claims):
+            if ending is not None and (at + len(new) != running.length or ending != (
+                    running.last_line() or b"").endswith(b"\n")):
+                continue
+            if any(m <= at and at + len(new) <= m + len(olds)
+                   and olds[at - m : at - m + len(new)] == wanted for m in matches):
+                continue
+            if at in edges and not any(at < m + len(olds) and m < at + len(new)
+                                       for m in matches):
+                continue  # an edge the new side would reach only away from the old side
+            if running.sits_at(at, new, telling_levels(old, new)) is not None:
+                raise self._applied_error(
+                    f"the hunk's new lines are already at line {at + 1}, where the hunk goes")
+
+    def _not_found(self, hunk: Hunk, number: int, new: list[bytes], old: list[bytes],
                    hint: int | None) -> PatchError:
         at_end = hunk.old_no_newline or hunk.new_no_newline or hunk.anchor_end
-        if new and new != old and self.running.search(new, at_end).candidates:
-            if self.reverse:
-                return PatchError("already_applied", "the file has the hunk's old lines, not its "
-                                  "new ones: the patch is not applied, so there is nothing to "
-                                  "reverse", hint="check that this patch was applied to this "
-                                  "file before reversing it")
-            return PatchError("already_applied", "the hunk's new lines are already in the file "
-                              "and its old lines are not")
-        details = near_miss(self.running.lines(), old, hint)
+        running = self.running
+        for start in running.find_original(old, at_end):
+            earlier = running.hunks_in_original(start, len(old))
+            if earlier:
+                return _overlapping(earlier, number)
+        if new and new != old and running.search(new, at_end).candidates:
+            return self._applied_error("the hunk's new lines are already in the file and its "
+                                       "old lines are not")
+        # near misses are shown in the file as it is on disk, never as earlier hunks left it
+        details = near_miss(running.original, old, hint)
         diff = details.get("first_difference")
         message = "the hunk's old lines were not found"
         if diff:
@@ -472,3 +661,44 @@ class _HunkApplier:
                         + ("the end of the file" if diff["found"] is None
                            else repr(diff["found"])))
         return PatchError("context_not_found", message, details=details)
+
+
+def _at_hint_only(found: Found, hints: Sequence[int | None]) -> Found:
+    """A hunk that only removes lines, with no context (diff -U0), leaves nothing behind to
+    recognise it by: sent again, it would remove the next copy of its lines. So when it has
+    a line number, it is placed only where that number (or the drift-corrected one) says
+    (unless it removes the whole file, which has no second copy)."""
+    wanted = {h for h in hints if h is not None}
+    at_hint = [c for c in found.candidates if c.original in wanted]
+    if not at_hint:
+        lines = ", ".join(str((c.original if c.original is not None else c.start) + 1)
+                          for c in found.candidates[:10])
+        raise PatchError("ambiguous_context", "the hunk only removes lines and has no context; "
+                         f"its line number does not hold them (they are at line {lines}), so "
+                         "nothing says which lines are meant",
+                         hint="add a few unchanged lines around the removed lines as context")
+    return Found(at_hint, found.level)
+
+
+def _overlapping(earlier: list[int], number: int) -> PatchError:
+    hunks = [*earlier, number]
+    named = ", ".join(map(str, earlier))
+    return PatchError("overlapping_edits", f"hunk {number} changes lines that hunk"
+                      f"{'s' if len(earlier) > 1 else ''} {named} of this file also "
+                      "change", details={"hunks": hunks})
+
+
+def _edge_kinds(lines: Sequence[HunkLine]) -> tuple[str, str, bool] | None:
+    """(first line's kind, last line's kind, whether any line is context) of a hunk body."""
+    if isinstance(lines, PackedLines):
+        packed = lines.packed
+        if not packed:
+            return None
+        body = packed[:-1] if packed.endswith(b"\n") else packed
+        cut = body.rfind(b"\n")
+        first, last = packed[:1], body[cut + 1 : cut + 2]
+        has_context = packed.startswith(b" ") or b"\n " in packed
+        return KIND_OF_PREFIX[first], KIND_OF_PREFIX[last], has_context
+    if not lines:
+        return None
+    return lines[0].kind, lines[-1].kind, any(line.kind == CONTEXT for line in lines)

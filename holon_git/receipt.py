@@ -16,7 +16,7 @@ PARTIAL = "partial"  # --no-atomic only: some files were written before a refusa
 
 
 def _file_dict(change: FileChange) -> dict[str, Any]:
-    return {
+    out = {
         "action": change.action,
         "old_path": change.old_path,
         "new_path": change.new_path,
@@ -26,6 +26,9 @@ def _file_dict(change: FileChange) -> dict[str, Any]:
         "ignored_metadata": change.ignored_metadata,
         "diagnostics": [d.to_dict() for d in change.diagnostics],
     }
+    if change.three_way is not None:
+        out["three_way"] = change.three_way
+    return out
 
 
 @dataclass

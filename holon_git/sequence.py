@@ -23,6 +23,11 @@ if TYPE_CHECKING:  # plan imports this module when an input needs it
     from .plan import FileChange, Reader, SourceFile
 
 
+# plan_file(file patch, reader, whether it reads the target's own file, not an earlier
+# file patch's result)
+PlanFile = Callable[["FilePatch", "Reader", bool], "FileChange"]
+
+
 @dataclass
 class _State:
     """A path as the file patches so far left it."""
@@ -52,8 +57,7 @@ class Overlay:
             known = self.now[path] = _State(source, None, path if source is not None else None)
         return known
 
-    def plan(self, fp: FilePatch, plan_file: Callable[[FilePatch, Reader], FileChange]
-             ) -> FileChange:
+    def plan(self, fp: FilePatch, plan_file: PlanFile) -> FileChange:
         """Plan one file patch on the overlay, then record what it leaves."""
         if fp.kind is FileKind.RENAME:
             self.renamed_later[fp.old_path] -= 1
@@ -83,8 +87,9 @@ class Overlay:
                 return None
             return self.state(path).source
 
+        untouched = source is None or source.by is None
         try:
-            change = plan_file(fp, read)
+            change = plan_file(fp, read, untouched)
         except PatchError as err:
             raise self._after_earlier(err, fp, source) from None
         self._record(fp, change, source, from_replaced, replacing)
@@ -165,8 +170,7 @@ class Overlay:
         return changes
 
 
-def plan_sequence(patch: Patch, read: Reader,
-                  plan_file: Callable[[FilePatch, Reader], FileChange],
+def plan_sequence(patch: Patch, read: Reader, plan_file: PlanFile,
                   progress: Callable[[str, int, int], None] | None = None
                   ) -> tuple[list[FileChange], list[FileChange]]:
     """(net changes for the target, one change per file patch for the receipt)."""

@@ -107,10 +107,13 @@ def test_one_stale_hunk_refuses_the_whole_file(repo: Path):
 def test_overlapping_hunks(repo: Path):
     patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n line 1\n-line 2\n+two\n"
              "@@ -2,2 +2,2 @@\n-line 2\n+deux\n line 3\n")
-    refused(repo, patch, "context_not_found")
+    err = refused(repo, patch, "overlapping_edits")  # both change line 2
+    assert err.details["hunks"] == [1, 2] and err.hunk == 2
+    assert "hunk 1" in err.message
     patch2 = ("--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n line 1\n-line 2\n+two\n"
               "@@ -2,2 +2,2 @@\n two\n-line 3\n+three\n")
-    refused(repo, patch2, "overlapping_edits")
+    err = refused(repo, patch2, "overlapping_edits")  # hunk 2 depends on hunk 1's output
+    assert err.details["hunks"] == [1, 2]
 
 
 def test_hunks_sharing_context_both_apply(repo: Path):
@@ -452,7 +455,7 @@ def test_reverse_undoes(repo: Path):
     assert snapshot(repo) != before
     assert applied(repo, patch, reverse=True).reverse
     assert snapshot(repo) == before
-    err = refused(repo, patch, "already_applied", reverse=True)
+    err = refused(repo, patch, "not_applied", reverse=True)
     assert "not applied" in err.message
 
 

@@ -142,6 +142,7 @@ def doc_examples() -> list[tuple[str, str, str]]:
 
 
 EXAMPLES = doc_examples()
+EXAMPLE_FLAGS = {"twice", "reverse", "after-previous"}
 
 
 def test_docs_have_marked_examples():
@@ -150,21 +151,36 @@ def test_docs_have_marked_examples():
     assert any(opts.startswith("refuse=") for _, opts, _ in EXAMPLES)
 
 
+def _previous_example(name: str) -> str:
+    doc, number = name.split("#")
+    previous = {n: body for n, _, body in EXAMPLES}.get(f"{doc}#{int(number) - 1}")
+    assert previous is not None, f"{name}: after-previous, but no example before it"
+    return previous
+
+
 @pytest.mark.parametrize("name, opts, body", EXAMPLES, ids=[e[0] for e in EXAMPLES])
 def test_doc_example_patch(name: str, opts: str, body: str, tmp_path: Path):
     """```diff holon-example``` blocks apply to examples/repo; ``refuse=CODE`` ones are
-    refused with CODE and change nothing."""
+    refused with CODE and change nothing. Flags: ``twice`` applies the block once first (a
+    re-send), ``after-previous`` applies the doc's example before it first (uncommitted: a
+    stale patch), ``reverse`` applies with -R."""
+    words = opts.split()
+    flags = {w for w in words if not w.startswith("refuse=")}
+    assert flags <= EXAMPLE_FLAGS, f"{name}: unknown example option in {opts!r}"
+    refuse = next((w[len("refuse="):] for w in words if w.startswith("refuse=")), None)
     files = {str(p.relative_to(EXAMPLE_REPO)): p.read_bytes()
              for p in EXAMPLE_REPO.rglob("*") if p.is_file()}
     repo = make_repo(tmp_path / "r", files)
+    if "after-previous" in flags:
+        assert apply_patch(_previous_example(name), repo).ok
+    if "twice" in flags:
+        assert apply_patch(body, repo).ok
     before = snapshot(repo)
-    receipt = apply_patch(body, repo)
-    if opts.startswith("refuse="):
-        assert receipt.error is not None and receipt.error.code == opts[len("refuse="):], \
-            receipt.to_json()
+    receipt = apply_patch(body, repo, reverse="reverse" in flags)
+    if refuse is not None:
+        assert receipt.error is not None and receipt.error.code == refuse, receipt.to_json()
         assert snapshot(repo) == before
     else:
-        assert opts == "", f"{name}: unknown example option {opts!r}"
         assert receipt.ok, receipt.to_json()
         assert snapshot(repo) != before
 

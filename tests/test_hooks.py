@@ -286,8 +286,8 @@ def test_apply_check_uses_the_index_not_the_working_tree(repo: Path):
     assert run(repo, "patch-check", "--apply-check").returncode == 0  # ...the index does
     git(repo, "add", "f.txt")
     done = run(repo, "patch-check", "--apply-check")
-    assert done.returncode == 1
-    assert done.stderr.startswith("p.diff:3: context_not_found: hunk 1 of f.txt: ")
+    assert done.returncode == 1  # written against HEAD, it conflicts with the staged change
+    assert done.stderr.startswith("p.diff:1: merge_conflict: f.txt: ")
     assert run(repo, "patch-check").returncode == 0  # parsing alone is still fine
 
 
@@ -302,7 +302,7 @@ def test_apply_check_honours_git_index_file(repo: Path, tmp_path: Path):
                    env=env, check=True)
     assert run(repo, "patch-check", "--apply-check", "p.diff").returncode == 0
     done = run(repo, "patch-check", "--apply-check", "p.diff", env=env)
-    assert done.returncode == 1 and "context_not_found" in done.stderr
+    assert done.returncode == 1 and "merge_conflict" in done.stderr
 
 
 def test_plain_hook_apply_check_via_config(repo: Path):

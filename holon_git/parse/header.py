@@ -32,6 +32,7 @@ class FileHeader:
     mode_change: bool = False
     executable: bool = False  # 'new file mode 100755' / 'deleted file mode 100755'
     metadata: list[str] = field(default_factory=list)
+    blob_ids: tuple[str, str] | None = None  # 'index OLD..NEW': abbreviated blob ids
     old_epoch: bool = False  # '---' dated at the epoch: GNU diff -N's missing old file
     new_epoch: bool = False
     # role ('diff --git', '---', '+++', 'rename from', 'rename to', 'new file mode',
@@ -168,7 +169,7 @@ class HeaderResolver:
                                  new if new is not None else old, count)
         return FilePatch(kind, old, new, [], h.metadata, h.start, self.notes,
                          executable=h.executable and kind in (FileKind.ADD, FileKind.DELETE),
-                         header_paths=self.header_paths)
+                         header_paths=self.header_paths, blob_ids=h.blob_ids)
 
     def _check_extensions(self) -> None:
         """At most one of 'new file', 'deleted file' and a rename, as in git."""

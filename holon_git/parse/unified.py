@@ -45,6 +45,7 @@ _METADATA = (
     "dissimilarity index ",
     "index ",
 )
+_BLOB_IDS = re.compile(r"index ([0-9a-fA-F]{4,64})\.\.([0-9a-fA-F]{4,64})(?: |$)")
 
 
 def _decode(raw: bytes) -> str:
@@ -205,6 +206,10 @@ class UnifiedParser:
                 return  # applied (the file is created executable), not ignored
         elif text.startswith(("old mode ", "new mode ")):
             header.mode_change = True
+        elif text.startswith("index "):
+            ids = _BLOB_IDS.match(text)
+            if ids:  # the old blob is a version the three-way rescue may merge from
+                header.blob_ids = (ids.group(1).lower(), ids.group(2).lower())
         header.metadata.append(text)
 
     def _validate(self, fp: FilePatch, header: FileHeader) -> None:

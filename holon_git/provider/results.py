@@ -1,9 +1,11 @@
 """The tool result a model reads: a receipt in a few short lines.
 
 On success, one line per file: action, path, hunks and where they landed, what was tolerated,
-which metadata was ignored. On refusal: the code, what failed, the hint naming the rule, and for
-a hunk whose context was not found the current text of the nearest region with line numbers,
-so the model can fix the hunk without reading the file again.
+which metadata was ignored; and for a file merged by the three-way rescue, a note that it had
+changed and was merged. On refusal: the code, what failed, the hint naming the rule (or, for
+already_applied and not_applied, what to do next), and for a hunk whose context was not found
+or a merge conflict the current text of the region with line numbers (and the patch's lines
+for a conflict), so the model can fix the hunk without reading the file again.
 """
 
 from __future__ import annotations
@@ -20,6 +22,17 @@ MAX_LINE_CHARS = 240
 _REGION_HINTS = {
     "context_not_found": "re-emit the hunk with context and removed lines copied exactly from "
     "the current text below (or re-read the file if the hunk belongs elsewhere)",
+    "merge_conflict": "the file changed since the version your patch was written against, "
+    "and both changed these lines: re-emit the hunk against the current text below, keeping "
+    "the change already there if it is wanted",
+}
+
+# What happened, in words a model acts on, for refusals that are not mistakes in the patch.
+_NEXT_STEP = {
+    "already_applied": "nothing to do: the file already has this change (a re-sent patch?). "
+    "Do not send it again; re-read the file if you are unsure what it holds.",
+    "not_applied": "nothing to undo: this patch's change is not in the file, so it cannot be "
+    "reversed. Re-read the file to see what it holds.",
 }
 
 # Diagnostics that repeat a hunk tolerance already listed.
@@ -76,11 +89,19 @@ def _file_line(change: FileChange) -> str:
     return "; ".join(parts)
 
 
+def _merged_line(change: FileChange) -> str:
+    assert change.three_way is not None
+    return (f"note: {change.path} had changed since the version your patch was written "
+            f"against ({change.three_way['base']}); the patch was merged with those changes, "
+            "which are kept. Re-read the file before patching it again.")
+
+
 def _success(receipt: Receipt, tool: str) -> str:
     files = receipt.files
     verb = "would apply (checked, nothing written)" if receipt.status == CHECKED else "applied"
     lines = [f"{tool} {verb}: {_plural(len(files), 'file')}."]
     lines.extend(_file_line(change) for change in files)
+    lines.extend(_merged_line(change) for change in files if change.three_way is not None)
     if receipt.diagnostics:
         codes = dict.fromkeys(d.code for d in receipt.diagnostics)
         lines.append(f"patch text tolerated: {', '.join(codes)}")
@@ -107,7 +128,7 @@ def format_refusal(err: PatchError, headline: str) -> str:
         headline,
         f"error: {err.code}" + (f" ({', '.join(where)})" if where else ""),
         f"what: {err.message}",
-        f"fix: {hint}",
+        f"fix: {hint}" if err.code not in _NEXT_STEP else f"next: {_NEXT_STEP[err.code]}",
     ]
     if region:
         shown = region[:MAX_REGION_LINES]
@@ -118,4 +139,9 @@ def format_refusal(err: PatchError, headline: str) -> str:
         lines.extend(f"{row['line']}|{_clip(row['text'])}" for row in shown)
         if len(region) > len(shown):
             lines.append(f"... {len(region) - len(shown)} more lines not shown")
+    wanted = err.details.get("patch_lines")
+    if err.code == "merge_conflict" and wanted is not None:
+        lines.append("your patch's lines for that region:" if wanted
+                     else "your patch removes that region")
+        lines.extend(f"|{_clip(text)}" for text in wanted[:MAX_REGION_LINES])
     return "\n".join(lines)

@@ -34,6 +34,7 @@ from .interrupts import checkpoint
 from .lock import IndexLock, interrupts_deferred
 from .protect import repo_patterns
 from .stage import Entry, PlannedBlobs, Stage
+from .versions import RepositoryVersions
 
 
 class IndexTarget:
@@ -126,6 +127,13 @@ class IndexTarget:
         is planned."""
         return self.planned.take if stage else None
 
+    @property
+    def three_way(self) -> RepositoryVersions:
+        """The three-way rescue's versions: ours is the index text, so HEAD is the usual
+        base."""
+        return RepositoryVersions(lambda: self.git, self.git.git_dir,
+                                  worktree_form=self.name == "both")
+
     # -- contents -------------------------------------------------------------------------------
     def blob_content(self, change: FileChange) -> bytes:
         """The blob to store for a change's new content."""
@@ -153,6 +161,14 @@ class IndexTarget:
 
     def worktree_stats(self, plan: Plan) -> dict[str, os.stat_result] | None:
         return None
+
+    def record_history(self, plan: Plan) -> None:
+        """After the working tree was written: the pre-images go to the history log."""
+        from .history import record
+        from .worktree import keep_preimages
+
+        record(self.git.git_dir, keep_preimages(self.git.git_dir, plan.changes,
+                                                lambda change: change.before.data))  # type: ignore[union-attr]
 
     def write(self, plan: Plan) -> dict[str, object]:
         assert self.lock is not None and self.scratch is not None, "opened with check=True"
@@ -188,6 +204,8 @@ class IndexTarget:
                 if files is not None:  # the working tree's crash journal is not needed now
                     with suppress(OSError):
                         files.commit()
+            if files is not None:
+                self.record_history(plan)
         except BaseException as exc:
             if self.scratch is None:  # past the commit point: a Ctrl-C held over it
                 raise

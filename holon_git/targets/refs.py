@@ -17,6 +17,7 @@ from .interrupts import checkpoint
 from .lock import interrupts_deferred
 from .protect import repo_patterns
 from .stage import PlannedBlobs, Stage
+from .versions import RepositoryVersions
 
 
 class RefTarget:
@@ -42,6 +43,12 @@ class RefTarget:
 
     def read(self, path: str) -> SourceFile | None:
         return self.stage.read(path)
+
+    @property
+    def three_way(self) -> RepositoryVersions:
+        """The three-way rescue's versions: ours is the branch's text; the patch's index
+        line, HEAD and the history log are the bases."""
+        return RepositoryVersions(lambda: self.git, self.git.git_dir, worktree_form=False)
 
     def protected_patterns(self) -> list[str]:
         return repo_patterns(self.git, self.base_tree)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import PatchError
@@ -18,6 +18,35 @@ from .repo import JOURNAL_DIR
 
 if TYPE_CHECKING:
     from .transaction import Transaction
+    from .versions import RepositoryVersions
+
+
+def keep_preimages(git_dir: str | None, changes: list[FileChange],
+                   old_content: Callable[[FileChange], bytes],
+                   saved: Sequence[Mapping[str, object]] = ()) -> list[tuple[str, str]]:
+    """For the history log (history.py): each modified, renamed or deleted path with its
+    pre-image's blob id (``saved``: the deleted files' blobs, written already), the others
+    written as loose objects now. Empty outside a repository, for a patch of more than
+    MAX_FILES files, or when a blob cannot be written (the log is best effort)."""
+    from .history import MAX_FILES
+
+    if git_dir is None or len(changes) > MAX_FILES:
+        return []
+    from .loose import write_blob
+
+    written = {str(d["path"]): str(d["blob"]) for d in saved if d.get("blob")}
+    kept: list[tuple[str, str]] = []
+    try:
+        for change in changes:
+            if change.action == "add" or change.before is None or change.old_path is None:
+                continue
+            blob = written.get(change.old_path) or write_blob(git_dir, old_content(change))
+            if blob is None:
+                return []
+            kept.append((change.old_path, blob))
+    except OSError:
+        return []
+    return kept
 
 
 def _read_error(exc: OSError, path: str | None) -> PatchError:
@@ -126,18 +155,20 @@ class WorktreeTarget:
         from .transaction import undone
 
         saved: list[dict[str, object]] = []
+        kept: list[tuple[str, str]] = []
         txn, self.early = self.early or self._transaction(alone=True), None
         with DeferredSignals() as signals:
 
             def save() -> None:
                 """After staging (the new contents are out of memory by then) and before
-                anything is deleted; a Ctrl-C in pygit2's import is held, too."""
-                nonlocal saved
+                anything is deleted or replaced; a Ctrl-C in pygit2's import is held, too."""
+                nonlocal saved, kept
                 if any(change.action == "delete" for change in plan.changes):
                     from .objects import save_deleted
 
                     saved = save_deleted(self.git_dir, plan.changes, txn.old_content)
                     signals.checkpoint()
+                kept = keep_preimages(self.git_dir, plan.changes, txn.old_content, saved)
 
             try:
                 txn.run(plan.changes, signals.checkpoint, before_removals=save)
@@ -148,7 +179,25 @@ class WorktreeTarget:
                 if error is exc:
                     raise
                 raise error from exc
+        if kept and self.git_dir is not None:
+            from .history import record
+
+            record(self.git_dir, kept)
         return {"deleted_blobs": saved}
+
+    @property
+    def three_way(self) -> RepositoryVersions | None:
+        """The file's other versions for the three-way rescue (none outside a repository)."""
+        if self.git_dir is None:
+            return None
+        from .versions import RepositoryVersions
+
+        def open_git() -> object:
+            from .gitrepo import open_repository
+
+            return open_repository(self.root)
+
+        return RepositoryVersions(open_git, self.git_dir, worktree_form=True)
 
     def _transaction(self, alone: bool = False) -> Transaction:
         from .transaction import Transaction

@@ -1,0 +1,121 @@
+"""The log of this tool's recent applies: for each path changed, its pre-image's blob id.
+
+``<git dir>/holon-apply-history`` holds one JSON object a line, ``{"time", "path", "blob"}``,
+appended after every successful working-tree (or --index) write of at most ``MAX_FILES``
+files; only the newest ``MAX_ENTRIES`` are read, and the file is cut to them once it passes
+``COMPACT_AT`` bytes. The three-way rescue (versions.py) reads it to
+find the version of a file an agent last saw. It is beside, not inside, the crash journals'
+directory (``holon-apply/``), so it is never taken for a pending journal, and is best
+effort: a failure to write it never fails an apply.
+
+The log is input from disk, so it is read as hostile: at most ``MAX_BYTES``, opened without
+following a symbolic link; a line that is not a well-formed entry (a path that is not a
+normalized repository path, a blob id that is not 40 or 64 hex digits) is skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import suppress
+from typing import NamedTuple
+
+LOG_NAME = "holon-apply-history"
+MAX_ENTRIES = 200
+MAX_FILES = 64  # larger patches are not recorded
+MAX_BYTES = 256 << 10  # of the log read, at most
+COMPACT_AT = 64 << 10  # a log grown past this is cut to its newest MAX_ENTRIES
+_BLOB = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
+_FLAGS = os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+class Entry(NamedTuple):
+    time: float
+    path: str
+    blob: str
+
+
+def _valid(raw: object) -> Entry | None:
+    if not isinstance(raw, dict):
+        return None
+    when, path, blob = raw.get("time"), raw.get("path"), raw.get("blob")
+    if not (isinstance(when, int | float) and isinstance(path, str) and isinstance(blob, str)):
+        return None
+    if not _BLOB.fullmatch(blob) or not path or path.startswith("/") or "\0" in path \
+            or any(part in ("", ".", "..") for part in path.split("/")):
+        return None
+    return Entry(float(when), path, blob)
+
+
+def read(git_dir: str) -> list[Entry]:
+    """The newest MAX_ENTRIES well-formed entries, oldest first; [] when the log is missing
+    or unreadable."""
+    try:
+        fd = os.open(os.path.join(git_dir, LOG_NAME), os.O_RDONLY | _FLAGS)
+    except OSError:
+        return []
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            data = fh.read(MAX_BYTES + 1)
+    except OSError:
+        return []
+    if len(data) > MAX_BYTES:  # keep the newest whole lines
+        data = data[data.find(b"\n", len(data) - MAX_BYTES) + 1:]
+    out = []
+    for line in data.splitlines():
+        try:
+            entry = _valid(json.loads(line))
+        except ValueError:  # not JSON, or not UTF-8
+            continue
+        if entry is not None:
+            out.append(entry)
+    return out[-MAX_ENTRIES:]
+
+
+def entries(git_dir: str, path: str) -> Iterator[Entry]:
+    """The entries for ``path``, newest first."""
+    seen: set[str] = set()
+    for entry in reversed(read(git_dir)):
+        if entry.path == path and entry.blob not in seen:
+            seen.add(entry.blob)
+            yield entry
+
+
+def record(git_dir: str, changed: Iterable[tuple[str, str]]) -> None:
+    """Append (path, pre-image blob id) pairs; compact to the newest MAX_ENTRIES when the
+    log has grown. Best effort: an OSError is swallowed."""
+    now = time.time()
+    lines = b"".join(json.dumps({"time": round(now, 3), "path": path, "blob": blob},
+                                ensure_ascii=False).encode() + b"\n"
+                     for path, blob in changed)
+    if not lines:
+        return
+    log = os.path.join(git_dir, LOG_NAME)
+    with suppress(OSError):
+        fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _FLAGS, 0o666)
+        try:
+            os.write(fd, lines)
+            size = os.fstat(fd).st_size
+        finally:
+            os.close(fd)
+        if size > COMPACT_AT:
+            _compact(git_dir)
+
+
+def _compact(git_dir: str) -> None:
+    kept = read(git_dir)[-MAX_ENTRIES:]
+    temp = os.path.join(git_dir, f"{LOG_NAME}.{os.getpid()}.tmp")
+    body = b"".join(json.dumps(e._asdict(), ensure_ascii=False).encode() + b"\n" for e in kept)
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _FLAGS, 0o666)
+    try:
+        os.write(fd, body)
+    finally:
+        os.close(fd)
+    try:
+        os.replace(temp, os.path.join(git_dir, LOG_NAME))
+    except OSError:
+        os.unlink(temp)
+        raise

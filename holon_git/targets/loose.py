@@ -1,0 +1,87 @@
+"""Writing a blob as a loose object without loading pygit2 (which costs a plain working-tree
+apply more than everything else it does): zlib at git's default loose-object level, the
+object's id hashed as git does, the file written under a temporary name and renamed into
+place, read-only. Used to keep the pre-images of an apply for the history log (history.py).
+
+Only plain repositories are written: one whose object format is not SHA-1 or SHA-256 as this
+module reads it, or that is shared (core.sharedRepository: group permissions git would set),
+is left alone (None), and its apply is simply not recorded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import zlib
+from contextlib import suppress
+
+_LOOSE_LEVEL = 1  # core.loosecompression's default
+_SHA256 = re.compile(rb"^\s*objectformat\s*=\s*sha256\s*$", re.I | re.M)
+_UNUSUAL = re.compile(rb"^\s*(sharedrepository|objectformat)\s*=", re.I | re.M)
+
+
+def common_dir(git_dir: str) -> str:
+    """The directory holding objects and config: a linked worktree's ``commondir``."""
+    try:
+        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as fh:
+            named = fh.read().strip()
+    except (OSError, ValueError):
+        return git_dir
+    return os.path.normpath(os.path.join(git_dir, named)) if named else git_dir
+
+
+def _hash_name(common: str) -> str | None:
+    """'sha1' or 'sha256', the repository's object format; None when unsure."""
+    try:
+        with open(os.path.join(common, "config"), "rb") as fh:
+            config = fh.read(1 << 20)
+    except OSError:
+        return None
+    if _SHA256.search(config):
+        shared = re.search(rb"^\s*sharedrepository\s*=", config, re.I | re.M)
+        return None if shared else "sha256"
+    return None if _UNUSUAL.search(config) else "sha1"
+
+
+def write_blob(git_dir: str, content: bytes) -> str | None:
+    """The id of ``content`` as a blob of the repository at ``git_dir``, written as a loose
+    object unless that file exists; None when the repository is one this does not write.
+    Raises OSError when the object directory refuses the write."""
+    common = common_dir(git_dir)
+    algorithm = _hash_name(common)
+    if algorithm is None:
+        return None
+    header = b"blob %d\0" % len(content)
+    digest = hashlib.new(algorithm, header)
+    digest.update(content)
+    oid = digest.hexdigest()
+    objects = os.environ.get("GIT_OBJECT_DIRECTORY") or os.path.join(common, "objects")
+    folder = os.path.join(objects, oid[:2])
+    final = os.path.join(folder, oid[2:])
+    if os.path.exists(final):
+        return oid
+    compressor = zlib.compressobj(_LOOSE_LEVEL)
+    data = compressor.compress(header) + compressor.compress(content) + compressor.flush()
+    temp = os.path.join(folder, f"tmp_obj_holon_{os.getpid()}_{oid[:12]}")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+    try:
+        fd = os.open(temp, flags, 0o444)
+    except FileNotFoundError:  # the first object of its fan-out directory
+        with suppress(FileExistsError):
+            os.mkdir(folder, 0o777)
+        fd = os.open(temp, flags, 0o444)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        # the same id is the same bytes: replacing a copy another process wrote is harmless
+        os.rename(temp, final)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(temp)
+        raise
+    return oid

@@ -1,0 +1,129 @@
+"""A re-sent patch never applies twice (issue 19): an agent's retry, run as a user runs it, on
+real repositories, for every target. The first apply succeeds; the same patch sent again is
+refused already_applied and changes nothing at all; -R undoes the first; -R again is
+refused not_applied."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from gitsupport import everything
+from repos.builders import git, git_env, make_repo
+
+ABC = "alpha\nbeta\ngamma\n"
+COPIES = "start\nx\nsame1\nsame2\nsame3\ny\nsame1\nsame2\nsame3\nend\n"
+
+CASES = {
+    # git diff of an append: the context survives the first apply
+    "append": (ABC, "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,4 @@\n alpha\n beta\n gamma\n+delta\n",
+               "alpha\nbeta\ngamma\ndelta\n"),
+    "prepend": (ABC, "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,4 @@\n+zero\n alpha\n beta\n gamma\n",
+                "zero\nalpha\nbeta\ngamma\n"),
+    # placed by its line number among identical copies; re-sent, the other copy is unique
+    "hinted copy": (COPIES, "--- a/f.txt\n+++ b/f.txt\n@@ -3,3 +3,3 @@\n same1\n-same2\n"
+                            "+SAME2\n same3\n",
+                    "start\nx\nsame1\nSAME2\nsame3\ny\nsame1\nsame2\nsame3\nend\n"),
+    "envelope append": (ABC, "*** Begin Patch\n*** Update File: f.txt\n@@\n gamma\n+delta\n"
+                             "*** End of File\n*** End Patch\n",
+                        "alpha\nbeta\ngamma\ndelta\n"),
+    "envelope insertion": (ABC, "*** Begin Patch\n*** Update File: f.txt\n@@\n alpha\n"
+                                "+alpha2\n*** End Patch\n",
+                           "alpha\nalpha2\nbeta\ngamma\n"),
+}
+
+TARGETS = {
+    "worktree": [],
+    "cached": ["--cached"],
+    "index": ["--index"],
+    "commit": ["--commit", "-m", "agent edit"],
+    "ref": ["--ref", "side", "-m", "agent edit"],
+}
+
+
+def run(repo: Path, patch: str, *args: str) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([sys.executable, "-m", "holon_git", *args, "-"], cwd=repo,
+                          input=patch.encode(), capture_output=True, env=git_env())
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(),
+                                       done.stderr.decode())
+
+
+def content(repo: Path, target: str) -> str:
+    """f.txt as the target sees it."""
+    if target == "worktree":
+        return (repo / "f.txt").read_text()
+    spec = {"cached": ":f.txt", "index": ":f.txt", "commit": "HEAD:f.txt",
+            "ref": "side:f.txt"}[target]
+    return git(repo, "show", spec)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("case", CASES)
+def test_a_resent_patch_is_refused_and_changes_nothing(tmp_path: Path, case: str,
+                                                        target: str):
+    before_text, patch, after_text = CASES[case]
+    repo = make_repo(tmp_path / "r", {"f.txt": before_text})
+    git(repo, "branch", "side")
+    args = TARGETS[target]
+    first = run(repo, patch, *args)
+    assert first.returncode == 0, first.stderr
+    assert content(repo, target) == after_text
+    state = everything(repo)
+    again = run(repo, patch, *args)
+    assert again.returncode == 1 and "already_applied" in again.stderr, again.stderr
+    assert everything(repo) == state
+    if target in ("commit", "ref"):
+        return  # a commit is undone by another commit, not by -R of the same patch
+    undone = run(repo, patch, "-R", *args)
+    assert undone.returncode == 0, undone.stderr
+    assert content(repo, target) == before_text
+    state = everything(repo)
+    twice = run(repo, patch, "-R", *args)
+    assert twice.returncode == 1 and "not_applied" in twice.stderr, twice.stderr
+    assert everything(repo) == state
+
+
+def test_git_apply_refuses_the_append_too(tmp_path: Path):
+    """The reference behaviour the append case follows: git's match_end."""
+    before_text, patch, _ = CASES["append"]
+    repo = make_repo(tmp_path / "r", {"f.txt": before_text})
+    git(repo, "apply", "-", input=patch.encode())
+    done = subprocess.run(["git", "apply", "--check", "-"], cwd=repo, input=patch.encode(),
+                          capture_output=True, env=git_env())
+    assert done.returncode != 0
+    assert run(repo, patch).returncode == 1
+
+
+def test_a_resent_crlf_patch_applied_with_a_tolerance_is_recognised(tmp_path: Path):
+    repo = make_repo(tmp_path / "r", {"f.txt": b"alpha\r\nbeta\r\ngamma\r\n"})
+    patch = CASES["append"][1]  # LF lines against a CRLF file: line_endings tolerance
+    assert run(repo, patch).returncode == 0
+    assert (repo / "f.txt").read_bytes() == b"alpha\r\nbeta\r\ngamma\r\ndelta\r\n"
+    state = everything(repo)
+    again = run(repo, patch)
+    assert again.returncode == 1 and "already_applied" in again.stderr
+    assert everything(repo) == state
+
+
+def test_a_fresh_deletion_from_a_run_of_blank_lines_still_applies(tmp_path: Path):
+    """A new side inside the old side's match says nothing: no false already_applied."""
+    repo = make_repo(tmp_path / "r", {"f.txt": "x\n\n\n"})
+    patch = "--- a/f.txt\n+++ b/f.txt\n@@ -2,2 +2 @@\n \n-\n"
+    assert run(repo, patch).returncode == 0
+    assert (repo / "f.txt").read_text() == "x\n\n"
+
+
+@pytest.mark.parametrize("target", ["worktree", "cached", "index"])
+def test_a_resent_deletion_is_already_applied(tmp_path: Path, target: str):
+    """The file is gone; the index, HEAD or the history log held exactly the deleted lines."""
+    repo = make_repo(tmp_path / "r", {"f.txt": ABC, "g.txt": "g\n"})
+    patch = "--- a/f.txt\n+++ /dev/null\n@@ -1,3 +0,0 @@\n-alpha\n-beta\n-gamma\n"
+    assert run(repo, patch, *TARGETS[target]).returncode == 0
+    state = everything(repo)
+    again = run(repo, patch, *TARGETS[target])
+    assert again.returncode == 1 and "already_applied" in again.stderr, again.stderr
+    assert everything(repo) == state
+    other = patch.replace("-gamma", "-delta")  # not what was there: the path is wrong
+    assert "not_found" in run(repo, other, *TARGETS[target]).stderr

@@ -1,0 +1,280 @@
+"""The three-way rescue on real repositories: a patch written against HEAD (or the patch's
+index blob, or a version this tool recorded) lands on a file the agent edited since, exactly as
+`git merge-file` merges the three texts; a conflict is refused with nothing changed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from gitsupport import everything, refused
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from repos.builders import git, git_env, make_repo, snapshot
+from strategies import apply_edits, difflib_patch, edits, file_lines, join
+from test_resend_properties import periodic
+
+from holon_git import apply_patch
+from holon_git.provider.results import format_result
+from holon_git.targets import history
+
+P = "".join(f"line {i}\n" for i in range(1, 21))
+H1 = P.replace("line 5\n", "line five\n")  # the agent's own uncommitted edit
+H2 = P.replace("line 7\n", "line seven\n")  # the next patch, written against HEAD (P)
+MERGED = H1.replace("line 7\n", "line seven\n")
+PATCH = ("--- a/f.txt\n+++ b/f.txt\n@@ -4,7 +4,7 @@\n line 4\n line 5\n line 6\n-line 7\n"
+         "+line seven\n line 8\n line 9\n line 10\n")
+
+
+def stale_repo(tmp_path: Path) -> Path:
+    repo = make_repo(tmp_path / "r", {"f.txt": P})
+    (repo / "f.txt").write_text(H1)
+    return repo
+
+
+def test_a_patch_written_against_head_lands_after_an_uncommitted_edit(tmp_path: Path):
+    repo = stale_repo(tmp_path)
+    receipt = apply_patch(PATCH, repo)
+    assert receipt.ok, receipt.error
+    assert (repo / "f.txt").read_text() == MERGED
+    (change,) = receipt.files
+    # the index is tried before HEAD (both hold P here)
+    assert change.three_way is not None and change.three_way["base"] == "index"
+    assert receipt.to_dict()["files"][0]["three_way"]["base"] == "index"
+    assert change.hunks[0].tolerances == ["three_way"]
+    assert "merged" in format_result(receipt)
+    state = everything(repo)  # re-sent after it was merged: already applied
+    refused(repo, PATCH, "already_applied")
+    assert everything(repo) == state
+
+
+def test_no_3way_refuses_instead(tmp_path: Path):
+    repo = stale_repo(tmp_path)
+    refused(repo, PATCH, "context_not_found", three_way=False)
+    done = subprocess.run([sys.executable, "-m", "holon_git", "--no-3way", "-"], cwd=repo,
+                          input=PATCH.encode(), capture_output=True, env=git_env())
+    assert done.returncode == 1 and b"context_not_found" in done.stderr
+
+
+def test_a_conflict_is_refused_showing_the_current_region_and_the_patch(tmp_path: Path):
+    repo = make_repo(tmp_path / "r", {"f.txt": P})
+    (repo / "f.txt").write_text(P.replace("line 6\n", "line six\n"))
+    patch = PATCH.replace(" line 6\n-line 7\n+line seven\n", "-line 6\n-line 7\n+line 6-7\n")
+    patch = patch.replace("+4,7", "+4,6")
+    err = refused(repo, patch, "merge_conflict")
+    assert err.details["base"] == "index"
+    texts = [row["text"] for row in err.details["region"]]
+    assert "line six" in texts and "line 7" in texts  # the current text, as on disk
+    assert err.details["patch_lines"] == ["line 6-7"]
+    assert b"<<<<<<<" not in (repo / "f.txt").read_bytes()
+    shown = format_result(apply_patch(patch, repo))
+    assert "line six" in shown and "|line 6-7" in shown
+
+
+def test_check_writes_no_object(tmp_path: Path):
+    repo = stale_repo(tmp_path)
+    objects = sorted((repo / ".git" / "objects").rglob("*"))
+    receipt = apply_patch(PATCH, repo, check=True)
+    assert receipt.ok and receipt.files[0].three_way is not None
+    assert sorted((repo / ".git" / "objects").rglob("*")) == objects
+    assert not (repo / ".git" / history.LOG_NAME).exists()
+    assert (repo / "f.txt").read_text() == H1
+
+
+def test_the_patch_index_line_names_the_base(tmp_path: Path):
+    repo = make_repo(tmp_path / "r", {"f.txt": P})
+    base = git(repo, "rev-parse", "HEAD:f.txt").strip()
+    (repo / "f.txt").write_text(H1)
+    git(repo, "commit", "-qam", "h1")  # HEAD and the index now hold P + h1 too
+    patch = f"diff --git a/f.txt b/f.txt\nindex {base[:9]}..1234567 100644\n" + PATCH
+    receipt = apply_patch(patch, repo)
+    assert receipt.ok, receipt.error
+    assert receipt.files[0].three_way == {"base": f"patch index line {base[:9]}",
+                                          "blob": base}
+    assert (repo / "f.txt").read_text() == MERGED
+
+
+def test_a_pre_image_this_tool_recorded_is_a_base(tmp_path: Path):
+    """HEAD has P0; the agent's first patch made P (recorded: P0), its second P + h1
+    (recorded: P); its third, written against P, merges from the history log."""
+    p0 = P.replace("line 6\n", "line SIX\n")  # where the third patch's context is
+    repo = make_repo(tmp_path / "r", {"f.txt": p0})
+    first = ("--- a/f.txt\n+++ b/f.txt\n@@ -5,3 +5,3 @@\n line 5\n-line SIX\n+line 6\n"
+             " line 7\n")
+    second = ("--- a/f.txt\n+++ b/f.txt\n@@ -3,5 +3,5 @@\n line 3\n line 4\n-line 5\n"
+              "+line five\n line 6\n line 7\n")
+    assert apply_patch(first, repo).ok and apply_patch(second, repo).ok
+    assert (repo / "f.txt").read_text() == H1
+    logged = history.read(str(repo / ".git"))
+    assert [e.path for e in logged] == ["f.txt", "f.txt"]
+    receipt = apply_patch(PATCH, repo)
+    assert receipt.ok, receipt.error
+    assert receipt.files[0].three_way["base"].startswith(f"blob {logged[-1].blob} recorded ")
+    assert (repo / "f.txt").read_text() == MERGED
+
+
+def test_commit_rescues_from_the_patch_index_line(tmp_path: Path):
+    """--commit needs the index to match HEAD at the path: the base is the patch's blob."""
+    repo = make_repo(tmp_path / "r", {"f.txt": P})
+    base = git(repo, "rev-parse", "HEAD:f.txt").strip()
+    (repo / "f.txt").write_text(H1)
+    git(repo, "commit", "-qam", "h1")
+    patch = f"diff --git a/f.txt b/f.txt\nindex {base}..1234567 100644\n" + PATCH
+    receipt = apply_patch(patch, repo, commit=True, message="h2")
+    assert receipt.ok, receipt.error
+    assert git(repo, "show", "HEAD:f.txt") == MERGED == (repo / "f.txt").read_text()
+
+
+@pytest.mark.parametrize("target", ["cached", "index", "ref"])
+def test_every_git_target_rescues_from_head(tmp_path: Path, target: str):
+    repo = make_repo(tmp_path / "r", {"f.txt": P})
+    git(repo, "branch", "side")
+    if target == "ref":
+        git(repo, "checkout", "-q", "side")
+        (repo / "f.txt").write_text(H1)
+        git(repo, "commit", "-qam", "h1 on side")
+        git(repo, "checkout", "-q", "main")  # HEAD (main) still has P
+        receipt = apply_patch(PATCH, repo, ref="side", message="h2")
+        assert receipt.ok, receipt.error
+        assert git(repo, "show", "side:f.txt") == MERGED
+        return
+    (repo / "f.txt").write_text(H1)
+    git(repo, "add", "f.txt")  # the index holds P + h1, HEAD holds P
+    receipt = apply_patch(PATCH, repo, target={"cached": "index", "index": "both"}[target])
+    assert receipt.ok, receipt.error
+    assert receipt.files[0].three_way["base"] == "HEAD"
+    assert git(repo, "show", ":f.txt") == MERGED
+    if target == "index":
+        assert (repo / "f.txt").read_text() == MERGED
+
+
+def test_non_utf8_bytes_survive_the_merge(tmp_path: Path):
+    p = b"caf\xe9 1\n" + P.encode()
+    repo = make_repo(tmp_path / "r", {"f.txt": p})
+    (repo / "f.txt").write_bytes(p.replace(b"line 5\n", b"line f\xefve\n"))
+    patch = PATCH.replace("@@ -4,7 +4,7 @@", "@@ -5,7 +5,7 @@").encode()
+    assert apply_patch(patch, repo).ok
+    assert (repo / "f.txt").read_bytes() == p.replace(b"line 5\n", b"line f\xefve\n").replace(
+        b"line 7\n", b"line seven\n")
+
+
+def test_crlf_working_tree_merges_in_working_tree_form(tmp_path: Path):
+    repo = make_repo(tmp_path / "r", {"f.txt": P, ".gitattributes": "*.txt text eol=crlf\n"})
+    (repo / "f.txt").unlink()
+    git(repo, "checkout", "--", "f.txt")
+    assert (repo / "f.txt").read_bytes() == P.replace("\n", "\r\n").encode()
+    (repo / "f.txt").write_bytes(H1.replace("\n", "\r\n").encode())
+    assert apply_patch(PATCH, repo).ok
+    assert (repo / "f.txt").read_bytes() == MERGED.replace("\n", "\r\n").encode()
+
+
+# -- the history log ----------------------------------------------------------------------------
+
+def test_the_log_is_bounded_and_hostile_lines_are_ignored(tmp_path: Path):
+    git_dir = tmp_path / "g"
+    git_dir.mkdir()
+    good = "a" * 40
+    history.record(str(git_dir), [("f.txt", good)])
+    with open(git_dir / history.LOG_NAME, "ab") as fh:
+        for bad in ([1, 2], {"time": "x", "path": "f.txt", "blob": good},
+                    {"time": 1, "path": "../etc/passwd", "blob": good},
+                    {"time": 1, "path": "f.txt", "blob": "not-hex"},
+                    {"time": 1, "path": "/abs", "blob": good}):
+            fh.write(json.dumps(bad).encode() + b"\n")
+        fh.write(b"\xff\xfe not json\n")
+    assert [e.blob for e in history.read(str(git_dir))] == [good]
+    for n in range(history.COMPACT_AT // 60):
+        history.record(str(git_dir), [(f"p{n}.txt", f"{n:040x}")])
+    assert (git_dir / history.LOG_NAME).stat().st_size <= history.COMPACT_AT + 200
+    kept = history.read(str(git_dir))
+    assert len(kept) <= history.MAX_ENTRIES and kept[-1].path == f"p{n}.txt"
+
+
+def test_a_symlinked_log_is_neither_read_nor_written(tmp_path: Path):
+    git_dir = tmp_path / "g"
+    git_dir.mkdir()
+    outside = tmp_path / "outside.txt"
+    outside.write_text(json.dumps({"time": 1, "path": "f.txt", "blob": "b" * 40}) + "\n")
+    os.symlink(outside, git_dir / history.LOG_NAME)
+    assert history.read(str(git_dir)) == []
+    history.record(str(git_dir), [("f.txt", "a" * 40)])
+    assert outside.read_text().count("\n") == 1
+
+
+def test_the_log_is_not_a_journal(tmp_path: Path):
+    repo = make_repo(tmp_path / "r", {"f.txt": P})
+    assert apply_patch(PATCH, repo).ok
+    assert (repo / ".git" / history.LOG_NAME).exists()
+    assert not (repo / ".git" / "holon-apply").exists()
+    done = subprocess.run([sys.executable, "-m", "holon_git", "--recover"], cwd=repo,
+                          capture_output=True, env=git_env())
+    assert done.returncode == 0 and done.stdout == b"Nothing to recover.\n"
+    assert (repo / ".git" / history.LOG_NAME).exists()
+
+
+def test_a_large_patch_is_not_recorded(tmp_path: Path):
+    files = {f"f{i}.txt": "a\n" for i in range(history.MAX_FILES + 1)}
+    repo = make_repo(tmp_path / "r", files)
+    patch = "".join(f"--- a/{p}\n+++ b/{p}\n@@ -1 +1 @@\n-a\n+b\n" for p in files)
+    assert apply_patch(patch, repo).ok
+    assert not (repo / ".git" / history.LOG_NAME).exists()
+
+
+def test_a_plain_check_does_not_load_pygit2(tmp_path: Path):
+    repo = make_repo(tmp_path / "r", {"f.txt": P})
+    code = ("import sys; from holon_git import apply_patch; "
+            f"r = apply_patch({PATCH!r}, {str(repo)!r}, check=True); "
+            "print(r.ok, 'pygit2' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, env=git_env(),
+                          text=True)
+    assert done.stdout.strip() == "True False", done.stderr
+
+
+# -- the property: the result is git merge-file's --------------------------------------------
+
+def merge_file(tmp: Path, ours: bytes, base: bytes, theirs: bytes) -> tuple[int, bytes]:
+    for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
+        (tmp / name).write_bytes(data)
+    done = subprocess.run(["git", "merge-file", "-p", "ours", "base", "theirs"], cwd=tmp,
+                          capture_output=True, env=git_env())
+    return done.returncode, done.stdout
+
+
+@st.composite
+def three_versions(draw: st.DrawFn) -> tuple[bytes, bytes, bytes]:
+    lines = draw(file_lines(duplicates=draw(st.booleans()), max_lines=40))
+    h1 = apply_edits(lines, draw(edits(lines)))
+    h2 = apply_edits(lines, draw(edits(lines)))
+    assume(h1 != lines and h2 != lines)
+    # runs of one line (blank lines) are placed by line number, which a merge does not use
+    assume(not any(map(periodic, (lines, h1, h2))))
+    return join(lines), join(h1), join(h2)
+
+
+@settings(max_examples=40)
+@given(three_versions(), st.integers(1, 3))
+def test_the_rescue_gives_what_git_merge_file_gives(tmp_path_factory, versions, context):
+    p, h1, h2 = versions
+    tmp = tmp_path_factory.mktemp("m")
+    repo = make_repo(tmp / "r", {"f.txt": p})
+    (repo / "f.txt").write_bytes(h1)
+    patch = difflib_patch("f.txt", p, h2, context)
+    status, merged = merge_file(tmp, h1, p, h2)
+    before = snapshot(repo)
+    receipt = apply_patch(patch, repo)
+    if receipt.ok and receipt.files[0].three_way is not None:
+        assert status == 0  # merged only when git merge-file merges cleanly...
+        assert (repo / "f.txt").read_bytes() == merged  # ...and to the same bytes
+    # A patch whose context is intact in the current text is placed by it, without the rescue,
+    # as git apply would (the placement properties cover it); git merge-file may then differ
+    # where h1 made the same edit, or touched lines next to it.
+    elif not receipt.ok:
+        assert snapshot(repo) == before
+        # (already_applied may also refuse a patch one of whose hunks h1 made already: a
+        # refusal, though git merge-file would merge the rest)
+        if receipt.error.code == "merge_conflict":
+            assert status != 0
