@@ -95,3 +95,15 @@ def test_unified_section_text_is_not_an_anchor(tmp_path: Path) -> None:
     bare = "--- a/m.py\n+++ b/m.py\n@@ @@\n" + RETURN_PLUS_ONE
     err = refused(repo, bare, "ambiguous_context")
     assert "anchor" not in err.details
+
+
+def test_a_resent_anchored_hunk_is_already_applied(tmp_path: Path) -> None:
+    """Applied once, the hunk's old lines are left only in a(): sent again, its '@@ def b():'
+    line says it goes after line 5, where its new lines already are."""
+    repo = make_repo(tmp_path / "r", {"m.py": TWINS})
+    patch = envelope("@@ def b():\n", RETURN_PLUS_ONE)
+    applied(repo, patch)
+    after = (repo / "m.py").read_text()
+    err = refused(repo, patch, "already_applied")
+    assert "line 6" in err.message
+    assert (repo / "m.py").read_text() == after

@@ -175,3 +175,17 @@ def test_a_resent_patch_never_applies_loosely_elsewhere(tmp_path: Path) -> None:
     # sent again: its old lines now match only class C's method, with indentation ignored
     refused(repo, patch, "already_applied")
     assert (repo / "m.py").read_text() == body.replace("    x = 1\n\n", "    x = 2\n\n")
+
+
+def test_a_hunk_that_only_reindents_is_not_already_applied(tmp_path: Path) -> None:
+    """Old and new sides equal once indentation is ignored: the whitespace level cannot say
+    which of them the file holds, so it never calls the hunk applied."""
+    repo = make_repo(tmp_path / "r", {"m.py": PYTHON})
+    patch = ("--- a/m.py\n+++ b/m.py\n@@ -1,4 +1,4 @@\n def f(x):\n-    if x:\n"
+             "-        return 1\n+\tif x:\n+\t\treturn 1\n     return 2\n")
+    receipt = applied(repo, patch)
+    assert tolerances(receipt) == [[]]
+    assert (repo / "m.py").read_text() == "def f(x):\n\tif x:\n\t\treturn 1\n    return 2\n"
+    refused(repo, patch, "already_applied")
+    applied(repo, patch, reverse=True)
+    assert (repo / "m.py").read_text() == PYTHON
