@@ -256,13 +256,17 @@ def _file_by_file(parsed: Patch, destination: Any, receipt: Receipt, *, check: b
                   three_way: Any = None) -> None:
     """Non-atomic: plan and write one file patch at a time, in order; the first refusal stops.
 
-    Each file is still planned in full before it is written, and one path appears in one file
-    patch only, so every file is either wholly written or untouched.
+    Each file is still planned in full before it is written. File patches that share a path
+    (a sequence: a swap, a rename and an edit of the new name) go together, all or nothing,
+    so every file is either wholly written or untouched.
     """
     check_expected(expect_sha256, destination.read)
-    receipt.unapplied = [_file_ref(fp) for fp in parsed.files]
-    for fp in parsed.files:
-        plan = plan_patch(Patch([fp], parsed.format), destination.read, reverse=reverse,
+    remaining = list(parsed.files)
+    for group in _path_groups(parsed.files):
+        # the group being applied first, then the rest in patch order
+        receipt.unapplied = [_file_ref(fp) for fp in group] + [
+            _file_ref(fp) for fp in remaining if all(fp is not member for member in group)]
+        plan = plan_patch(Patch(group, parsed.format), destination.read, reverse=reverse,
                           three_way=three_way)
         if not check:
             for key, value in destination.write(plan).items():
@@ -270,12 +274,38 @@ def _file_by_file(parsed: Patch, destination: Any, receipt: Receipt, *, check: b
                     receipt.extra.setdefault(key, []).extend(value)
                 else:
                     receipt.extra[key] = value
-        receipt.files.extend(plan.changes)
-        receipt.unapplied.pop(0)
+        receipt.files.extend(plan.receipt_files)
+        remaining = [fp for fp in remaining if all(fp is not member for member in group)]
+        receipt.unapplied = [_file_ref(fp) for fp in remaining]
         if progress is not None:
             progress("checking" if check else "applying", len(receipt.files),
                      len(parsed.files))
     receipt.status = CHECKED if check else APPLIED
+
+
+def _path_groups(files: list[FilePatch]) -> list[list[FilePatch]]:
+    """The file patches in groups that share paths (transitively), each in patch order, the
+    groups ordered by their first file patch."""
+    group_of: dict[str, int] = {}  # path -> group number
+    groups: list[list[FilePatch]] = []
+    for fp in files:
+        joined = sorted({group_of[path] for path in fp.paths if path in group_of})
+        if not joined:
+            groups.append([fp])
+            number = len(groups) - 1
+        else:
+            number = joined[0]
+            groups[number].append(fp)
+            for other in joined[1:]:  # fp links groups that were apart: merge them
+                groups[number].extend(groups[other])
+                groups[other] = []
+                for path, at in group_of.items():
+                    if at == other:
+                        group_of[path] = number
+        for path in fp.paths:
+            group_of[path] = number
+    order = {id(fp): index for index, fp in enumerate(files)}
+    return [sorted(group, key=lambda fp: order[id(fp)]) for group in groups if group]
 
 
 def _file_ref(fp: FilePatch) -> dict[str, Any]:

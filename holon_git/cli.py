@@ -107,8 +107,11 @@ def _summary(receipt: Any, verbose: bool) -> list[str]:
     files = receipt.files
     hunks = sum(len(f.hunks) for f in files)
     verb = "Would apply" if receipt.status == "checked" else "Applied"
-    out = [f"{verb} {len(files)} file{'s' if len(files) != 1 else ''}, "
-           f"{hunks} hunk{'s' if hunks != 1 else ''}."]
+    paths = len({f.path for f in files})
+    what = f"{paths} file{'s' if paths != 1 else ''}"
+    if paths != len(files):  # file patches in sequence: several for one path
+        what = f"{len(files)} file patches to {what}"
+    out = [f"{verb} {what}, {hunks} hunk{'s' if hunks != 1 else ''}."]
     for change in files:
         name = change.path if change.action != "rename" else (
             f"{change.old_path} -> {change.new_path}")

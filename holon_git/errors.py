@@ -22,12 +22,15 @@ HINTS: dict[str, str] = {
     "add/delete and renames may have none)",
     "unsupported_git_patch_feature": "binary, copy, symlink, submodule and mode-only changes "
     "are outside the V1 subset; send a text diff",
-    "rename_path_mismatch": "with 'rename from'/'rename to', the '---'/'+++' paths must name "
-    "the same old and new paths",
+    "rename_path_mismatch": "a rename names two different paths: 'rename from OLD' and "
+    "'rename to NEW' (an envelope: '*** Move File: OLD -> NEW')",
     "file_path_mismatch": "'---' and '+++' name different files; to rename, use 'diff --git' "
     "with 'rename from' and 'rename to'",
-    "duplicate_file_patch": "each path may appear in one file patch only; merge its hunks "
-    "into a single file patch",
+    "inconsistent_header": "the 'diff --git', 'rename from'/'rename to', mode and '---'/'+++' "
+    "lines of one file patch must name the same files; regenerate the header (git diff writes "
+    "it consistently)",
+    "duplicate_file_patch": "a path's file patches must apply one after the other: add a path "
+    "once, and change a path only while it exists",
     "invalid_path": "paths are repository-relative, non-empty, use '/' and hold no control "
     "characters",
     "path_escape": "paths must stay inside the repository and outside .git/",
@@ -36,6 +39,9 @@ HINTS: dict[str, str] = {
     "not_a_regular_file": "only regular files can be patched",
     "context_not_found": "re-read the file and re-emit the hunk with context lines copied "
     "exactly from it",
+    "indentation_mismatch": "the hunk matched only with whitespace ignored and its "
+    "indentation does not map to the file's one way; re-emit the hunk with the file's exact "
+    "indentation (tabs as tabs)",
     "ambiguous_context": "the hunk's old lines occur more than once; add surrounding context "
     "lines until they are unique",
     "already_applied": "the file already contains the hunk's new lines; drop this hunk or "

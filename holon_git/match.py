@@ -9,6 +9,9 @@ anything:
     0 exact                 bytes equal apart from a missing final newline
     1 line_endings          CRLF and LF are the same
     2 trailing_whitespace   and trailing spaces/tabs are ignored
+    3 whitespace            and runs of blanks, indentation (tabs or spaces, any width) too
+    4 punctuation           and typographic quotes, dashes, ellipses and odd spaces read as
+                            their ASCII forms
 
 At that level the match must be unique in the whole file. When several copies match, the one
 starting exactly at the hinted line wins if it is the only one there; otherwise the hunk is
@@ -28,7 +31,9 @@ from typing import NamedTuple
 from .errors import PatchError
 from .model import whole_lines
 
-LEVELS = ("exact", "line_endings", "trailing_whitespace")
+# The one ladder every search uses (placing a hunk, finding its new side already there).
+LEVELS = ("exact", "line_endings", "trailing_whitespace", "whitespace", "punctuation")
+WHITESPACE, PUNCTUATION = LEVELS.index("whitespace"), LEVELS.index("punctuation")
 
 
 def _key_exact(line: bytes) -> bytes:
@@ -43,7 +48,31 @@ def key_ws(line: bytes) -> bytes:
     return line.rstrip(b" \t\r\n\f\v")
 
 
-KEYS: tuple[Callable[[bytes], bytes], ...] = (_key_exact, _key_eol, key_ws)
+def _key_blanks(line: bytes) -> bytes:
+    return b" ".join(line.split())  # ASCII whitespace: blanks, tabs, CR, LF, FF, VT
+
+
+# Typographic characters and the ASCII a transport or editor "smartened" them from.
+TYPOGRAPHIC = {
+    **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-"),
+    **dict.fromkeys("\u2018\u2019\u201a\u201b", "'"),
+    **dict.fromkeys("\u201c\u201d\u201e\u201f", '"'),
+    "\u2026": "...",
+    **dict.fromkeys("\u00a0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+                    "\u202f\u205f\u3000", " "),
+}
+_ASCII_OF = str.maketrans(TYPOGRAPHIC)
+
+
+def _key_punct(line: bytes) -> bytes:
+    if line.isascii():
+        return _key_blanks(line)
+    text = line.decode("utf-8", "surrogateescape").translate(_ASCII_OF)
+    return _key_blanks(text.encode("utf-8", "surrogateescape"))
+
+
+KEYS: tuple[Callable[[bytes], bytes], ...] = (_key_exact, _key_eol, key_ws, _key_blanks,
+                                              _key_punct)
 
 
 def split_lines(data: bytes) -> list[bytes]:
@@ -192,15 +221,16 @@ class RunningFile:
             return None
         return start - self._shift[k]
 
-    def sits_at(self, start: int, lines: Sequence[bytes]) -> int | None:
-        """The first comparison level at which ``lines`` are the current file's lines from
-        ``start`` on, or None."""
+    def sits_at(self, start: int, lines: Sequence[bytes],
+                levels: int = len(LEVELS)) -> int | None:
+        """The first comparison level (of the first ``levels``) at which ``lines`` are the
+        current file's lines from ``start`` on, or None."""
         if start < 0 or start + len(lines) > self.length or not lines:
             return None
         window = self.window(start, len(lines))
-        for key in KEYS:
+        for level, key in enumerate(KEYS[:levels]):
             if all(key(a) == key(b) for a, b in zip(window, lines, strict=True)):
-                return KEYS.index(key)
+                return level
         return None
 
     # -- which hunks made what ---------------------------------------------------------------
@@ -330,6 +360,18 @@ class RunningFile:
                 counter.update(edit.new)  # every line ends with a newline: its own exact key
             else:
                 counter.update(map(KEYS[level], edit.new))
+
+
+def telling_levels(old: Sequence[bytes], new: Sequence[bytes]) -> int:
+    """How many levels, from the strictest, tell ``new`` from ``old`` (a hunk that only
+    re-indents lines has old and new sides that the whitespace level makes equal: there it
+    cannot say which of them a file holds)."""
+    if len(old) != len(new):
+        return len(LEVELS)
+    for level, key in enumerate(KEYS):
+        if all(key(a) == key(b) for a, b in zip(old, new, strict=True)):
+            return level
+    return len(LEVELS)
 
 
 def choose(found: Found, hints: Sequence[int | None]) -> tuple[Candidate, bool]:

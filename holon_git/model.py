@@ -160,6 +160,9 @@ class Hunk:
     optional_tail: int = 0  # trailing stripped-blank context lines that may be separators
     anchor_end: bool = False  # envelope '*** End of File': the old side ends at the file's end
     unprefixed_context_lines: int = 0  # non-blank context lines whose leading space was lost
+    # envelope '@@ <text>': a line of the file the hunk comes after (Codex's change context);
+    # breaks a tie between copies of the old lines (holon_git.anchor)
+    anchor_text: str = ""
 
     @property
     def old_lines(self) -> list[bytes]:
@@ -217,6 +220,12 @@ class FilePatch:
     # True when git's 'new file mode 100755' (or, for a delete, 'deleted file mode 100755')
     # says the added (or deleted) file is executable: an add, or a reversed delete, creates it so.
     executable: bool = False
+    # A traditional diff whose '---' and '+++' name different files: both names as written
+    # (normalized); the path above is the one git's rules chose, which must then exist.
+    header_paths: tuple[str, str] | None = None
+    # A traditional diff's one hunk has no old lines: git apply creates the file when it is
+    # missing (and patches it when it exists).
+    create_if_missing: bool = False
     # git's 'index OLD..NEW' line: the (abbreviated) blob ids of the old and new content
     blob_ids: tuple[str, str] | None = None
 
@@ -250,6 +259,8 @@ class FilePatch:
             old_path=self.new_path,
             new_path=self.old_path,
             hunks=[hunk.reversed() for hunk in self.hunks],
+            header_paths=self.header_paths[::-1] if self.header_paths else None,
+            create_if_missing=False,
             blob_ids=None if self.blob_ids is None else self.blob_ids[::-1],
         )
 
@@ -261,7 +272,12 @@ class Patch:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def reversed(self) -> Patch:
-        return replace(self, files=[f.reversed() for f in self.files])
+        """The patch that undoes this one: each file patch reversed. File patches that share
+        a path apply in sequence, so their undo runs backwards: then the order is reversed
+        too (otherwise the order of independent files is kept, as the receipt lists them)."""
+        named = [path for fp in self.files for path in fp.paths]
+        order = reversed(self.files) if len(named) != len(set(named)) else iter(self.files)
+        return replace(self, files=[f.reversed() for f in order])
 
     def removed_paths(self) -> set[str]:
         """The paths this patch deletes or renames away."""

@@ -9,13 +9,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import paths
 from .errors import PatchError
-from .match import KEYS, LEVELS, Found, RunningFile, choose, key_ws, near_miss, split_lines
+from .match import (
+    KEYS,
+    LEVELS,
+    WHITESPACE,
+    Found,
+    RunningFile,
+    choose,
+    key_ws,
+    near_miss,
+    split_lines,
+    telling_levels,
+)
 from .model import (
     ADD,
     CONTEXT,
@@ -27,10 +38,14 @@ from .model import (
     HunkLine,
     PackedLines,
     Patch,
+    new_side,
     sides,
 )
 from .splice import dominant_eol, new_window
 from .threeway import KnownVersions, conflict_error, conflicts, marker_size_for
+
+if TYPE_CHECKING:
+    from .reindent import FileIndent
 
 REGULAR = 0o100644
 EXECUTABLE = 0o100755
@@ -65,6 +80,7 @@ class HunkResult:
     applied_line: int  # 1-based line in the pre-image where the old side was found
     tolerances: list[str] = field(default_factory=list)
     by_line_number: bool = False  # several copies matched; the one at the hinted line won
+    by_anchor: bool = False  # several copies matched; the one after the '@@ text' line won
 
     @property
     def offset(self) -> int | None:
@@ -80,6 +96,8 @@ class HunkResult:
         }
         if self.by_line_number:
             out["by_line_number"] = True
+        if self.by_anchor:
+            out["by_anchor"] = True
         return out
 
 
@@ -111,9 +129,16 @@ class FileChange:
 
 @dataclass
 class Plan:
-    changes: list[FileChange]
+    changes: list[FileChange]  # what the target writes: one change per path
     diagnostics: list[Diagnostic] = field(default_factory=list)
     format: str = "unified"
+    # When file patches were applied in sequence (a path in several of them): one entry per
+    # file patch as it was planned, for the receipt; ``changes`` holds the net change per path.
+    file_patches: list[FileChange] | None = None
+
+    @property
+    def receipt_files(self) -> list[FileChange]:
+        return self.file_patches if self.file_patches is not None else self.changes
 
 
 def removed_paths(changes: Iterable[FileChange]) -> set[str]:
@@ -141,10 +166,22 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
     file patch whose old side is not in the current text (threeway.py); None turns it off.
     """
     check_expected(expect_sha256 or {}, read)
+    if shares_a_path(patch.files):
+        from .sequence import plan_sequence  # only then: start-up counts
+
+        # the three-way rescue knows the target's versions of a path: only a file patch
+        # that reads the target's own file (not an earlier file patch's result) may use it
+        changes, steps = plan_sequence(
+            patch, read, lambda fp, reader, untouched: plan_file(
+                fp, reader, reverse, three_way if untouched else None), progress)
+        for change in changes:
+            if not keep_preimages and change.before is not None:
+                change.before = SourceFile(None, change.before.mode, change.before.token)
+        return Plan(changes, list(patch.diagnostics), patch.format, steps)
     changes = []
     total = len(patch.files)
     for fp in patch.files:
-        change = _plan_file(fp, read, reverse, three_way)
+        change = plan_file(fp, read, reverse, three_way)
         if not keep_preimages and change.before is not None:
             change.before = SourceFile(None, change.before.mode, change.before.token)
         if on_planned is not None:
@@ -153,6 +190,12 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
         if progress is not None:
             progress("planning", len(changes), total)
     return Plan(changes, list(patch.diagnostics), patch.format)
+
+
+def shares_a_path(files: list[FilePatch]) -> bool:
+    """Does a path appear in more than one file patch (so they apply in sequence)?"""
+    named = [path for fp in files for path in fp.paths]
+    return len(named) != len(set(named))
 
 
 def check_expected(expect_sha256: Mapping[str, str], read: Reader) -> None:
@@ -180,8 +223,8 @@ def check_expected(expect_sha256: Mapping[str, str], read: Reader) -> None:
                              details={"path": path, "expected": expected, "actual": actual})
 
 
-def _plan_file(fp: FilePatch, read: Reader, reverse: bool,
-               three_way: KnownVersions | None = None) -> FileChange:
+def plan_file(fp: FilePatch, read: Reader, reverse: bool,
+              three_way: KnownVersions | None = None) -> FileChange:
     try:
         if fp.kind is FileKind.ADD:
             return _plan_add(fp, read, reverse)
@@ -216,6 +259,30 @@ def _plan_add(fp: FilePatch, read: Reader, reverse: bool = False) -> FileChange:
     return _change(fp, None, content, EXECUTABLE if fp.executable else REGULAR)
 
 
+def _missing(fp: FilePatch, path: str, doing: str) -> PatchError:
+    """The refusal for a file patch whose file does not exist: ``not_found``, or, when a
+    traditional diff named two files and git's rules chose this one, both names."""
+    if fp.header_paths is not None:
+        old, new = fp.header_paths
+        return PatchError(
+            "file_path_mismatch", f"'---' names {old!r} and '+++' names {new!r}; git's rules "
+            f"choose {path!r}, which does not exist", path=path,
+            hint="name the file to patch in both '---' and '+++' (to rename, use 'diff --git' "
+            "with 'rename from' and 'rename to')",
+            details={"old_header_path": old, "new_header_path": new, "chosen": path})
+    return PatchError("not_found", f"cannot {doing} {path!r}: it does not exist", path=path)
+
+
+def _plan_created(fp: FilePatch, read: Reader) -> FileChange:
+    """A traditional diff's hunk with no old lines, for a file that does not exist: created,
+    as git apply does (it patches the file instead when the file exists)."""
+    change = _plan_add(replace(fp, kind=FileKind.ADD, old_path=None), read)
+    change.diagnostics.append(Diagnostic(
+        "missing_file_created", f"{fp.path!r} does not exist and the hunk has no old lines: "
+        "the file was created, as git apply does for a traditional diff", fp.patch_line))
+    return change
+
+
 def _plan_delete(fp: FilePatch, read: Reader,
                  three_way: KnownVersions | None = None) -> FileChange:
     path = fp.path
@@ -223,7 +290,7 @@ def _plan_delete(fp: FilePatch, read: Reader,
     if existing is None:
         if three_way is not None and fp.check_deleted_content:
             _refuse_if_deleted_already(fp, three_way)
-        raise PatchError("not_found", f"cannot delete {path!r}: it does not exist")
+        raise _missing(fp, path, "delete")
     if not fp.check_deleted_content:  # envelope '*** Delete File': whatever the file holds
         change = _change(fp, existing, None, None)
         change.removed = len(split_lines(existing.data))
@@ -275,6 +342,10 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
             raise PatchError(code, f"cannot rename {fp.old_path!r} to {fp.new_path!r}: the "
                              "destination already exists", path=fp.new_path)
     if existing is None:
+        if fp.create_if_missing:
+            return _plan_created(fp, read)
+        if fp.header_paths is not None:
+            raise _missing(fp, fp.old_path, "modify")
         raise PatchError("not_found", f"{fp.old_path!r} does not exist", path=fp.old_path)
     change = _change(fp, existing, existing.data, existing.mode)
     if fp.hunks:
@@ -357,6 +428,13 @@ class _HunkApplier:
         gain an ending, so most files are never scanned for it."""
         return dominant_eol(self.content)
 
+    @cached_property
+    def indent_style(self) -> FileIndent:
+        """How the file indents (read only when a hunk matched with whitespace ignored)."""
+        from .reindent import indent_style
+
+        return indent_style(self.content)
+
     def fill_eol(self) -> bytes:
         return self.eol or b"\n"
 
@@ -370,6 +448,7 @@ class _HunkApplier:
         hints = [raw_hint, None if raw_hint is None else raw_hint + self.drift]
         at_end = hunk.old_no_newline or hunk.new_no_newline or hunk.anchor_end
         tolerances: list[str] = []
+        by_anchor = False
         last_line = running.last_line()
         if not old and hunk.anchor_end and last_line and not last_line.endswith(b"\n"):
             # Appending after a last line that has no line ending: that line gains one, so it
@@ -400,12 +479,27 @@ class _HunkApplier:
                 raise self._not_found(hunk, number, new, old, hints[1])
             if new != old:
                 hinted = self._hint_claims(hunk, hints[1], new)
+                hinted += self._anchor_claims(hunk, new, found)
                 edges = [at for at in self._edge_claims(hunk, lines, new) if at not in hinted]
                 self._refuse_if_applied(hunk, new, [*hinted, *edges], old,
                                         [c.start for c in found.candidates], edges)
             if not new and raw_hint is not None and len(old) < running.length:
                 found = _at_hint_only(found, hints)
-            candidate, by_hint = choose(found, hints)
+            try:
+                candidate, by_hint = choose(found, hints)
+            except PatchError as err:
+                if not hunk.anchor_text or err.code != "ambiguous_context":
+                    raise
+                from .anchor import copy_after_anchor
+
+                candidate, anchor_line = copy_after_anchor(
+                    running.lines(), found.candidates, hunk.anchor_text, err)
+                by_hint, by_anchor = False, True
+                self.diagnostics.append(Diagnostic(
+                    "placed_by_anchor", f"hunk {number}: its old lines occur "
+                    f"{len(found.candidates)} times; the first copy after line "
+                    f"{anchor_line + 1}, which matches its '@@ {hunk.anchor_text}' line, was "
+                    "used", hunk.patch_line))
             if candidate.original is None:
                 earlier = running.hunks_in_current(candidate.start, len(old))
                 raise _overlapping(earlier, number)
@@ -415,11 +509,20 @@ class _HunkApplier:
                                         [start])
         if level:
             tolerances.append(LEVELS[level])
+        size = len(old)
+        window = running.window(start, size)
+        if level >= WHITESPACE:  # the added lines are written the file's way
+            self._refuse_if_applied_strictly(old, new, at_end)
+            from .reindent import adapt_added_lines
+
+            lines, rewritten = adapt_added_lines(list(lines), window, level, original + 1,
+                                                 self.indent_style)
+            tolerances.extend(rewritten)
+            new = new_side(lines)
         if hunk.blank_context_lines:
             tolerances.append("blank_context_line")
         if hunk.unprefixed_context_lines:
             tolerances.append("unprefixed_context_line")
-        size = len(old)
         at_end_now = start + size == running.length
         # an empty file does not "lack" a final newline: only a last line can
         last = running.last_line()
@@ -427,7 +530,6 @@ class _HunkApplier:
         final_newline = had_newline
         if hunk.old_no_newline != hunk.new_no_newline:
             final_newline = hunk.old_no_newline
-        window = running.window(start, size)
         new = new_window(
             window, lines,
             added_eol=self.eol if level else None,
@@ -445,7 +547,29 @@ class _HunkApplier:
                 f"hunk {number}: its old lines occur more than once; the copy at the hinted "
                 f"line {original + 1} was used", hunk.patch_line))
         hinted = hunk.old_start
-        return HunkResult(number, hinted, original + 1, tolerances, by_hint)
+        return HunkResult(number, hinted, original + 1, tolerances, by_hint, by_anchor)
+
+    def _refuse_if_applied_strictly(self, old: list[bytes], new: list[bytes],
+                                    at_end: bool) -> None:
+        """A hunk found only with blanks or punctuation ignored, whose new side the file
+        already has under a strict level: the patch was applied (a re-send), and the loose
+        copy is another place that merely looks alike. Never edit that one."""
+        strict = range(min(WHITESPACE, telling_levels(old, new)))
+        if new and new != old and self.running.search(new, at_end, levels=strict).candidates:
+            raise self._applied_error("the hunk's new lines are already in the file; its old "
+                                      "lines match elsewhere only with whitespace or "
+                                      "punctuation ignored")
+
+    def _anchor_claims(self, hunk: Hunk, new: list[bytes], found: Found) -> list[int]:
+        """An envelope hunk's '@@ <text>' says where it goes: after the one line matching the
+        text. Where its new side sits first after that line (before any copy of its old
+        side), the hunk claims to be: a re-sent hunk is found there, not at another copy."""
+        if not hunk.anchor_text or not new:
+            return []
+        from .anchor import claim_after_anchor
+
+        return claim_after_anchor(self.running, new, [c.start for c in found.candidates],
+                                  hunk.anchor_text)
 
     def _applied_error(self, message: str) -> PatchError:
         if self.reverse:
@@ -512,7 +636,7 @@ class _HunkApplier:
             if at in edges and not any(at < m + len(olds) and m < at + len(new)
                                        for m in matches):
                 continue  # an edge the new side would reach only away from the old side
-            if running.sits_at(at, new) is not None:
+            if running.sits_at(at, new, telling_levels(old, new)) is not None:
                 raise self._applied_error(
                     f"the hunk's new lines are already at line {at + 1}, where the hunk goes")
 

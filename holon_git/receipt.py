@@ -52,7 +52,7 @@ class Receipt:
 
     @classmethod
     def from_plan(cls, plan: Plan, status: str, **kwargs: Any) -> Receipt:
-        return cls(status, format=plan.format, files=plan.changes,
+        return cls(status, format=plan.format, files=plan.receipt_files,
                    diagnostics=plan.diagnostics, **kwargs)
 
     def to_dict(self) -> dict[str, Any]:

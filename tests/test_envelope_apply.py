@@ -150,9 +150,12 @@ def test_update_context_not_found(tmp_path: Path) -> None:
 
 def test_update_ambiguous_context_is_refused_not_guessed(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"f.py": "def a():\n    pass\n\ndef b():\n    pass\n"})
-    err = refused(repo, env("*** Update File: f.py", "@@ def b():", "-    pass",
+    err = refused(repo, env("*** Update File: f.py", "@@", "-    pass",
                             "+    return 1"), "ambiguous_context")
     assert err.details["candidate_lines"] == [2, 5]
+    # the '@@ def b():' line decides it (tests/test_envelope_anchor.py)
+    applied(repo, env("*** Update File: f.py", "@@ def b():", "-    pass", "+    return 1"))
+    assert (repo / "f.py").read_text() == "def a():\n    pass\n\ndef b():\n    return 1\n"
 
 
 def test_update_overlapping_hunks(tmp_path: Path) -> None:

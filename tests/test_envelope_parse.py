@@ -279,9 +279,16 @@ def test_paths_are_checked() -> None:
     refused(env("*** Update File: ", "@@", "-x"), "invalid_path")
 
 
-def test_duplicate_paths() -> None:
-    refused(env("*** Delete File: a", "*** Add File: a", "+x"), "duplicate_file_patch")
-    refused(env("*** Move File: a -> b", "*** Update File: b", "@@", "-x", "+y"),
+def test_paths_in_several_sections_apply_in_sequence() -> None:
+    # Codex's replace-a-file idiom and an edit after a move are sequences, not duplicates
+    kinds = [fp.kind.value for fp in parse_patch(
+        env("*** Delete File: a", "*** Add File: a", "+x")).files]
+    assert kinds == ["delete", "add"]
+    assert len(parse_patch(env("*** Move File: a -> b", "*** Update File: b", "@@", "-x",
+                               "+y")).files) == 2
+    # what can never apply in order is refused
+    refused(env("*** Add File: a", "+x", "*** Add File: a", "+y"), "duplicate_file_patch")
+    refused(env("*** Delete File: a", "*** Update File: a", "@@", "-x", "+y"),
             "duplicate_file_patch")
 
 

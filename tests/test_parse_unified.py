@@ -64,9 +64,16 @@ def test_mnemonic_prefixes_are_stripped():
 
 def test_strip_option_forces_component_count():
     text = "--- old/project/x.py\n+++ new/project/x.py\n@@ -1 +1 @@\n-a\n+b\n"
-    assert parse_error(text).code == "file_path_mismatch"
+    # diff -ruN old new: git's default -p1 reads both as project/x.py
+    fp = parse_patch(text).files[0]
+    assert fp.path == "project/x.py" and fp.header_paths == ("old/project/x.py",
+                                                             "new/project/x.py")
+    assert [d.code for d in fp.diagnostics] == ["traditional_file_names"]
     assert parse_patch(text, strip=2).files[0].path == "x.py"
-    assert parse_error(MODIFY, strip=0).code == "file_path_mismatch"
+    # -p0 keeps a/ and b/: two names, and git's rule takes the '+++' one
+    kept = parse_patch(MODIFY, strip=0).files[0]
+    assert kept.path == "b/src/app.py" and kept.header_paths == ("a/src/app.py",
+                                                                 "b/src/app.py")
     assert parse_error(MODIFY, strip=5).code == "invalid_path"
 
 
@@ -120,7 +127,8 @@ def test_rename_paths_must_agree_with_file_lines():
     text = ("diff --git a/a.py b/b.py\nrename from a.py\nrename to b.py\n--- a/a.py\n"
             "+++ b/c.py\n@@ -1 +1 @@\n-x\n+y\n")
     err = parse_error(text)
-    assert err.code == "rename_path_mismatch" and err.patch_line == 1
+    assert err.code == "inconsistent_header" and err.patch_line == 1
+    assert [line["line"] for line in err.details["lines"]] == [2, 3, 4, 5]
     onto_itself = "diff --git a/a b/a\nrename from a\nrename to a\n"
     assert parse_error(onto_itself).code == "rename_path_mismatch"
 
@@ -370,30 +378,64 @@ def test_unsupported_git_features(text: str, what: str):
 
 
 def test_different_paths_without_rename():
-    err = parse_error("--- a/x.py\n+++ b/y.py\n@@ -1 +1 @@\n-a\n+b\n")
-    assert err.code == "file_path_mismatch"
+    # a traditional diff: git's rule takes the '+++' file (the plan refuses naming both
+    # when it does not exist)
+    fp = parse_patch("--- a/x.py\n+++ b/y.py\n@@ -1 +1 @@\n-a\n+b\n").files[0]
+    assert fp.path == "y.py" and fp.header_paths == ("x.py", "y.py")
+    # a git diff: its lines must agree
     err = parse_error("diff --git a/x b/x\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n")
-    assert err.code == "file_path_mismatch"
+    assert err.code == "inconsistent_header"
+    err = parse_error("diff --git a/x b/y\n--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n")
+    assert err.code == "inconsistent_header"
 
 
-def test_duplicate_file_patches():
-    text = MODIFY + MODIFY.replace("@@ -10", "@@ -40")
-    err = parse_error(text)
-    assert err.code == "duplicate_file_patch" and err.path == "src/app.py" and err.patch_line == 9
+def test_file_patches_of_one_path_parse_in_sequence():
+    assert [fp.path for fp in parse_patch(MODIFY + MODIFY.replace("@@ -10", "@@ -40")).files] \
+        == ["src/app.py", "src/app.py"]
     rename_then_modify = ("diff --git a/a b/b\nrename from a\nrename to b\n"
                           "diff --git a/b b/b\n--- a/b\n+++ b/b\n@@ -1 +1 @@\n-x\n+y\n")
-    assert parse_error(rename_then_modify).code == "duplicate_file_patch"
+    assert len(parse_patch(rename_then_modify).files) == 2
     normalized = MODIFY + MODIFY.replace("src/app.py", "src/./app.py")
-    assert parse_error(normalized).code == "duplicate_file_patch"
+    assert {fp.path for fp in parse_patch(normalized).files} == {"src/app.py"}
+
+
+ADD_X = "--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+x\n"
+DELETE_X = "--- a/x\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n"
+RENAME_X = "diff --git a/x b/y\nrename from x\nrename to y\n"
+
+
+@pytest.mark.parametrize("text, line", [
+    (ADD_X + ADD_X, 5),  # two adds
+    ("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n" + ADD_X, 6),  # add of a path just modified
+    (DELETE_X + "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", 5),  # modify after delete
+    (RENAME_X + "diff --git a/x b/x\n" + DELETE_X, 4),  # delete after rename away
+    (DELETE_X + DELETE_X, 5),
+])
+def test_what_cannot_apply_in_sequence_is_refused(text: str, line: int):
+    err = parse_error(text)
+    assert err.code == "duplicate_file_patch" and err.patch_line == line
+    assert err.details["earlier_file_patch"] == 1 and "line 1" in err.message
+
+
+def test_swap_and_rotation_parse():
+    swap = ("diff --git a/b b/a\nrename from b\nrename to a\n"
+            "diff --git a/a b/b\nrename from a\nrename to b\n")
+    assert len(parse_patch(swap).files) == 2
+    # and a file patch after a swap may edit the new files
+    parse_patch(swap + "diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1 +1 @@\n-x\n+y\n")
+    # an add of 'a' afterwards may or may not apply: whether 'a' existed decides (the plan)
+    add_a = "diff --git a/a b/a\nnew file mode 100644\n" + ADD_X.replace("x", "a")
+    assert len(parse_patch(swap + add_a).files) == 3
 
 
 def test_merge_patches_checks_duplicates_across_inputs():
-    one, two = parse_patch(MODIFY), parse_patch(MODIFY)
+    one, two = parse_patch(ADD_X), parse_patch(ADD_X)
     with pytest.raises(PatchError) as info:
         merge_patches([one, two])
     assert info.value.code == "duplicate_file_patch"
+    assert len(merge_patches([parse_patch(MODIFY), parse_patch(MODIFY)]).files) == 2
     other = parse_patch("--- a/b\n+++ b/b\n@@ -1 +1 @@\n-x\n+y\n")
-    assert [fp.path for fp in merge_patches([one, other]).files] == ["src/app.py", "b"]
+    assert [fp.path for fp in merge_patches([one, other]).files] == ["x", "b"]
 
 
 @pytest.mark.parametrize("path,code", [
@@ -450,8 +492,9 @@ def test_one_side_prefixed_names_the_same_file(old, new):
 
 
 @pytest.mark.parametrize("old, new", [("m.py", "b/n.py"), ("b/m.py", "m.py"), ("m.py", "a/m.py")])
-def test_one_side_prefixed_other_file_is_a_mismatch(old, new):
-    assert parse_error(f"--- {old}\n+++ {new}\n@@ -1 +1 @@\n-a\n+b\n").code == "file_path_mismatch"
+def test_one_side_prefixed_other_file_is_two_names(old, new):
+    fp = parse_patch(f"--- {old}\n+++ {new}\n@@ -1 +1 @@\n-a\n+b\n").files[0]
+    assert fp.header_paths == (old, new) and fp.path == new
 
 
 def test_hunk_header_with_extra_spaces():

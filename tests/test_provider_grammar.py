@@ -163,13 +163,14 @@ SEMANTIC_ONLY = {
     "path_escape": ("--- a/../x\n+++ b/../x\n@@ -1 +1 @@\n-a\n+b\n", "path_escape"),
     "added_file_with_context": (
         "--- /dev/null\n+++ b/n\n@@ -0,0 +1,2 @@\n a\n+b\n", "hunk_kind_mismatch"),
-    "different_files": ("--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n", "file_path_mismatch"),
+    "different_files": ("diff --git a/x b/x\n--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n",
+                        "inconsistent_header"),
     "duplicate_file_patch": (
-        "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n--- a/x\n+++ b/x\n@@ -5 +5 @@\n-c\n+d\n",
+        "--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+a\n--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+b\n",
         "duplicate_file_patch"),
     "rename_mismatch": (
         "diff --git a/o b/n\nrename from o\nrename to n\n--- a/o\n+++ b/m\n@@ -1 +1 @@\n-a\n+b\n",
-        "rename_path_mismatch"),
+        "inconsistent_header"),
     "both_dev_null": ("--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+a\n", "missing_file_header"),
 }
 

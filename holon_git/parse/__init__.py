@@ -65,7 +65,7 @@ def parse_patch(data: bytes | str, *, format: str = "auto", strip: int | None = 
 
 
 def merge_patches(patches: list[Patch]) -> Patch:
-    """Several patches applied as one: all or nothing, each path in one file patch only."""
+    """Several patches applied as one: all or nothing, file patches of one path in sequence."""
     if len(patches) == 1:
         return patches[0]
     files = [fp for patch in patches for fp in patch.files]

@@ -253,7 +253,8 @@ class EnvelopeParser:
             number = len(fp.hunks) + 1
             if line.startswith(b"@@"):
                 section = _decode(header_text(line)[2:]).strip()
-                hunk = Hunk(None, None, None, None, [], self._no(self.pos), section)
+                hunk = Hunk(None, None, None, None, [], self._no(self.pos), section,
+                            anchor_text=section)
                 self.pos += 1
             elif _is_directive(line):
                 if _marker(line) == END_OF_FILE:

@@ -7,9 +7,7 @@ diagnostic when they disagree with the body. Nothing here knows about git reposi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
-from .. import paths
 from ..errors import PatchError
 from ..model import (
     ADD,
@@ -26,18 +24,17 @@ from ..model import (
 )
 from .checks import check_duplicates
 from .epoch import epoch_stamp, missing_side
+from .header import FileHeader, HeaderResolver, split_git_header
+from .names import header_name, unquote
 from .other_formats import UNIFIED_HINT, other_format_hunk, other_format_of
 from .text import Lines, header_text
 
-DEV_NULL = "/dev/null"
 _HUNK = re.compile(
     rb"^@@[ \t]+-(\d{1,18})(?:,(\d{1,18}))?[ \t]+\+(\d{1,18})(?:,(\d{1,18}))?[ \t]*@@(.*)$"
 )
 _KINDS = {**KIND_OF_PREFIX, b"\\": "\\"}
 _BODY_STARTS = (b" ", b"-", b"+", b"\\")
 _BARE_HUNK = re.compile(rb"^@@(?: @@)?[ \t]*$")
-# Old/new prefix pairs git writes: a/ b/ by default, the others with diff.mnemonicPrefix.
-_PREFIX_PAIRS = {("a", "b"), ("c", "w"), ("i", "w"), ("c", "i"), ("o", "w"), ("w", "i")}
 _UNSUPPORTED_MODES = {"120000": "symbolic link", "160000": "submodule (gitlink)"}
 _METADATA = (
     "old mode ",
@@ -49,144 +46,10 @@ _METADATA = (
     "index ",
 )
 _BLOB_IDS = re.compile(r"index ([0-9a-fA-F]{4,64})\.\.([0-9a-fA-F]{4,64})(?: |$)")
-_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
-
-
-def unquote(text: str) -> str:
-    """Decode a C-style quoted path as git writes it ("a/caf\\303\\251")."""
-    body = text[1:-1] if len(text) >= 2 and text[0] == text[-1] == '"' else text
-    out = bytearray()
-    i = 0
-    while i < len(body):
-        ch = body[i]
-        if ch != "\\" or i + 1 == len(body):
-            out += ch.encode("utf-8", "surrogateescape")
-            i += 1
-            continue
-        nxt = body[i + 1]
-        if nxt in _ESCAPES:
-            out.append(_ESCAPES[nxt])
-            i += 2
-        elif len(body[i + 1 : i + 4]) == 3 and all(c in "01234567" for c in body[i + 1 : i + 4]):
-            out.append(int(body[i + 1 : i + 4], 8) & 0xFF)
-            i += 4
-        else:
-            out += nxt.encode("utf-8", "surrogateescape")
-            i += 2
-    return out.decode("utf-8", "surrogateescape")
 
 
 def _decode(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
-
-
-def _quoted_token(text: str) -> tuple[str, str] | None:
-    """Split a leading C-quoted token off ``text``: (decoded token, rest), else None."""
-    if not text.startswith('"'):
-        return None
-    i = 1
-    while i < len(text):
-        if text[i] == "\\":
-            i += 2
-        elif text[i] == '"':
-            return unquote(text[: i + 1]), text[i + 1 :]
-        else:
-            i += 1
-    return None
-
-
-def _header_path(raw: bytes) -> str:
-    """The path of a '---'/'+++' line: quoted, or up to a tab (dates and revisions follow one)."""
-    text = _decode(raw)
-    quoted = _quoted_token(text)
-    if quoted is not None:
-        return quoted[0]
-    return text.split("\t", 1)[0].rstrip(" ")
-
-
-def _split_git_header(rest: str) -> tuple[str, str] | None:
-    """Split 'a/x b/x' from a 'diff --git' line; None when spaces make it ambiguous."""
-    first = _quoted_token(rest)
-    if first is not None:
-        name, tail = first[0], first[1].lstrip(" ")
-        second = _quoted_token(tail)
-        return name, second[0] if second is not None else tail
-    if ' "' in rest:
-        left, right = rest.split(' "', 1)
-        second = _quoted_token('"' + right)
-        return (left, second[0]) if second is not None else None
-    spaces = [i for i, ch in enumerate(rest) if ch == " "]
-    if len(spaces) == 1:
-        return rest[: spaces[0]], rest[spaces[0] + 1 :]
-    for i in spaces:  # a/name b/name: the split where both halves name the same file
-        left, right = rest[:i], rest[i + 1 :]
-        if left[2:] == right[2:] and left[1:2] == right[1:2] == "/":
-            return left, right
-        if left == right:
-            return left, right
-    return None
-
-
-def _has_prefix_pair(old: str | None, new: str | None) -> bool:
-    """Do these paths use git's a/ b/ style prefixes? /dev/null stands in for either side."""
-    def prefix(path: str | None) -> str | None:
-        if path is None or path == DEV_NULL:
-            return None
-        return path[0] if len(path) > 2 and path[1] == "/" else ""
-
-    old_p, new_p = prefix(old), prefix(new)
-    if old_p is None and new_p is None:
-        return False
-    if old_p is None:
-        return new_p in {b for _, b in _PREFIX_PAIRS}
-    if new_p is None:
-        return old_p in {a for a, _ in _PREFIX_PAIRS}
-    return (old_p, new_p) in _PREFIX_PAIRS
-
-
-def _same_file_one_prefixed(old: str, new: str, notes: list[Diagnostic],
-                            line_no: int) -> tuple[str, str]:
-    """'--- x' with '+++ b/x' (or '--- a/x' with '+++ x'): one side kept git's prefix.
-
-    Only a pair that names the same path once the prefix is dropped is joined; anything else
-    stays a mismatch.
-    """
-    for prefixed, plain, mark in ((new, old, "b/"), (old, new, "a/")):
-        if prefixed.startswith(mark) and prefixed[len(mark):] == plain:
-            notes.append(Diagnostic("mixed_path_prefix", f"only one of '---'/'+++' had the "
-                                    f"{mark!r} prefix; both name {plain!r}", line_no))
-            return plain, plain
-    return old, new
-
-
-def _strip(path: str, count: int) -> str:
-    if path == DEV_NULL or count == 0:
-        return path
-    parts = path.split("/")
-    if len(parts) <= count:
-        raise PatchError("invalid_path", f"cannot strip {count} component(s) from {path!r}")
-    return "/".join(parts[count:])
-
-
-@dataclass
-class _Header:
-    """What the lines before the first hunk of one file patch said."""
-
-    start: int  # index into the line list
-    git: tuple[str, str] | None = None
-    is_git: bool = False
-    old: str | None = None  # from '---'
-    new: str | None = None  # from '+++'
-    rename_from: str | None = None
-    rename_to: str | None = None
-    new_file: bool = False
-    deleted_file: bool = False
-    mode_change: bool = False
-    executable: bool = False  # 'new file mode 100755' / 'deleted file mode 100755'
-    metadata: list[str] = field(default_factory=list)
-    blob_ids: tuple[str, str] | None = None  # 'index OLD..NEW': abbreviated blob ids
-    old_epoch: bool = False  # '---' dated at the epoch: GNU diff -N's missing old file
-    new_epoch: bool = False
 
 
 class UnifiedParser:
@@ -279,33 +142,42 @@ class UnifiedParser:
 
     # -- one file patch ----------------------------------------------------------------------
     def _file_patch(self) -> FilePatch:
-        header = _Header(start=self.pos)
+        header = FileHeader(start=self._no(self.pos))
         first = header_text(self.items[self.pos])
         if first.startswith(b"diff --git "):
-            header.is_git = True
-            header.git = _split_git_header(_decode(first[len(b"diff --git "):]))
+            header.git_rest = _decode(first[len(b"diff --git "):])
+            header.git = split_git_header(header.git_rest)
+            header.lines["diff --git"] = (self._no(self.pos), _decode(first))
             self.pos += 1
             self._extended_header(header)
         if self._is_traditional_header(self.pos):
-            old, new = (header_text(self.items[self.pos + i])[4:] for i in (0, 1))
-            header.old, header.new = _header_path(old), _header_path(new)
+            old, new = (header_text(self.items[self.pos + i]) for i in (0, 1))
+            header.lines["---"] = (self._no(self.pos), _decode(old))
+            header.lines["+++"] = (self._no(self.pos + 1), _decode(new))
+            header.old, header.new = header_name(_decode(old[4:])), header_name(_decode(new[4:]))
             if not header.is_git:
-                header.old_epoch, header.new_epoch = epoch_stamp(old), epoch_stamp(new)
+                header.old_epoch, header.new_epoch = epoch_stamp(old[4:]), epoch_stamp(new[4:])
             self.pos += 2
-        fp = self._resolve(header)
+        hunks_follow = header_text(self._line(self.pos) or b"").startswith(b"@@")
+        fp = HeaderResolver(header, self.strip, hunks_follow).resolve()
         self._hunks(fp)
         if fp.kind is FileKind.MODIFY and header.old_epoch != header.new_epoch:
             missing_side(fp, header.old_epoch)
         self._validate(fp, header)
+        if not header.is_git and fp.kind is FileKind.MODIFY and len(fp.hunks) == 1 \
+                and fp.hunks[0].kinds() == {ADD}:
+            fp.create_if_missing = True  # git apply creates the file if it is missing
         return fp
 
-    def _extended_header(self, header: _Header) -> None:
+    def _extended_header(self, header: FileHeader) -> None:
         while self.pos < len(self.items):
             text = _decode(header_text(self.items[self.pos]))
             if text.startswith(("rename from ", "rename old ")):
                 header.rename_from = unquote(text.split(" ", 2)[2])
+                header.lines["rename from"] = (self._no(self.pos), text)
             elif text.startswith(("rename to ", "rename new ")):
                 header.rename_to = unquote(text.split(" ", 2)[2])
+                header.lines["rename to"] = (self._no(self.pos), text)
             elif text.startswith(("copy from ", "copy to ")):
                 raise self._error("unsupported_git_patch_feature",
                                   "copies ('copy from'/'copy to') are not supported", self.pos)
@@ -318,15 +190,17 @@ class UnifiedParser:
                 return
             self.pos += 1
 
-    def _metadata(self, header: _Header, text: str) -> None:
+    def _metadata(self, header: FileHeader, text: str) -> None:
         mode = text.rsplit(" ", 1)[-1]
         kind = _UNSUPPORTED_MODES.get(mode)
         if kind:
             raise self._error("unsupported_git_patch_feature",
                               f"{kind} entries (mode {mode}) are not supported", self.pos)
         if text.startswith(("new file mode ", "deleted file mode ")):
-            header.new_file = header.new_file or text.startswith("new")
-            header.deleted_file = header.deleted_file or text.startswith("deleted")
+            role = "new file mode" if text.startswith("new") else "deleted file mode"
+            header.lines.setdefault(role, (self._no(self.pos), text))
+            header.new_file = header.new_file or role == "new file mode"
+            header.deleted_file = header.deleted_file or role == "deleted file mode"
             if mode == "100755":
                 header.executable = True
                 return  # applied (the file is created executable), not ignored
@@ -338,101 +212,7 @@ class UnifiedParser:
                 header.blob_ids = (ids.group(1).lower(), ids.group(2).lower())
         header.metadata.append(text)
 
-    def _prefixed(self, header: _Header) -> bool:
-        if header.git is not None:
-            return _has_prefix_pair(*header.git)
-        if header.is_git and header.old is None:
-            return True  # git's own header that spaces made unsplittable: git always prefixes
-        return _has_prefix_pair(header.old, header.new)
-
-    def _clean(self, raw: str | None, count: int) -> str | None:
-        if raw is None:
-            return None
-        stripped = _strip(raw, count)
-        return None if stripped == DEV_NULL else paths.normalize(stripped)
-
-    def _resolve(self, header: _Header) -> FilePatch:
-        """Turn the header lines into a FilePatch with kind and normalized paths."""
-        line_no = self._no(header.start)
-        count = self.strip if self.strip is not None else int(self._prefixed(header))
-        rename_count = max(count - 1, 0) if self.strip is not None else 0
-        try:
-            git = header.git
-            git_old = self._clean(git[0], count) if git else None
-            git_new = self._clean(git[1], count) if git else None
-            old = self._clean(header.old, count)
-            new = self._clean(header.new, count)
-            ren_from = self._clean(header.rename_from, rename_count)
-            ren_to = self._clean(header.rename_to, rename_count)
-        except PatchError as err:
-            raise err.located(patch_line=line_no) from None
-        has_body_header = header.old is not None
-        notes: list[Diagnostic] = []
-        if (header.rename_from is None) != (header.rename_to is None):
-            raise PatchError("missing_file_header", "'rename from' and 'rename to' must come "
-                             "together", patch_line=line_no)
-        if ren_from is not None and ren_to is not None:
-            if has_body_header and (old, new) != (ren_from, ren_to):
-                raise PatchError(
-                    "rename_path_mismatch",
-                    f"rename {ren_from!r} -> {ren_to!r} but '---'/'+++' name {old!r} -> {new!r}",
-                    patch_line=line_no, path=ren_to,
-                )
-            if ren_from == ren_to:
-                raise PatchError("rename_path_mismatch", f"rename of {ren_from!r} onto itself",
-                                 patch_line=line_no, path=ren_to)
-            kind, old, new = FileKind.RENAME, ren_from, ren_to
-        elif not has_body_header:
-            if not header.is_git:
-                raise PatchError("missing_file_header", "expected '---' and '+++' lines",
-                                 patch_line=line_no)
-            old, new = git_old, git_new
-            hunks_follow = header_text(self._line(self.pos) or b"").startswith(b"@@")
-            if header.new_file:
-                kind, old = FileKind.ADD, None
-            elif header.deleted_file:
-                kind, new = FileKind.DELETE, None
-            elif hunks_follow and git_old is not None and git_old == git_new:
-                kind = FileKind.MODIFY
-                notes.append(Diagnostic(
-                    "missing_file_lines", "'diff --git' was followed by hunks without '---'/"
-                    "'+++' lines; the 'diff --git' path was used", line_no))
-            elif header.mode_change:
-                raise PatchError("unsupported_git_patch_feature",
-                                 "a mode change without content changes is not supported",
-                                 patch_line=line_no, path=new or old)
-            else:
-                raise PatchError("missing_file_header",
-                                 "'diff --git' is not followed by '---'/'+++' lines or a rename",
-                                 patch_line=line_no, path=new or old)
-            if (old or new) is None:
-                raise PatchError("missing_file_header", "cannot read the paths of the "
-                                 "'diff --git' line", patch_line=line_no)
-        elif old is None and new is None:
-            raise PatchError("missing_file_header", "both '---' and '+++' are /dev/null",
-                             patch_line=line_no)
-        elif old is None:
-            kind = FileKind.ADD
-        elif new is None:
-            kind = FileKind.DELETE
-        else:
-            if old != new and count == 0 and self.strip is None:
-                old, new = _same_file_one_prefixed(old, new, notes, line_no)
-            if old != new:
-                raise PatchError("file_path_mismatch", f"'---' names {old!r} but '+++' names "
-                                 f"{new!r}", patch_line=line_no, path=new)
-            kind = FileKind.MODIFY
-        if header.is_git and git_old is not None and kind is not FileKind.RENAME:
-            named = new if new is not None else old
-            if named not in (git_old, git_new):
-                raise PatchError("file_path_mismatch",
-                                 f"'diff --git' names {git_new!r} but '---'/'+++' name {named!r}",
-                                 patch_line=line_no, path=named)
-        return FilePatch(kind, old, new, [], header.metadata, line_no, notes,
-                         executable=header.executable and kind in (FileKind.ADD, FileKind.DELETE),
-                         blob_ids=header.blob_ids)
-
-    def _validate(self, fp: FilePatch, header: _Header) -> None:
+    def _validate(self, fp: FilePatch, header: FileHeader) -> None:
         if not fp.hunks:
             if fp.kind is FileKind.RENAME or (header.is_git and header.old is None):
                 return

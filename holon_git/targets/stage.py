@@ -142,6 +142,8 @@ class Stage:
             if change.action == "modify":
                 before = self.entry(change.path)
                 mode = before.mode if before else BLOB
+                if change.mode in (BLOB, EXEC):  # a swap in sequence may change it
+                    mode = change.mode
             else:
                 mode = modes.get(change.path, EXEC if change.mode == EXEC else BLOB)
             add_entry(self.index, change.path, blobs[change.path], mode,

@@ -286,7 +286,12 @@ class Transaction:
     def _perm(self, change: FileChange) -> int | None:
         if change.before is None or change.before.token is None:
             return self.executable_perm if change.mode == EXECUTABLE else None
-        return change.before.token[4] & 0o7777
+        perm = change.before.token[4] & 0o7777
+        if change.mode is None or change.mode == change.before.mode:
+            return perm
+        # a net change of file patches in sequence (a swap of an executable and a plain
+        # file): the new mode's executable bits, where the file is readable
+        return perm | (perm & 0o444) >> 2 if change.mode == EXECUTABLE else perm & ~0o111
 
     def _temp(self, path: str, kind: str = "") -> str:
         return journal.temp_name(self.record.txid, self.numbers[path], kind)

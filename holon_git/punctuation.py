@@ -1,0 +1,77 @@
+"""A hunk placed with punctuation ignored: typographic characters in its added lines written
+as the ASCII the file uses.
+
+Where the matched lines show a typographic character in the patch and its ASCII form in the
+file (a ’ for a '), a transport "smartened" the patch, added lines included: those characters,
+and their families (‘ with ’), are written as ASCII ('punctuation_normalized'). A family the
+file itself uses at the matched lines is left as the patch has it. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .match import TYPOGRAPHIC
+from .model import ADD, HunkLine, old_side
+
+# Characters that come in families: a transport that smartened one member smartened all.
+_FAMILIES = [set("\u2018\u2019\u201a\u201b"), set("\u201c\u201d\u201e\u201f"),
+             set("\u2010\u2011\u2012\u2013\u2014\u2015\u2212"), {"\u2026"},
+             {ch for ch, ascii_form in TYPOGRAPHIC.items() if ascii_form == " "}]
+
+
+def _typographic_mapping(pairs: Sequence[tuple[bytes, bytes]]) -> dict[str, str]:
+    """Typographic characters of the patch's old lines that the file has in ASCII at the
+    same places, widened to their families (‘ with ’), unless the file keeps one of them."""
+    to_ascii: set[str] = set()
+    kept: set[str] = set()
+    for patch_line, file_line in pairs:
+        ours, theirs = _spelled(patch_line), _spelled(file_line)
+        if len(ours) != len(theirs):
+            continue
+        for (_, mine), (_, found) in zip(ours, theirs, strict=True):
+            if mine in TYPOGRAPHIC:
+                (kept if found == mine else to_ascii).add(mine)
+            elif found in TYPOGRAPHIC and found != mine:
+                kept.add(found)
+    chars = set()
+    for family in _FAMILIES:
+        if family & to_ascii and not family & kept:
+            chars |= family
+    odd_spaces = _FAMILIES[-1]  # blanks are not compared one for one: any at all counts
+    if any(_has(patch_line, odd_spaces) for patch_line, _ in pairs) \
+            and not any(_has(file_line, odd_spaces) for _, file_line in pairs):
+        chars |= odd_spaces
+    return {ch: TYPOGRAPHIC[ch] for ch in chars}
+
+
+def _has(line: bytes, chars: set[str]) -> bool:
+    return not line.isascii() and any(ch in chars
+                                      for ch in line.decode("utf-8", "surrogateescape"))
+
+
+def _spelled(line: bytes) -> list[tuple[str, str]]:
+    """(ASCII form, character as written) for each non-blank character, an ellipsis counted
+    as its three dots."""
+    out = []
+    for ch in line.decode("utf-8", "surrogateescape"):
+        plain = TYPOGRAPHIC.get(ch, ch)
+        if plain.isspace() or ch.isspace():
+            continue
+        out.extend((dot, ch) for dot in plain)
+    return out
+
+
+def normalize_punctuation(lines: Sequence[HunkLine], window: Sequence[bytes]
+                          ) -> tuple[list[HunkLine], bool]:
+    """The hunk's lines with typographic characters in its added lines written as the ASCII
+    the matched lines show the file uses, and whether any changed."""
+    mapping = str.maketrans(_typographic_mapping(list(zip(old_side(lines), window,
+                                                          strict=True))))
+    out = []
+    for line in lines:
+        if line.kind == ADD and not line.text.isascii():
+            text = line.text.decode("utf-8", "surrogateescape").translate(mapping)
+            line = HunkLine(ADD, text.encode("utf-8", "surrogateescape"))
+        out.append(line)
+    return out, any(a != b for a, b in zip(out, lines, strict=True))

@@ -1,0 +1,185 @@
+"""File patches in sequence: one input that names a path in several file patches.
+
+They apply in order, each to the path as the file patches before it left it: repeated
+'---'/'+++' blocks, a `git format-patch` series of mails, a rename followed by an edit of the
+new name, a delete followed by an add (as Codex writes). Renames name the file as it was
+before the whole input when a file patch before them replaced it: `git diff -M -B` writes a
+swap as 'rename b -> a' then 'rename a -> b' (git apply's table of previous patches, whose
+renames read the original tree). Planning goes through an overlay over the target's reader;
+the target then gets one net change per path, so it still writes all or nothing.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .errors import PatchError
+from .model import Diagnostic, FileKind, FilePatch, Patch
+
+if TYPE_CHECKING:  # plan imports this module when an input needs it
+    from .plan import FileChange, Reader, SourceFile
+
+
+# plan_file(file patch, reader, whether it reads the target's own file, not an earlier
+# file patch's result)
+PlanFile = Callable[["FilePatch", "Reader", bool], "FileChange"]
+
+
+@dataclass
+class _State:
+    """A path as the file patches so far left it."""
+
+    source: SourceFile | None  # its content and mode now; None: no file there
+    by: FilePatch | None = None  # the file patch that left it so; None: the target's own
+    origin: str | None = None  # the path whose original file this is (renames follow it)
+
+
+class Overlay:
+    """The paths an input names, as its file patches leave them one after the other."""
+
+    def __init__(self, read: Reader, files: list[FilePatch]) -> None:
+        self.read_target = read
+        self.original: dict[str, SourceFile | None] = {}
+        self.now: dict[str, _State] = {}
+        # paths a file patch created over a file that a later rename takes away: that file,
+        # and the file patch that replaced it
+        self.replaced: dict[str, tuple[_State, FilePatch]] = {}
+        self.renamed_later = Counter(fp.old_path for fp in files if fp.kind is FileKind.RENAME)
+
+    def state(self, path: str) -> _State:
+        known = self.now.get(path)
+        if known is None:
+            source = self.read_target(path)
+            self.original[path] = source
+            known = self.now[path] = _State(source, None, path if source is not None else None)
+        return known
+
+    def plan(self, fp: FilePatch, plan_file: PlanFile) -> FileChange:
+        """Plan one file patch on the overlay, then record what it leaves."""
+        if fp.kind is FileKind.RENAME:
+            self.renamed_later[fp.old_path] -= 1
+        source_path = fp.old_path if fp.kind is not FileKind.ADD else None
+        dest = fp.new_path if fp.kind in (FileKind.ADD, FileKind.RENAME) else None
+        from_replaced = source_path is not None and fp.kind is FileKind.RENAME \
+            and source_path in self.replaced
+        source = (self.replaced[source_path][0] if from_replaced
+                  else self.state(source_path) if source_path is not None else None)
+        replacing = None
+        if dest is not None:
+            present = self.state(dest)
+            if present.source is not None and self.renamed_later[dest] > 0 \
+                    and dest not in self.replaced:
+                replacing = present
+            elif present.source is not None and present.by is not None:
+                raise PatchError(
+                    "duplicate_file_patch", f"{dest!r} exists after the file patch at line "
+                    f"{present.by.patch_line}; the file patch at line {fp.patch_line} cannot "
+                    f"{fp.kind.value} it again", patch_line=fp.patch_line, path=dest,
+                    details={"earlier_file_patch": present.by.patch_line})
+
+        def read(path: str) -> SourceFile | None:
+            if source is not None and path == source_path:
+                return source.source
+            if replacing is not None and path == dest:
+                return None
+            return self.state(path).source
+
+        untouched = source is None or source.by is None
+        try:
+            change = plan_file(fp, read, untouched)
+        except PatchError as err:
+            raise self._after_earlier(err, fp, source) from None
+        self._record(fp, change, source, from_replaced, replacing)
+        return change
+
+    def _after_earlier(self, err: PatchError, fp: FilePatch,
+                       source: _State | None) -> PatchError:
+        """Name the earlier file patch a refused one was applied after."""
+        state = source if source is not None else self.now.get(fp.path)
+        path = fp.old_path if source is not None else fp.path
+        if state is not None and state.by is not None:
+            err.message += (f" (in {path!r} as the file patch at line {state.by.patch_line} "
+                            "left it)")
+            err.details.setdefault("earlier_file_patch", state.by.patch_line)
+        return err
+
+    def _record(self, fp: FilePatch, change: FileChange, source: _State | None,
+                from_replaced: bool, replacing: _State | None) -> None:
+        from .plan import SourceFile
+
+        if from_replaced:
+            assert fp.old_path is not None
+            change.diagnostics.append(Diagnostic(
+                "sequenced_file_patch", f"renames {fp.old_path!r} as it was before the file "
+                f"patch at line {self.replaced[fp.old_path][1].patch_line} replaced it (a swap "
+                "or rotation, as git diff -M -B writes it)", fp.patch_line))
+        elif source is not None and source.by is not None:
+            change.diagnostics.append(Diagnostic(
+                "sequenced_file_patch", f"applied to {fp.old_path!r} as the file patch at "
+                f"line {source.by.patch_line} left it", fp.patch_line))
+        if replacing is not None:
+            change.diagnostics.append(Diagnostic(
+                "sequenced_file_patch", f"replaces {fp.new_path!r}, whose file a later file "
+                "patch renames away", fp.patch_line))
+        after = (None if change.after is None
+                 else SourceFile(change.after, change.mode if change.mode is not None else 0))
+        if change.action in ("delete", "rename"):
+            assert fp.old_path is not None
+            if from_replaced:
+                del self.replaced[fp.old_path]
+            else:
+                self.now[fp.old_path] = _State(None, fp)
+        if change.action != "delete":
+            origin = source.origin if source is not None else None
+            self.now[change.path] = _State(after, fp, origin)
+            if replacing is not None:
+                self.replaced[change.path] = (replacing, fp)
+
+    def net_changes(self) -> list[FileChange]:
+        """One change per path, from the target's file to what the last file patch left: a
+        path whose file moved to another (and is gone) is a rename."""
+        from .plan import FileChange
+
+        moved_to: dict[str, str] = {}  # new path -> original path it descends from
+        for path, state in self.now.items():
+            origin = state.origin
+            if state.source is not None and origin is not None and origin != path \
+                    and self.original.get(path) is None and self.now[origin].source is None \
+                    and origin not in moved_to.values():
+                moved_to[path] = origin
+        changes = []
+        for path, state in self.now.items():
+            before, now = self.original[path], state.source
+            if path in moved_to:
+                origin = moved_to[path]
+                assert now is not None
+                changes.append(FileChange("rename", origin, path, self.original[origin],
+                                          now.data, now.mode))
+            elif path in moved_to.values() or (before is None and now is None):
+                continue
+            elif before is None:
+                assert now is not None
+                changes.append(FileChange("add", None, path, None, now.data, now.mode))
+            elif now is None:
+                changes.append(FileChange("delete", path, None, before, None, None))
+            elif now.data != before.data or now.mode != before.mode:
+                changes.append(FileChange("modify", path, path, before, now.data, now.mode))
+        return changes
+
+
+def plan_sequence(patch: Patch, read: Reader, plan_file: PlanFile,
+                  progress: Callable[[str, int, int], None] | None = None
+                  ) -> tuple[list[FileChange], list[FileChange]]:
+    """(net changes for the target, one change per file patch for the receipt)."""
+    overlay = Overlay(read, patch.files)
+    steps = []
+    for fp in patch.files:
+        change = overlay.plan(fp, plan_file)
+        change.before, change.after = None, None  # the net changes hold what is written
+        steps.append(change)
+        if progress is not None:
+            progress("planning", len(steps), len(patch.files))
+    return overlay.net_changes(), steps
