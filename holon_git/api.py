@@ -18,11 +18,11 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import wraps
 from typing import Any, TypeVar
 
+from .core.model import FilePatch, Patch
+from .core.plan import Plan, check_expected, plan_patch
+from .core.policy import check_protected, select_files
 from .errors import PatchError
-from .model import FilePatch, Patch
 from .parse import parse_patch
-from .plan import Plan, check_expected, plan_patch
-from .policy import check_protected, select_files
 from .receipt import APPLIED, CHECKED, PARTIAL, REFUSED, Receipt
 
 
@@ -351,7 +351,7 @@ def convert_patch(patch: bytes | str, repo: str | os.PathLike[str] = ".", *,
     apply. Writes nothing."""
     if to != "unified":
         raise PatchError("usage_error", f"cannot convert to {to!r}; only 'unified' is supported")
-    from .convert import plan_to_unified
+    from .core.convert import plan_to_unified
     from .targets import open_target
 
     parsed = parse_patch(patch, format=format, strip=strip)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from .core.policy import Protection
 from .errors import PatchError
-from .policy import Protection
 
 PATCH_SUFFIXES = (".diff", ".patch")
 
@@ -67,9 +67,9 @@ PROTECT_HINT = "unstage the change (git restore --staged PATH); if it is deliber
 
 def protected_problems(paths: Sequence[str], patterns: Protection | Sequence[str],
                        ) -> list[Problem]:
-    """Every path the apply policy would refuse (holon_git.policy), as a problem."""
-    from .model import FileKind, FilePatch, Patch
-    from .policy import check_protected
+    """Every path the apply policy would refuse (holon_git.core.policy), as a problem."""
+    from .core.model import FileKind, FilePatch, Patch
+    from .core.policy import check_protected
 
     problems = []
     for path in paths:

@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import __version__
+from .core.model import Diagnostic
+from .core.plan import FileChange, Plan
 from .errors import PatchError
-from .model import Diagnostic
-from .plan import FileChange, Plan
 
 RECEIPT_VERSION = 1
 APPLIED, CHECKED, REFUSED = "applied", "checked", "refused"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from holon_git.core.model import ADD, CONTEXT, REMOVE, FileKind, HunkLine
 from holon_git.errors import PatchError
-from holon_git.model import ADD, CONTEXT, REMOVE, FileKind, HunkLine
 from holon_git.parse import detect_format, parse_patch
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from holon_git.core.match import RunningFile, choose, near_miss, split_lines
 from holon_git.errors import PatchError
-from holon_git.match import RunningFile, choose, near_miss, split_lines
 
 
 def lines(*items: str) -> list[bytes]:

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import apply_edits, difflib_patch, edits, file_lines, join
 
-from holon_git.model import (
+from holon_git.core.model import (
     ADD,
     CONTEXT,
     REMOVE,

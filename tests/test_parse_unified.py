@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from holon_git.core.model import ADD, CONTEXT, REMOVE, FileKind
 from holon_git.errors import PatchError
-from holon_git.model import ADD, CONTEXT, REMOVE, FileKind
 from holon_git.parse import detect_format, merge_patches, parse_patch
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from holon_git.core.paths import is_dot_git, normalize
 from holon_git.errors import PatchError
-from holon_git.paths import is_dot_git, normalize
 
 
 @pytest.mark.parametrize("raw,clean", [

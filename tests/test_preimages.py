@@ -15,8 +15,8 @@ import pytest
 from repos.builders import make_repo, snapshot
 
 from holon_git import apply_patch
+from holon_git.core.plan import plan_patch
 from holon_git.parse import parse_patch
-from holon_git.plan import plan_patch
 from holon_git.targets import journal, open_target
 
 FILES = {"a.txt": "a1\na2\na3\n", "b.txt": "b1\nb2\nb3\n", "gone.txt": "g1\ng2\n"}

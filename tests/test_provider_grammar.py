@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from repos.builders import git, make_repo, write_files
 
 from holon_git import apply_patch, parse_patch
+from holon_git.core.model import FileKind
 from holon_git.errors import PatchError
-from holon_git.model import FileKind
 
 ROOT = Path(__file__).resolve().parent.parent
 

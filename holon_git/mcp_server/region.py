@@ -1,6 +1,6 @@
 """read_region: numbered lines of a working-tree file, read as a patch would read it.
 
-The same path rules as patches (holon_git.paths, protected paths) and the same reader as the
+The same path rules as patches (holon_git.core.paths, protected paths) and the same reader as the
 working-tree target (fsops.Tree: symbolic links refused on the way and at the end, only regular
 files). Bounded: at most MAX_LINES lines and MAX_CHARS characters a call, each line clipped at
 MAX_LINE_CHARS; the answer says where to continue.
@@ -12,9 +12,9 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.paths import normalize
+from ..core.policy import check_protected_path
 from ..errors import PatchError
-from ..paths import normalize
-from ..policy import check_protected_path
 
 MAX_LINES = 400
 MAX_CHARS = 40_000

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ..core.model import Diagnostic, Patch
 from ..errors import PatchError
-from ..model import Diagnostic, Patch
 from .checks import check_duplicates
 from .text import Lines, header_text, split_lines, unfence
 from .unified import parse_unified

@@ -1,7 +1,7 @@
 """Checks on a whole parsed patch, shared by every input format.
 
 Several file patches may name one path: they apply in order, each to what the ones before it
-left (holon_git.sequence). What can never apply in that order, whatever the repository holds,
+left (holon_git.core.sequence). What can never apply in that order, whatever the repository holds,
 is refused here: adding a path an earlier file patch created, or changing a path an earlier
 one deleted or renamed away.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ..core.model import FileKind, FilePatch
+from ..core.paths import collision_key
 from ..errors import PatchError
-from ..model import FileKind, FilePatch
-from ..paths import collision_key
 
 _CREATED, _GONE, _UNKNOWN = "created", "gone", "unknown"
 

@@ -15,9 +15,19 @@ from __future__ import annotations
 
 import re
 
-from .. import paths
+from ..core import paths
+from ..core.model import (
+    ADD,
+    CONTEXT,
+    REMOVE,
+    Diagnostic,
+    FileKind,
+    FilePatch,
+    Hunk,
+    HunkLine,
+    Patch,
+)
 from ..errors import PatchError
-from ..model import ADD, CONTEXT, REMOVE, Diagnostic, FileKind, FilePatch, Hunk, HunkLine, Patch
 from .checks import check_duplicates
 from .text import Lines, header_text
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ..model import ADD, REMOVE, Diagnostic, FileKind, FilePatch
+from ..core.model import ADD, REMOVE, Diagnostic, FileKind, FilePatch
 
 # The epoch in local time, as GNU diff writes it (compiled on first use: start-up counts).
 _STAMP = (rb"\t(19(?:70-01-01|69-12-31)) ([0-2]\d):([0-5]\d):([0-5]\d)(?:\.0+)? "

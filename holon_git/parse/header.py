@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .. import paths
+from ..core import paths
+from ..core.model import Diagnostic, FileKind, FilePatch
 from ..errors import PatchError
-from ..model import Diagnostic, FileKind, FilePatch
 from .names import quoted_token, traditional_choice, without_first_component
 
 DEV_NULL = "/dev/null"

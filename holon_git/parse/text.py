@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..model import Diagnostic
+from ..core.model import Diagnostic
 
 # A fence opens or closes only at column 0: a hunk line never starts with a backtick or tilde,
 # so a fence inside a patched markdown file (" ```python" as context) is never mistaken for one.

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ..errors import PatchError
-from ..model import (
+from ..core.model import (
     ADD,
     CONTEXT,
     KIND_OF_PREFIX,
@@ -22,6 +21,7 @@ from ..model import (
     PackedLines,
     Patch,
 )
+from ..errors import PatchError
 from .checks import check_duplicates
 from .epoch import epoch_stamp, missing_side
 from .header import FileHeader, HeaderResolver, split_git_header

@@ -10,8 +10,8 @@ for a conflict), so the model can fix the hunk without reading the file again.
 
 from __future__ import annotations
 
+from ..core.plan import FileChange, HunkResult
 from ..errors import PatchError
-from ..plan import FileChange, HunkResult
 from ..receipt import CHECKED, Receipt
 from .definitions import TOOL_NAME
 

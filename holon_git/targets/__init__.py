@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..plan import Plan, SourceFile
-from ..policy import Protection
+from ..core.plan import Plan, SourceFile
+from ..core.policy import Protection
 
 TARGETS = ("worktree", "index", "both", "ref")
 

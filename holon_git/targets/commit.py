@@ -19,8 +19,8 @@ from typing import Any
 import pygit2
 from pygit2.enums import ReferenceType
 
+from ..core.model import Diagnostic
 from ..errors import PatchError
-from ..model import Diagnostic
 from . import CommitSpec
 from .gitrepo import GitRepo, git_error
 

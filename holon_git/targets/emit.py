@@ -16,8 +16,8 @@ import stat
 import time
 from dataclasses import dataclass, field
 
+from ..core.paths import normalize
 from ..errors import PatchError
-from ..paths import normalize
 from .fsops import Missing, Tree, split
 from .journal import temp_name
 from .repo import git_directories, locate

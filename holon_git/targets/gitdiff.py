@@ -12,7 +12,7 @@ from __future__ import annotations
 import tempfile
 from dataclasses import dataclass
 
-from ..plan import REGULAR, Plan
+from ..core.plan import REGULAR, Plan
 
 
 @dataclass(frozen=True)

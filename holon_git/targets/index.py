@@ -23,10 +23,10 @@ from typing import Any
 
 import pygit2
 
+from ..core.model import Patch
+from ..core.plan import FileChange, Plan, SourceFile, removed_paths
+from ..core.policy import Protection
 from ..errors import PatchError
-from ..model import Patch
-from ..plan import FileChange, Plan, SourceFile, removed_paths
-from ..policy import Protection
 from . import CommitSpec
 from .commit import BranchUpdate, current_tip, head_commit, tree_of
 from .gitdiff import Side, plan_sides

@@ -17,8 +17,8 @@ import os
 import re
 from typing import Any
 
+from ..core.paths import normalize
 from ..errors import PatchError
-from ..paths import normalize
 
 TXID = re.compile(r"\d+-\d+-[0-9a-f]{8}")
 _SHA256 = re.compile(r"[0-9a-f]{64}")

@@ -14,8 +14,8 @@ import re
 import stat
 from collections.abc import Iterator
 
+from ..core.paths import is_dot_git
 from ..errors import PatchError
-from ..paths import is_dot_git
 from .fsops import Missing, Tree, split
 
 _LIST_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)

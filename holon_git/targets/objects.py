@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..core.plan import FileChange
 from ..errors import PatchError
-from ..plan import FileChange
 
 NOT_IN_REPOSITORY = "not inside a git repository: the deleted content was not saved"
 

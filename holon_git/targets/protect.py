@@ -1,6 +1,6 @@
 """Reading protected-path patterns: git config ``holon.protect`` (multi-valued, from any
 config file and from ``git -c``) and the ``.holon/protect`` file as committed (at HEAD, or at
-the --ref branch), with core.ignorecase. Matching is pure and lives in holon_git.policy.
+the --ref branch), with core.ignorecase. Matching is pure and lives in holon_git.core.policy.
 
 The working-tree target must not pay for importing pygit2 on every apply, so it first looks
 for any sign of a policy (a .holon/protect file in the working tree, or 'holon'/'include' in
@@ -14,7 +14,7 @@ import time
 from functools import lru_cache
 from typing import Any
 
-from ..policy import PROTECT_FILE, Protection, protect_file_patterns
+from ..core.policy import PROTECT_FILE, Protection, protect_file_patterns
 from .gitconfig import command_line_bool, command_line_values
 
 

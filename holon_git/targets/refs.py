@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..model import Diagnostic, Patch
-from ..plan import FileChange, Plan, SourceFile, removed_paths
-from ..policy import Protection
+from ..core.model import Diagnostic, Patch
+from ..core.plan import FileChange, Plan, SourceFile, removed_paths
+from ..core.policy import Protection
 from . import CommitSpec
 from .commit import BranchUpdate, named_tip, tree_of
 from .gitdiff import Side, plan_sides

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import pygit2
 from pygit2.enums import ObjectType
 
+from ..core.plan import FileChange, SourceFile
 from ..errors import PatchError
-from ..plan import FileChange, SourceFile
 from .gitrepo import BLOB, EXEC, git_error, refuse_special, write_blob
 
 

@@ -10,8 +10,8 @@ import os
 import subprocess
 from dataclasses import dataclass
 
+from ..core.policy import Protection
 from ..errors import PatchError
-from ..policy import Protection
 
 
 def run_git(repo: str, *args: str, input: bytes | None = None) -> bytes:

@@ -26,8 +26,8 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import TypeVar
 
+from ..core.plan import EXECUTABLE, FileChange, SourceFile, removed_paths
 from ..errors import PatchError
-from ..plan import EXECUTABLE, FileChange, SourceFile, removed_paths
 from . import fsops, journal
 from .fsops import Missing, Tree, identity, split
 

@@ -14,8 +14,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..model import FilePatch
-from ..threeway import Merged, Version
+from ..core.model import FilePatch
+from ..core.threeway import Merged, Version
 from . import history
 
 _SIMPLIFY_ALNUM = 4  # GIT_MERGE_FILE_SIMPLIFY_ALNUM: git merge-file's XDL_MERGE_ZEALOUS_ALNUM

@@ -10,10 +10,10 @@ import stat
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from ..core.model import Patch
+from ..core.plan import EXECUTABLE, REGULAR, FileChange, Plan, SourceFile
+from ..core.policy import Protection
 from ..errors import PatchError
-from ..model import Patch
-from ..plan import EXECUTABLE, REGULAR, FileChange, Plan, SourceFile
-from ..policy import Protection
 from .fsops import Tree, identity, split
 from .repo import JOURNAL_DIR, git_directories
 

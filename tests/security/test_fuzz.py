@@ -21,9 +21,9 @@ from repos.builders import make_repo, snapshot
 from strategies import difflib_patch
 
 from holon_git import apply_patch
+from holon_git.core.plan import SourceFile, plan_patch
 from holon_git.errors import PatchError
 from holon_git.parse import parse_patch
-from holon_git.plan import SourceFile, plan_patch
 
 # CPU seconds per input (CPU time, so a loaded machine's stalls do not count); typical inputs
 # take well under 10 ms

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .errors import PatchError
+from ..errors import PatchError
 from .model import Diagnostic, FilePatch, Patch
 
 PROTECT_FILE = ".holon/protect"

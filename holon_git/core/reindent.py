@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import gcd
 
-from .errors import PatchError
+from ..errors import PatchError
 from .match import PUNCTUATION
 from .model import ADD, REMOVE, HunkLine, old_side
 

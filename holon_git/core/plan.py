@@ -13,8 +13,8 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from ..errors import PatchError
 from . import paths
-from .errors import PatchError
 from .match import (
     KEYS,
     LEVELS,

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
-from .errors import PatchError
+from ..errors import PatchError
 from .match import MAX_REGION, show_line, split_lines
 from .model import FilePatch
 

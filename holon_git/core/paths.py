@@ -9,7 +9,7 @@ from __future__ import annotations
 import unicodedata
 from functools import lru_cache
 
-from .errors import PatchError
+from ..errors import PatchError
 
 MAX_COMPONENT_BYTES = 255
 MAX_PATH_BYTES = 4096

@@ -28,7 +28,7 @@ from itertools import repeat
 from operator import add
 from typing import NamedTuple
 
-from .errors import PatchError
+from ..errors import PatchError
 from .model import whole_lines
 
 # The one ladder every search uses (placing a hunk, finding its new side already there).

@@ -14,7 +14,7 @@ from itertools import compress
 from operator import itemgetter
 from typing import NamedTuple
 
-from .errors import PatchError
+from ..errors import PatchError
 
 CONTEXT = " "
 REMOVE = "-"
@@ -161,7 +161,7 @@ class Hunk:
     anchor_end: bool = False  # envelope '*** End of File': the old side ends at the file's end
     unprefixed_context_lines: int = 0  # non-blank context lines whose leading space was lost
     # envelope '@@ <text>': a line of the file the hunk comes after (Codex's change context);
-    # breaks a tie between copies of the old lines (holon_git.anchor)
+    # breaks a tie between copies of the old lines (holon_git.core.anchor)
     anchor_text: str = ""
 
     @property

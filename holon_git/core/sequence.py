@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .errors import PatchError
+from ..errors import PatchError
 from .model import Diagnostic, FileKind, FilePatch, Patch
 
 if TYPE_CHECKING:  # plan imports this module when an input needs it
