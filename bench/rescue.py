@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from inputs import git, git_env  # noqa: E402
 
 from holon_git import apply_patch  # noqa: E402
-from holon_git.targets import history  # noqa: E402
+from holon_git.git import history  # noqa: E402
 
 
 def make(root: Path, lines: int) -> tuple[Path, dict[str, str]]:

@@ -13,23 +13,26 @@ from __future__ import annotations
 
 import gc
 import os
-import sys
+import time
 from collections.abc import Callable, Mapping, Sequence
 from functools import wraps
 from typing import Any, TypeVar
 
 from .core.model import FilePatch, Patch
-from .core.plan import Plan, check_expected, plan_patch
+from .core.plan import check_expected, plan_patch
 from .core.policy import check_protected, select_files
+from .core.threeway import KnownVersions
 from .errors import PatchError
+from .git.diff import render_diff
+from .git.libgit2 import coded_failure
 from .parse import parse_patch
 from .receipt import APPLIED, CHECKED, PARTIAL, REFUSED, Receipt
+from .targets.base import CommitSpec, Target
+from .targets.registry import TARGETS, open_target
 
 
 def _resolve_target(target: str, commit: bool, ref: str | None,
                     message: str | None) -> str:
-    from .targets import TARGETS
-
     if target not in TARGETS:
         raise PatchError("usage_error", f"unknown target {target!r}; one of {', '.join(TARGETS)}")
     if ref is not None:
@@ -44,12 +47,6 @@ def _resolve_target(target: str, commit: bool, ref: str | None,
     if (commit or ref is not None) and not (message or "").strip():
         raise PatchError("usage_error", "a commit needs a message (-m/--message)")
     return target
-
-
-def _render_diff(destination: object, plan: Plan) -> bytes:
-    from .targets.gitdiff import plan_sides, render_diff
-
-    return render_diff(getattr(destination, "diff_sides", plan_sides)(plan))
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -152,8 +149,6 @@ def apply_patch(
             parsed = parsed.reversed()
         parsed = select_files(parsed, include, exclude)
         receipt.diagnostics = list(parsed.diagnostics)
-        from .targets import CommitSpec, open_target
-
         spec = None
         if commit or ref is not None:
             spec = CommitSpec(message or "", author, ref, on_ref_update)
@@ -161,36 +156,32 @@ def apply_patch(
                                   durable=durable)
         try:
             check_protected(parsed, destination.protection())
+            versions = destination.known_versions() if three_way else None
             if atomic:
-                prepare = getattr(destination, "prepare", None)
-                on_planned = None if prepare is None else prepare(
-                    parsed, stage=not (check or emit_diff))
+                on_planned = destination.prepare(parsed, stage=not (check or emit_diff))
                 # a target that does not write from the plan's pre-images (the working tree
                 # reads them again) lets the plan drop them (memory); but one file's would be
                 # read back at once for the undo: keeping it saves a read
                 keep = (emit_diff or len(parsed.files) == 1
-                        or getattr(destination, "needs_planned_preimages", True))
-                versions = getattr(destination, "three_way", None) if three_way else None
+                        or destination.needs_planned_preimages)
                 plan = plan_patch(parsed, destination.read, reverse=reverse,
                                   expect_sha256=expect_sha256, progress=progress,
                                   keep_preimages=keep, on_planned=on_planned,
                                   three_way=versions)
-                validate = getattr(destination, "validate", None)
-                if validate is not None:
-                    validate(plan)
-                diff = _render_diff(destination, plan) if emit_diff else None
+                destination.validate(plan)
+                diff = render_diff(destination.diff_sides(plan)) if emit_diff else None
                 receipt = Receipt.from_plan(plan, CHECKED if check else APPLIED, target=target,
                                             reverse=reverse)
                 if not check:
                     total = len(plan.changes)
                     if progress is not None:
                         progress("writing", 0, total)
-                    from .targets.interrupts import HeldInterrupt
+                    from .fs.signals import HeldSignals  # loaded only when writing
 
                     # Ctrl-C is acted on inside the write, which undoes itself; once it has
                     # committed, one is too late to undo anything, so the apply completes
                     # and reports, rather than stopping between the commit and the report.
-                    with HeldInterrupt() as held:
+                    with HeldSignals() as held:
                         held.checkpoint()
                         receipt.extra.update(destination.write(plan))
                         if progress is not None:
@@ -199,32 +190,16 @@ def apply_patch(
             else:
                 _file_by_file(parsed, destination, receipt, check=check, reverse=reverse,
                               expect_sha256=expect_sha256 or {}, progress=progress,
-                              three_way=getattr(destination, "three_way", None)
-                              if three_way else None)
+                              three_way=versions)
         finally:
             destination.close()
     except Exception as exc:  # coded ones become the receipt's error; the rest re-raise
-        err = exc if isinstance(exc, PatchError) else _coded(exc)
+        err = exc if isinstance(exc, PatchError) else coded_failure(exc)
         if err is None:
             raise
         receipt.status = PARTIAL if (not atomic and not check and receipt.files) else REFUSED
         receipt.error = err
     return receipt
-
-
-def _coded(exc: Exception) -> PatchError | None:
-    """libgit2's failures as pygit2 raises them, coded: an OS-level one (a lock file that
-    could not be renamed while `git gc` ran, a full disk) is an OSError, the rest GitError.
-    The targets undo themselves and release their locks first, so nothing has changed."""
-    if isinstance(exc, OSError):
-        return PatchError("io_error", f"the repository refused a read or write: "
-                          f"{exc.strerror or exc}",
-                          hint="nothing was changed; retry once the other git process (a "
-                          "gc, a commit) has finished, or check the disk")
-    pygit2 = sys.modules.get("pygit2")
-    if pygit2 is not None and isinstance(exc, pygit2.GitError):
-        return PatchError("git_error", f"libgit2 refused the operation: {exc}")
-    return None
 
 
 RETRYABLE = ("head_moved", "ref_locked")
@@ -233,8 +208,7 @@ RETRYABLE = ("head_moved", "ref_locked")
 def _with_retries(retry: int, patch: bytes | str | Patch, repo: str | os.PathLike[str],
                   **options: Any) -> Receipt:
     """Re-plan on the branch's new tip while another writer keeps winning the race."""
-    import random
-    import time
+    import random  # retries are rare; start-up counts
 
     if not isinstance(patch, Patch):  # parse once; a parse error is not worth retrying
         try:
@@ -250,10 +224,10 @@ def _with_retries(retry: int, patch: bytes | str | Patch, repo: str | os.PathLik
     return receipt
 
 
-def _file_by_file(parsed: Patch, destination: Any, receipt: Receipt, *, check: bool,
+def _file_by_file(parsed: Patch, destination: Target, receipt: Receipt, *, check: bool,
                   reverse: bool, expect_sha256: Mapping[str, str],
                   progress: Callable[[str, int, int], None] | None,
-                  three_way: Any = None) -> None:
+                  three_way: KnownVersions | None = None) -> None:
     """Non-atomic: plan and write one file patch at a time, in order; the first refusal stops.
 
     Each file is still planned in full before it is written. File patches that share a path
@@ -319,31 +293,6 @@ def check_patch(patch: bytes | str | Patch, repo: str | os.PathLike[str] = ".",
     return apply_patch(patch, repo, check=True, **options)  # type: ignore[arg-type]
 
 
-def recover(repo: str | os.PathLike[str] = ".") -> dict[str, object]:
-    """Undo what interrupted working-tree applies left half done, from their crash journals
-    under .git/holon-apply/: every path back to its old content; then remove the temporary
-    files killed applies left in the working tree. Returns what was done (journals,
-    restored, removed, busy, completed, temporaries). Raises PatchError, touching nothing,
-    when a path changed after the interrupted apply."""
-    from .targets.journal import Recovery
-    from .targets.journal import recover as recover_journals
-    from .targets.leftovers import remove_leftovers
-    from .targets.repo import git_directories, locate
-
-    location = locate(os.fspath(repo))
-    if location.git_dir is None or location.work_tree is None:
-        return Recovery().to_dict()
-    guarded = git_directories(location.git_dir, location.gitfile)
-    try:
-        done = recover_journals(location.git_dir, location.work_tree, guarded)
-        done.temporaries = remove_leftovers(location.work_tree, guarded)
-    except OSError as exc:
-        raise PatchError("io_error", f"recovery failed: {exc.strerror or exc}",
-                         hint="the filesystem refused a read or write; run 'git holon-apply "
-                         "--recover' again once it is fixed (recovery can be repeated)") from exc
-    return done.to_dict()
-
-
 def convert_patch(patch: bytes | str, repo: str | os.PathLike[str] = ".", *,
                   to: str = "unified", format: str = "auto", strip: int | None = None) -> bytes:
     """The unified diff equivalent of ``patch`` (any accepted format) against the current
@@ -351,8 +300,7 @@ def convert_patch(patch: bytes | str, repo: str | os.PathLike[str] = ".", *,
     apply. Writes nothing."""
     if to != "unified":
         raise PatchError("usage_error", f"cannot convert to {to!r}; only 'unified' is supported")
-    from .core.convert import plan_to_unified
-    from .targets import open_target
+    from .core.convert import plan_to_unified  # difflib: only this command needs it
 
     parsed = parse_patch(patch, format=format, strip=strip)
     destination = open_target("worktree", os.fspath(repo))

@@ -5,6 +5,9 @@ Exit codes: 0 applied (or would apply), 1 refused, 2 usage error.
 
 from __future__ import annotations
 
+import _signal
+import gc
+import json
 import os
 import sys
 from collections.abc import Callable
@@ -12,7 +15,11 @@ from typing import Any
 
 import click
 
+from . import api
 from .errors import PatchError
+from .parse import merge_patches, parse_patch
+from .progress import TerminalProgress, wanted
+from .receipt import REFUSED, Receipt
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -62,8 +69,6 @@ def _read_inputs(patch_files: tuple[str, ...]) -> list[tuple[str, bytes]]:
 
 
 def _parse_all(inputs: list[tuple[str, bytes]], fmt: str, strip: int | None) -> Any:
-    from .parse import merge_patches, parse_patch
-
     patches = []
     for name, data in inputs:
         try:
@@ -222,9 +227,6 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
     Hunks are placed by their context lines; line numbers are hints. A patch that cannot be
     placed exactly once changes nothing and exits 1 with a coded error and a hint.
     """
-    from .api import apply_patch
-    from .receipt import REFUSED, Receipt
-
     if recover:
         if patch_files:
             raise click.UsageError("--recover takes no patch")
@@ -250,7 +252,7 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
     diff_to = None
     try:
         if emit_diff is not None and emit_diff != "-":
-            from .targets.emit import diff_destination
+            from .fs.emit import diff_destination
 
             diff_to = diff_destination(emit_diff, repo)  # refused now, before any change
         if holon_output is not None:
@@ -273,7 +275,7 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
                 sys.exit(EXIT_OK)
         reporter = _progress_reporter(as_json=as_json, quiet=quiet)
         try:
-            receipt = apply_patch(patch, repo, check=check, reverse=reverse, target=target,
+            receipt = api.apply_patch(patch, repo, check=check, reverse=reverse, target=target,
                                   commit=commit, message=message, author=author, ref=ref,
                                   include=include, exclude=exclude,
                                   emit_diff=emit_diff is not None, atomic=atomic,
@@ -302,16 +304,12 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
 
 def _progress_reporter(*, as_json: bool, quiet: bool) -> Any:
     """A progress line on stderr for long work, when stderr is a terminal (holon_git.progress)."""
-    from .progress import TerminalProgress, wanted
-
     stream = sys.stderr
     return TerminalProgress(stream) if wanted(stream, as_json=as_json, quiet=quiet) else None
 
 
 def _recover(repo: str, as_json: bool, quiet: bool) -> None:
-    import json
-
-    from .api import recover
+    from .recover import recover  # the journal machinery: only for --recover
 
     try:
         done = recover(repo)
@@ -368,7 +366,7 @@ def _write_diff(name: str, destination: Any, diff: bytes) -> None:
         sys.stdout.buffer.write(diff)
         sys.stdout.buffer.flush()
         return
-    from .targets.emit import write_diff
+    from .fs.emit import write_diff
 
     try:
         write_diff(destination, diff)
@@ -425,11 +423,9 @@ def convert_command(patch_file: str, to: str, fmt: str, strip: int | None, repo:
     """Print PATCH as a unified diff with real line numbers, planned against the current
     working tree (nothing is written). Applying the output to the same tree gives the same
     result as applying PATCH."""
-    from .api import convert_patch
-
     ((_, data),) = _read_inputs((patch_file,))
     try:
-        out = convert_patch(data, repo, to=to, format=fmt, strip=strip)
+        out = api.convert_patch(data, repo, to=to, format=fmt, strip=strip)
     except PatchError as err:
         click.echo(_describe_error(err), err=True)
         sys.exit(EXIT_REFUSED)
@@ -446,8 +442,6 @@ _PROVIDER = click.option("--provider", type=click.Choice(["openai", "anthropic"]
 @_PROVIDER
 def tool_spec_command(provider: str) -> None:
     """Print the ApplyPatch tool definition for the provider's API, as JSON."""
-    import json
-
     from .provider import tool_definition
 
     click.echo(json.dumps(tool_definition(provider), indent=2, ensure_ascii=False))
@@ -537,19 +531,13 @@ def patch_check_command(files: tuple[str, ...], apply_check: bool) -> None:
     'path:line: code: message (hint)', and exits 1 if there is any. Used by the
     holon-patch-check pre-commit hook and the plain pre-commit hook.
     """
-    from .hooks import check_patch_files, is_patch_file
-    from .targets.staged import read_staged, staged_changes, top_level
+    from .hooks.checks import check_patch_files, staged_patch_problems
 
     try:
         if files:
-            inputs = _read_inputs(files)
-            repo = "."
+            problems = check_patch_files(_read_inputs(files), apply_check=apply_check)
         else:
-            repo = top_level(".")
-            inputs = [(change.path, read_staged(repo, change.path))
-                      for change in staged_changes(repo)
-                      if change.status != "D" and is_patch_file(change.path)]
-        problems = check_patch_files(inputs, apply_check=apply_check, repo=repo)
+            problems = staged_patch_problems(apply_check=apply_check)
     except PatchError as err:
         click.echo(_describe_error(err), err=True)
         sys.exit(EXIT_REFUSED)
@@ -565,13 +553,10 @@ def protect_check_command() -> None:
     per staged path the apply policy protects and exits 1 if there is any.
     Used by the holon-protect pre-commit hook and the plain pre-commit hook.
     """
-    from .hooks import protected_problems
-    from .targets.staged import protection, staged_changes, top_level
+    from .hooks.checks import staged_protect_problems
 
     try:
-        repo = top_level(".")
-        problems = protected_problems([c.path for c in staged_changes(repo)],
-                                      protection(repo))
+        problems = staged_protect_problems()
     except PatchError as err:
         click.echo(_describe_error(err), err=True)
         sys.exit(EXIT_REFUSED)
@@ -588,7 +573,7 @@ def install_hooks_command(names: tuple[str, ...], force: bool) -> None:
     hooks directory (core.hooksPath honoured) and run patch-check and protect-check. An
     existing hook that is not holon-git's is left alone unless --force is given.
     """
-    from .targets.hookinstall import install_hooks
+    from .hooks.install import install_hooks
 
     try:
         done = install_hooks(".", names, force=force)
@@ -619,8 +604,6 @@ def _noting_the_write(reporter: Callable[[str, int, int], None] | None,
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
-    import gc
-
     collecting = gc.isenabled()
     gc.disable()  # as in api.apply_patch: the parse, too, makes many objects and no cycles
     interrupted = _note_interrupts()
@@ -643,8 +626,6 @@ def main(argv: list[str] | None = None) -> None:
             gc.enable()
         # the command is over: a Ctrl-C now would only print a traceback from the interpreter's
         # shutdown
-        import _signal
-
         _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
 
 
@@ -660,8 +641,6 @@ def _exit_interrupted() -> None:
 def _note_interrupts() -> list[int]:
     """Let Ctrl-C raise KeyboardInterrupt as usual, and remember that it came."""
     # _signal: the C module under signal, whose enum classes cost 2 ms of start-up to build
-    import _signal
-
     received: list[int] = []
 
     def interrupt(signum: int, frame: object) -> None:

@@ -35,9 +35,9 @@ def _isolated_git(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(autouse=True)
 def _fresh_process_replacing(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test starts as a fresh process would: modified files replaced by rename until
-    16 were replaced (holon_git.targets.fsops), whatever the tests before it replaced."""
-    from holon_git.targets import fsops
+    16 were replaced (holon_git.targets.fstree), whatever the tests before it replaced."""
+    from holon_git.fs import tree as fstree
 
-    monkeypatch.setattr(fsops, "_replaced", 0)
-    monkeypatch.setattr(fsops, "_renameat2", None)
-    monkeypatch.setattr(fsops, "_unavailable", False)
+    monkeypatch.setattr(fstree, "_replaced", 0)
+    monkeypatch.setattr(fstree, "_renameat2", None)
+    monkeypatch.setattr(fstree, "_unavailable", False)

@@ -162,8 +162,8 @@ def test_working_tree_apply_does_not_import_pygit2_or_pathspec(repo: Path):
 def test_check_loads_no_write_machinery(repo: Path):
     """--check writes nothing, so it imports neither the transaction, the crash journal nor
     the signal handling (start-up time counts: it runs in every pre-commit hook)."""
-    write_side = ("holon_git.targets.transaction", "holon_git.targets.journal",
-                  "holon_git.targets.interrupts", "pygit2", "pathspec")
+    write_side = ("holon_git.fs.transaction", "holon_git.fs.journal",
+                  "holon_git.fs.signals", "pygit2", "pathspec")
     code = ("import sys\nfrom holon_git.cli import main\n"
             "try:\n    main(['apply', '--check', '-q', '-'])\nexcept SystemExit as e:\n"
             "    code = e.code\n"

@@ -131,8 +131,8 @@ def test_errors_md_parse_examples_raise_their_code(code: str, tmp_path: Path):
 def test_errors_md_forged_journal_example_is_refused(tmp_path: Path):
     """The journal_invalid example, planted as a crash journal, is refused by --recover and
     changes nothing."""
-    from holon_git.api import recover
     from holon_git.errors import PatchError
+    from holon_git.recover import recover
 
     example = re.search(r"Example:\n\n```json\n(.*?)^```", documented_codes()["journal_invalid"],
                         flags=re.M | re.S)

@@ -52,7 +52,7 @@ def test_default_writes_the_same_without_fsync(tmp_path: Path, synced: list[int]
 
 def test_default_keeps_the_crash_journal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Without fsync the journal is still written before the first working-tree change."""
-    from holon_git.targets import journal
+    from holon_git.fs import journal
 
     repo = make_repo(tmp_path / "r", {"f.txt": "one\ntwo\nthree\n"})
     created: list[bool] = []

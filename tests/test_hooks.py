@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from repos.builders import git, git_env, git_state, make_repo, snapshot
 
-from holon_git.githooks import HOOKS, MARKER
+from holon_git.hooks.scripts import HOOKS, MARKER
 
 GOOD = "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n"
 BAD = "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\nb\n-x\n+B\n"  # line 5: lost its prefix

@@ -16,8 +16,9 @@ from repos.builders import make_repo, snapshot
 
 from holon_git import apply_patch
 from holon_git.core.plan import plan_patch
+from holon_git.fs import journal, journal_dir
 from holon_git.parse import parse_patch
-from holon_git.targets import journal, open_target
+from holon_git.targets.registry import open_target
 
 FILES = {"a.txt": "a1\na2\na3\n", "b.txt": "b1\nb2\nb3\n", "gone.txt": "g1\ng2\n"}
 EDIT_A = "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n a1\n-a2\n+A2\n a3\n"
@@ -60,7 +61,7 @@ def test_a_file_changed_after_planning_is_refused(tmp_path: Path, patch: str) ->
     after = snapshot(repo)
     assert after.pop("a.txt") != before.pop("a.txt")
     assert after == before, "a refused patch changed other files or left temporary files"
-    assert not (repo / ".git" / journal.JOURNAL_DIR).exists()
+    assert not (repo / ".git" / journal_dir.JOURNAL_DIR).exists()
 
 
 def test_the_undo_takes_old_contents_from_the_journal(tmp_path: Path,
@@ -85,7 +86,7 @@ def test_the_undo_takes_old_contents_from_the_journal(tmp_path: Path,
     assert "rollback_problems" not in receipt.error.details
     assert len(renames) == 2
     assert snapshot(repo) == before
-    assert not (repo / ".git" / journal.JOURNAL_DIR).exists()
+    assert not (repo / ".git" / journal_dir.JOURNAL_DIR).exists()
 
 
 def test_the_journal_copy_is_checked_before_it_is_used(tmp_path: Path) -> None:
@@ -97,13 +98,13 @@ def test_the_journal_copy_is_checked_before_it_is_used(tmp_path: Path) -> None:
     held = journal.Journal.create(str(git_dir), record, iter([b"old\n"]), sync=False)
     try:
         assert held.preimage(entry) == b"old\n"
-        copy = git_dir / journal.JOURNAL_DIR / record.txid / journal.PREIMAGES
+        copy = git_dir / journal_dir.JOURNAL_DIR / record.txid / journal.PREIMAGES
         copy.write_bytes(b"odd\n")
         with pytest.raises(OSError, match="damaged"):
             held.preimage(entry)
     finally:
         held.commit()
-    assert not (git_dir / journal.JOURNAL_DIR).exists()
+    assert not (git_dir / journal_dir.JOURNAL_DIR).exists()
 
 
 def test_a_working_tree_apply_keeps_no_contents_in_its_receipt(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ import pytest
 from repos.builders import make_repo, snapshot
 
 from holon_git import apply_patch
-from holon_git.targets import fsops
+from holon_git.fs import tree as fstree
 
 FILES = {"a.txt": "a1\na2\na3\n", "bin/run": "#!/bin/sh\necho 1\n", "b.txt": "b1\nb2\n"}
 PATCH = ("--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n a1\n-a2\n+A2\n a3\n"
@@ -38,25 +38,25 @@ def expected(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
     probe = make_repo(tmp_path / "probe", FILES)
     (probe / "bin" / "run").chmod(0o755)
     with monkeypatch.context() as patched:
-        patched.setattr(fsops, "_PAYS_OFF_AFTER", 10**9)
-        patched.setattr(fsops, "_renameat2", None)
+        patched.setattr(fstree, "_PAYS_OFF_AFTER", 10**9)
+        patched.setattr(fstree, "_renameat2", None)
         assert apply_patch(PATCH, probe).ok
     return snapshot(probe)
 
 
 def exchange_on(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
-    """Turn the exchange on; returns what each fsops.exchange call answered."""
-    monkeypatch.setattr(fsops, "_PAYS_OFF_AFTER", 0)
-    monkeypatch.setattr(fsops, "_renameat2", None)
-    monkeypatch.setattr(fsops, "_unavailable", False)
+    """Turn the exchange on; returns what each fstree.exchange call answered."""
+    monkeypatch.setattr(fstree, "_PAYS_OFF_AFTER", 0)
+    monkeypatch.setattr(fstree, "_renameat2", None)
+    monkeypatch.setattr(fstree, "_unavailable", False)
     answers: list[bool] = []
-    real = fsops.exchange
+    real = fstree.exchange
 
     def spy(*args: object) -> bool:
         answers.append(real(*args))  # type: ignore[arg-type]
         return answers[-1]
 
-    monkeypatch.setattr(fsops, "exchange", spy)
+    monkeypatch.setattr(fstree, "exchange", spy)
     return answers
 
 
@@ -84,12 +84,12 @@ def test_a_filesystem_without_the_exchange_falls_back_to_rename(
         calls.append(dst)
         return errno.EINVAL  # what renameat2 answers where the filesystem lacks the flag
 
-    fsops.exchange_pays_off(0)  # load it, then stand in for the filesystem
-    monkeypatch.setattr(fsops, "_renameat2", refusing)
+    fstree.exchange_pays_off(0)  # load it, then stand in for the filesystem
+    monkeypatch.setattr(fstree, "_renameat2", refusing)
     assert apply_patch(PATCH, repo).ok
     assert snapshot(repo) == want
     assert calls == [b"a.txt"] and answers == [False, False]  # asked once, then not again
-    assert fsops._unavailable
+    assert fstree._unavailable
 
 
 @linux_only
@@ -97,8 +97,8 @@ def test_an_exchange_that_fails_leaves_the_tree_as_it_was(repo: Path,
                                                           monkeypatch: pytest.MonkeyPatch):
     before = snapshot(repo)
     exchange_on(monkeypatch)
-    fsops.exchange_pays_off(0)
-    real = fsops._renameat2
+    fstree.exchange_pays_off(0)
+    real = fstree._renameat2
     assert real is not None
     calls = []
 
@@ -106,7 +106,7 @@ def test_an_exchange_that_fails_leaves_the_tree_as_it_was(repo: Path,
         calls.append(dst)
         return errno.EIO if len(calls) == 2 else real(src, dst, dir_fd)
 
-    monkeypatch.setattr(fsops, "_renameat2", second_fails)
+    monkeypatch.setattr(fstree, "_renameat2", second_fails)
     receipt = apply_patch(PATCH, repo)
     assert receipt.error is not None and receipt.error.code == "io_error"
     assert os.strerror(errno.EIO) in receipt.error.message
@@ -115,14 +115,14 @@ def test_an_exchange_that_fails_leaves_the_tree_as_it_was(repo: Path,
 
 
 def test_the_exchange_loads_once_enough_files_were_replaced(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(fsops, "_PAYS_OFF_AFTER", 16)
-    monkeypatch.setattr(fsops, "_replaced", 0)
-    monkeypatch.setattr(fsops, "_renameat2", None)
-    monkeypatch.setattr(fsops, "_unavailable", False)
-    assert not fsops.exchange_pays_off(10)
-    assert fsops._renameat2 is None  # ctypes not loaded for a few files
-    loaded = fsops.exchange_pays_off(6)
-    assert loaded == (fsops._renameat2 is not None)
+    monkeypatch.setattr(fstree, "_PAYS_OFF_AFTER", 16)
+    monkeypatch.setattr(fstree, "_replaced", 0)
+    monkeypatch.setattr(fstree, "_renameat2", None)
+    monkeypatch.setattr(fstree, "_unavailable", False)
+    assert not fstree.exchange_pays_off(10)
+    assert fstree._renameat2 is None  # ctypes not loaded for a few files
+    loaded = fstree.exchange_pays_off(6)
+    assert loaded == (fstree._renameat2 is not None)
     if sys.platform.startswith("linux"):
         assert loaded
 
@@ -136,7 +136,7 @@ def test_a_staged_file_replaces_a_leftover_of_its_name(tmp_path: Path, leftover:
     if leftover == "file":
         (root / "d" / ".holon-x.tmp").write_bytes(b"stale content, longer than the new\n")
         (root / "d" / ".holon-x.tmp").chmod(0o600)
-    with fsops.Tree(str(root)) as tree:
+    with fstree.Tree(str(root)) as tree:
         tree.write_new("d", ".holon-x.tmp", b"new\n", 0o755, sync=False)
     written = root / "d" / ".holon-x.tmp"
     assert written.read_bytes() == b"new\n"

@@ -17,7 +17,7 @@ import pytest
 from repos.builders import git, make_repo, repo_and_git_patch, snapshot
 
 from holon_git import apply_patch
-from holon_git.targets import transaction
+from holon_git.fs import transaction
 
 MANY = transaction.PARALLEL_STAGING + 4
 

@@ -276,7 +276,7 @@ def test_ctrl_c_at_the_commit_point_is_held_until_it_is_passed(repo: Path,
     commit is complete, the index matches it, no lock is left."""
     import signal
 
-    from holon_git.targets.lock import IndexLock
+    from holon_git.fs.lock import IndexLock
 
     real_commit = IndexLock.commit
 

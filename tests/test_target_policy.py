@@ -168,7 +168,7 @@ def test_a_settled_config_edited_later_is_read_again(repo: Path, tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch):
     """In-process applies remember that no config file can protect anything; an edit of
     a config file (same size, explicit timestamps) must still be seen."""
-    from holon_git.targets import protect
+    from holon_git.git import protect
 
     monkeypatch.setattr(protect, "_SETTLED_NS", 0)  # every file counts as settled
     config = tmp_path / "global.gitconfig"

@@ -19,8 +19,8 @@ from strategies import apply_edits, difflib_patch, edits, file_lines, join
 from test_resend_properties import periodic
 
 from holon_git import apply_patch
+from holon_git.git import history
 from holon_git.provider.results import format_result
-from holon_git.targets import history
 
 P = "".join(f"line {i}\n" for i in range(1, 21))
 H1 = P.replace("line 5\n", "line five\n")  # the agent's own uncommitted edit

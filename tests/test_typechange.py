@@ -13,7 +13,7 @@ import pytest
 from repos.builders import git, git_state, make_repo, repo_and_git_patch, snapshot
 
 from holon_git import apply_patch, check_patch
-from holon_git.targets import journal
+from holon_git.fs import journal_dir
 
 FILE_TO_DIR = ({"p": "a file\n", "k": "keep\n"},
                {"p/inner.txt": "now a directory\n", "p/deep/more.txt": "more\n", "k": "keep\n"})
@@ -39,7 +39,7 @@ def test_working_tree(tmp_path: Path, old: dict, new: dict) -> None:
     receipt = apply_patch(patch, repo)
     assert receipt.ok, receipt.error
     assert snapshot(repo) == want
-    assert not journal.pending(str(repo / ".git"))
+    assert not journal_dir.pending(str(repo / ".git"))
 
 
 @CASES

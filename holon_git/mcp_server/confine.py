@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from urllib.parse import unquote, urlsplit
 
 from ..errors import PatchError
-from ..targets.repo import locate
+from ..git.location import locate
 
 REPO_HINT = "pass one of the served repositories as `repo`, or start the server with --repo for "\
     "this one"

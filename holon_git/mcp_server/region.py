@@ -1,9 +1,9 @@
 """read_region: numbered lines of a working-tree file, read as a patch would read it.
 
-The same path rules as patches (holon_git.core.paths, protected paths) and the same reader as the
-working-tree target (fsops.Tree: symbolic links refused on the way and at the end, only regular
-files). Bounded: at most MAX_LINES lines and MAX_CHARS characters a call, each line clipped at
-MAX_LINE_CHARS; the answer says where to continue.
+The same path rules as patches (holon_git.core.paths, protected paths) and the same reader
+as the working-tree target (holon_git/fs/tree.py: symbolic links refused on the way and at the
+end, only regular files). Bounded: at most MAX_LINES lines and MAX_CHARS characters a call,
+each line clipped at MAX_LINE_CHARS; the answer says where to continue.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 from ..core.paths import normalize
 from ..core.policy import check_protected_path
 from ..errors import PatchError
+from ..targets.registry import open_target
 
 MAX_LINES = 400
 MAX_CHARS = 40_000
@@ -66,8 +67,6 @@ def read_region(repo: str, path: str, start_line: int = 1,
                 end_line: int | None = None) -> Region:
     """Lines ``start_line``..``end_line`` (1-based, inclusive; None: up to the caps) of
     ``path`` in ``repo``'s working tree; raises a coded PatchError."""
-    from ..targets import open_target
-
     clean = normalize(path)
     target = open_target("worktree", repo)
     try:

@@ -14,33 +14,35 @@ Any failure before the commit point undoes the files and leaves index and branch
 
 from __future__ import annotations
 
+import hashlib
 import os
-import shutil
-from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import replace
 from typing import Any
-
-import pygit2
 
 from ..core.model import Patch
 from ..core.plan import FileChange, Plan, SourceFile, removed_paths
 from ..core.policy import Protection
 from ..errors import PatchError
-from . import CommitSpec
-from .commit import BranchUpdate, current_tip, head_commit, tree_of
-from .gitdiff import Side, plan_sides
-from .gitdir_guard import GitDirGuard
-from .gitrepo import GitRepo, git_error, open_repository, require_objects
-from .interrupts import checkpoint
-from .lock import IndexLock, interrupts_deferred
-from .protect import repo_protection
-from .repo import git_directories
-from .stage import Entry, PlannedBlobs, Stage
-from .versions import RepositoryVersions
+from ..fs.gitdir_guard import GitDirGuard
+from ..fs.lock import IndexLock
+from ..fs.signals import FORWARD, HeldSignals, checkpoint
+from ..git import history
+from ..git.commit import BranchUpdate
+from ..git.diff import Side, plan_sides
+from ..git.location import git_directories
+from ..git.loose import keep_preimages
+from ..git.objects import PlannedBlobs, blob_id, require_objects
+from ..git.protect import repo_protection
+from ..git.refs import current_tip, head_commit, tree_of
+from ..git.repository import GitRepo, open_repository
+from ..git.stage import Entry, Stage, load_index, write_index
+from ..git.versions import RepositoryVersions
+from .base import CommitSpec, OnPlanned, Target
+from .worktree import WorktreeTarget
 
 
-class IndexTarget:
+class IndexTarget(Target):
     """--cached: pre-images are index blobs; only the index (and the branch) change."""
 
     name = "index"
@@ -66,7 +68,8 @@ class IndexTarget:
             self.head_tree = tree_of(self.git.repo, head_commit(self.git.repo))
             if commit is not None:
                 tip = current_tip(self.git.repo)
-                self.branch = BranchUpdate(self.git, tip, commit)
+                self.branch = BranchUpdate(self.git, tip, commit.message, commit.author,
+                                           commit.on_ref_update)
                 self.head_stage = Stage.from_tree(self.git.repo, tree_of(self.git.repo, tip.old),
                                                   "HEAD")
         except BaseException:
@@ -76,19 +79,11 @@ class IndexTarget:
     def _require_work_tree(self) -> None:
         """--cached needs an index but no working tree."""
 
-    def _load_index(self) -> pygit2.Index:
-        path = self.git.index_path
-        try:
-            if self.lock is None:
-                return pygit2.Index(path) if os.path.exists(path) else pygit2.Index()
-            self.scratch = self.lock.scratch_path()
-            if os.path.exists(path):
-                shutil.copyfile(path, self.scratch)
-            return pygit2.Index(self.scratch)
-        except OSError as exc:
-            raise PatchError("io_error", f"cannot read the index {path}: {exc}") from exc
-        except pygit2.GitError as exc:
-            raise git_error(exc, f"reading the index {path}") from exc
+    def _load_index(self) -> Any:
+        if self.lock is None:
+            return load_index(self.git.index_path)
+        self.scratch = self.lock.scratch_path()  # set first: close() removes it
+        return load_index(self.git.index_path, copy_to=self.scratch)
 
     def close(self) -> None:
         if self.branch is not None:
@@ -128,13 +123,12 @@ class IndexTarget:
                 self.head_stage.check_free(change.path, removed)
         plan.diagnostics.extend(self.branch.ids.notes)
 
-    def prepare(self, patch: Patch, stage: bool) -> Callable[[FileChange], None] | None:
+    def prepare(self, patch: Patch, stage: bool) -> OnPlanned | None:
         """With ``stage``, each new content goes to the object database as soon as its file
         is planned."""
         return self.planned.take if stage else None
 
-    @property
-    def three_way(self) -> RepositoryVersions:
+    def known_versions(self) -> RepositoryVersions:
         """The three-way rescue's versions: ours is the index text, so HEAD is the usual
         base."""
         return RepositoryVersions(lambda: self.git, self.git.git_dir,
@@ -170,10 +164,7 @@ class IndexTarget:
 
     def record_history(self, plan: Plan) -> None:
         """After the working tree was written: the pre-images go to the history log."""
-        from .history import record
-        from .worktree import keep_preimages
-
-        record(self.git.git_dir, keep_preimages(self.git.git_dir, plan.changes,
+        history.record(self.git.git_dir, keep_preimages(self.git.git_dir, plan.changes,
                                                 lambda change: change.before.data))  # type: ignore[union-attr]
 
     def write(self, plan: Plan) -> dict[str, object]:
@@ -194,15 +185,12 @@ class IndexTarget:
         try:
             files = self.write_worktree(plan, contents)
             self.stage.apply(plan.changes, blob_ids, self.worktree_stats(plan))
-            try:
-                self.index.write()
-            except pygit2.GitError as exc:
-                raise git_error(exc, "writing the index") from exc
+            write_index(self.index)
             require_objects(self.git.repo, [*blob_ids.values(), tree_id, commit_id])
             checkpoint()  # a Ctrl-C held since the write began stops it here, undone below
             if files is not None:
                 files.mark_commit_point(*self._commit_point(commit_id))
-            with interrupts_deferred():
+            with HeldSignals(at_end=FORWARD):
                 if commit_id is not None and self.branch is not None:
                     self.branch.commit(commit_id)
                     branch_moved = True
@@ -236,8 +224,6 @@ class IndexTarget:
     def _commit_point(self, commit_id: Any) -> tuple[str, str, str | None, str | None, str]:
         """What the working tree's crash journal records to recognise, after a kill, that
         the new index or commit is in place (then --recover keeps the new files)."""
-        import hashlib
-
         assert self.scratch is not None and self.lock is not None
         with open(self.scratch, "rb") as fh:
             digest = hashlib.sha256(fh.read()).hexdigest()
@@ -273,8 +259,6 @@ class BothTarget(IndexTarget):
             raise PatchError("not_a_repository", f"{self.git.git_dir} is a bare repository "
                              "with no working tree",
                              hint="apply with --cached, or to a branch with --ref")
-        from .worktree import WorktreeTarget
-
         self.worktree = WorktreeTarget(self.git.work_tree, self.git.git_dir, self.durable,
                                        self.git.gitfile)
         self.filemode = self.git.config_bool("core.filemode", True)
@@ -284,7 +268,7 @@ class BothTarget(IndexTarget):
             self.worktree.close()
         super().close()
 
-    def prepare(self, patch: Patch, stage: bool) -> Callable[[FileChange], None] | None:
+    def prepare(self, patch: Patch, stage: bool) -> OnPlanned | None:
         """The working tree learns the removals; nothing is staged while planning, as the
         working-tree write needs the new contents themselves."""
         return self.worktree.prepare(patch, stage=False)
@@ -300,7 +284,7 @@ class BothTarget(IndexTarget):
             raise PatchError("index_mismatch", f"{path!r} is in the index but missing from the "
                              "working tree", path=path)
         self.git.refuse_unsupported_filters(path)
-        if pygit2.hash(self.git.to_blob(path, on_disk.content)) != entry.id:
+        if blob_id(self.git.to_blob(path, on_disk.content)) != entry.id:
             raise PatchError("index_mismatch", f"{path!r} differs between the working tree "
                              "and the index", path=path)
         if self.filemode and on_disk.mode != entry.mode:

@@ -1,29 +1,27 @@
 """The ``ref`` target (--ref BRANCH): apply to a branch's tree in the object database and advance
 the branch with a new commit. No working tree or index is read or written, so it works in bare
-repositories; the branch moves by compare-and-swap (commit.BranchUpdate).
+repositories; the branch moves by compare-and-swap (git/commit.py BranchUpdate).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ..core.model import Diagnostic, Patch
-from ..core.plan import FileChange, Plan, SourceFile, removed_paths
+from ..core.plan import Plan, SourceFile, removed_paths
 from ..core.policy import Protection
-from . import CommitSpec
-from .commit import BranchUpdate, named_tip, tree_of
-from .gitdiff import Side, plan_sides
-from .gitdir_guard import GitDirGuard
-from .gitrepo import open_repository, require_objects
-from .interrupts import checkpoint
-from .lock import interrupts_deferred
-from .protect import repo_protection
-from .repo import git_directories
-from .stage import PlannedBlobs, Stage
-from .versions import RepositoryVersions
+from ..fs.gitdir_guard import GitDirGuard
+from ..fs.signals import FORWARD, HeldSignals, checkpoint
+from ..git.commit import BranchUpdate
+from ..git.location import git_directories
+from ..git.objects import PlannedBlobs, require_objects
+from ..git.protect import repo_protection
+from ..git.refs import named_tip, tree_of
+from ..git.repository import open_repository
+from ..git.stage import Stage
+from ..git.versions import RepositoryVersions
+from .base import CommitSpec, OnPlanned, Target
 
 
-class RefTarget:
+class RefTarget(Target):
     name = "ref"
     needs_planned_preimages = False  # the commit needs blob ids only
 
@@ -35,13 +33,14 @@ class RefTarget:
         self.tip = named_tip(self.git.repo, commit.ref)
         self.base_tree = tree_of(self.git.repo, self.tip.old)
         self.stage = Stage.from_tree(self.git.repo, self.base_tree, self.tip.ref)
-        self.branch = BranchUpdate(self.git, self.tip, commit)
+        self.branch = BranchUpdate(self.git, self.tip, commit.message, commit.author,
+                                   commit.on_ref_update)
         self.planned = PlannedBlobs(self.git.repo)
 
     def close(self) -> None:
         self.branch.abort()
 
-    def prepare(self, patch: Patch, stage: bool) -> Callable[[FileChange], None] | None:
+    def prepare(self, patch: Patch, stage: bool) -> OnPlanned | None:
         """With ``stage``, each new content goes to the object database as soon as its file
         is planned."""
         return self.planned.take if stage else None
@@ -50,8 +49,7 @@ class RefTarget:
         self.guard.check(path)
         return self.stage.read(path)
 
-    @property
-    def three_way(self) -> RepositoryVersions:
+    def known_versions(self) -> RepositoryVersions:
         """The three-way rescue's versions: ours is the branch's text; the patch's index
         line, HEAD and the history log are the bases."""
         return RepositoryVersions(lambda: self.git, self.git.git_dir, worktree_form=False)
@@ -71,9 +69,6 @@ class RefTarget:
                 "and index were not updated, so they now show the new commit's changes as "
                 "undone"))
 
-    def diff_sides(self, plan: Plan) -> list[Side]:
-        return plan_sides(plan)
-
     def write(self, plan: Plan) -> dict[str, object]:
         blob_ids = self.planned.all_ids({c.path: c.after for c in plan.changes
                                          if c.after is not None})
@@ -82,7 +77,7 @@ class RefTarget:
         commit_id = self.branch.create_commit(tree_id)
         self.branch.run_hook()
         checkpoint()  # a Ctrl-C held since the write began stops it here: nothing moved yet
-        with interrupts_deferred():
+        with HeldSignals(at_end=FORWARD):
             self.branch.lock()
             require_objects(self.git.repo, [*blob_ids.values(), tree_id, commit_id])
             self.branch.commit(commit_id)

@@ -1,53 +1,31 @@
-"""The working-tree target: files read safely below the root (fsops.py), and a plan written
-as one transaction, all files or none (transaction.py, imported only when something is
-written: a --check needs neither it nor the crash journal).
+"""The working-tree target: files read safely below the root (fs/tree.py), and a plan written
+as one transaction, all files or none (fs/transaction.py).
+
+The write machinery (the transaction, the crash journal, the signal holds, the loose objects
+of the history log) is imported when something is written, not before: a --check, which
+every pre-commit hook runs, needs none of it.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..core.model import Patch
 from ..core.plan import EXECUTABLE, REGULAR, FileChange, Plan, SourceFile
 from ..core.policy import Protection
 from ..errors import PatchError
-from .fsops import Tree, identity, split
-from .repo import JOURNAL_DIR, git_directories
+from ..fs.journal_dir import refuse_if_pending
+from ..fs.tree import Tree, identity, split
+from ..git import history
+from ..git.location import git_directories
+from ..git.protect import worktree_protection
+from ..git.versions import RepositoryVersions
+from .base import OnPlanned, Target
 
 if TYPE_CHECKING:
-    from .transaction import Transaction
-    from .versions import RepositoryVersions
-
-
-def keep_preimages(git_dir: str | None, changes: list[FileChange],
-                   old_content: Callable[[FileChange], bytes],
-                   saved: Sequence[Mapping[str, object]] = ()) -> list[tuple[str, str]]:
-    """For the history log (history.py): each modified, renamed or deleted path with its
-    pre-image's blob id (``saved``: the deleted files' blobs, written already), the others
-    written as loose objects now. Empty outside a repository, for a patch of more than
-    MAX_FILES files, or when a blob cannot be written (the log is best effort)."""
-    from .history import MAX_FILES
-
-    if git_dir is None or len(changes) > MAX_FILES:
-        return []
-    from .loose import write_blob
-
-    written = {str(d["path"]): str(d["blob"]) for d in saved if d.get("blob")}
-    kept: list[tuple[str, str]] = []
-    try:
-        for change in changes:
-            if change.action == "add" or change.before is None or change.old_path is None:
-                continue
-            blob = written.get(change.old_path) or write_blob(git_dir, old_content(change))
-            if blob is None:
-                return []
-            kept.append((change.old_path, blob))
-    except OSError:
-        return []
-    return kept
+    from ..fs.transaction import Transaction
 
 
 def _read_error(exc: OSError, path: str | None) -> PatchError:
@@ -56,7 +34,7 @@ def _read_error(exc: OSError, path: str | None) -> PatchError:
                       hint="the filesystem refused a read; nothing was changed")
 
 
-class WorktreeTarget:
+class WorktreeTarget(Target):
     name = "worktree"
     # the plan may drop pre-images: the transaction reads each again (checking its identity)
     # into the journal, so a large patch never holds every old file in memory at once
@@ -66,7 +44,7 @@ class WorktreeTarget:
                  gitfile: str | None = None) -> None:
         self.root = os.path.abspath(root)
         self.git_dir = git_dir  # where the crash journal goes; None outside a repository
-        # no path may lead into these, whatever their names (fsops.Tree compares identities)
+        # no path may lead into these, whatever their names (fs/tree.py compares identities)
         self.guarded = git_directories(git_dir, gitfile)
         self.durable = durable  # True: fsync files, directories and journal (power loss)
         # paths the patch deletes or renames away: a file there may become a directory, and
@@ -74,10 +52,7 @@ class WorktreeTarget:
         self.removals: frozenset[str] = frozenset()
         self.early: Transaction | None = None  # staging while the plan runs (a large patch)
         try:
-            if git_dir is not None and os.path.lexists(os.path.join(git_dir, JOURNAL_DIR)):
-                from .journal import refuse_if_pending
-
-                refuse_if_pending(git_dir)
+            refuse_if_pending(git_dir)
             self.tree = Tree(self.root, self.guarded)
         except OSError as exc:
             raise _read_error(exc, None) from exc
@@ -88,20 +63,20 @@ class WorktreeTarget:
             self.early = None
         self.tree.close()
 
-    def prepare(self, patch: Patch, stage: bool) -> Callable[[FileChange], None] | None:
+    def prepare(self, patch: Patch, stage: bool) -> OnPlanned | None:
         """Before planning: learn the paths the patch removes (so ``read`` sees past them);
         with ``stage`` and many files, return a callback that stages each planned change at
         once, so the new contents never all sit in memory."""
         self.removals = frozenset(patch.removed_paths())
         if not stage:  # a --check: the write machinery stays unloaded
             return None
-        from .transaction import PARALLEL_STAGING, entry_numbers
+        from ..fs import transaction
 
         files = [(fp.kind.value, fp.old_path, fp.path) for fp in patch.files]
-        if sum(action != "delete" for action, _, _ in files) < PARALLEL_STAGING:
+        if sum(action != "delete" for action, _, _ in files) < transaction.PARALLEL_STAGING:
             return None
         txn = self.early = self._transaction(alone=True)
-        txn.numbers = entry_numbers(files)
+        txn.numbers = transaction.entry_numbers(files)
         txn.removed = set(self.removals)
 
         def stage_now(change: FileChange) -> None:
@@ -149,27 +124,25 @@ class WorktreeTarget:
             raise _read_error(exc, path) from exc
 
     def protection(self) -> Protection:
-        from .protect import worktree_protection
-
         return worktree_protection(self.root, self.git_dir)
 
     # -- writing -----------------------------------------------------------------------------
     def write(self, plan: Plan) -> dict[str, object]:
-        from .interrupts import DeferredSignals
-        from .transaction import undone
+        from ..fs.signals import HeldSignals
+        from ..fs.transaction import undone
+        from ..git.loose import keep_preimages
+        from ..git.objects import save_deleted
 
         saved: list[dict[str, object]] = []
         kept: list[tuple[str, str]] = []
         txn, self.early = self.early or self._transaction(alone=True), None
-        with DeferredSignals() as signals:
+        with HeldSignals(terminate=True) as signals:
 
             def save() -> None:
                 """After staging (the new contents are out of memory by then) and before
                 anything is deleted or replaced; a Ctrl-C in pygit2's import is held, too."""
                 nonlocal saved, kept
                 if any(change.action == "delete" for change in plan.changes):
-                    from .objects import save_deleted
-
                     saved = save_deleted(self.git_dir, plan.changes, txn.old_content)
                     signals.checkpoint()
                 kept = keep_preimages(self.git_dir, plan.changes, txn.old_content, saved)
@@ -184,27 +157,18 @@ class WorktreeTarget:
                     raise
                 raise error from exc
         if kept and self.git_dir is not None:
-            from .history import record
-
-            record(self.git_dir, kept)
+            history.record(self.git_dir, kept)
         return {"deleted_blobs": saved}
 
-    @property
-    def three_way(self) -> RepositoryVersions | None:
-        """The file's other versions for the three-way rescue (none outside a repository)."""
+    def known_versions(self) -> RepositoryVersions | None:
+        """The file's other versions for the three-way rescue (none outside a repository):
+        compared with the file on disk, so blobs are smudged as a checkout would."""
         if self.git_dir is None:
             return None
-        from .versions import RepositoryVersions
-
-        def open_git() -> object:
-            from .gitrepo import open_repository
-
-            return open_repository(self.root)
-
-        return RepositoryVersions(open_git, self.git_dir, worktree_form=True)
+        return RepositoryVersions.of_worktree(self.root, self.git_dir)
 
     def _transaction(self, alone: bool = False) -> Transaction:
-        from .transaction import Transaction
+        from ..fs.transaction import Transaction
 
         return Transaction(self.tree, self.git_dir, self.durable, alone)
 
@@ -212,11 +176,11 @@ class WorktreeTarget:
         """Write all of ``changes`` or none, leaving the journal in force: the caller (the
         index target) calls ``commit()`` after its own commit point, or ``rollback()``.
         A Ctrl-C during the write is raised when it returns, for the caller to undo."""
-        from .interrupts import DeferredSignals
-        from .transaction import undone
+        from ..fs.signals import RAISE, HeldSignals
+        from ..fs.transaction import undone
 
         txn = self._transaction()
-        with DeferredSignals(redeliver=True) as signals:
+        with HeldSignals(terminate=True, at_end=RAISE) as signals:
             try:
                 txn.run(changes, signals.checkpoint)
             except BaseException as exc:

@@ -19,8 +19,8 @@ import pytest
 from repos.builders import git_state, make_repo, snapshot
 
 from holon_git import apply_patch
-from holon_git.api import recover
-from holon_git.targets import fsops
+from holon_git.fs import tree as fstree
+from holon_git.recover import recover
 
 LONG = os.environ.get("HOLON_LONG_TESTS") == "1"
 
@@ -120,19 +120,19 @@ def replace_by(how: str, monkeypatch: pytest.MonkeyPatch | None = None) -> None:
                "_unavailable": False}
     for name, value in setting.items():
         if monkeypatch is None:
-            setattr(fsops, name, value)
+            setattr(fstree, name, value)
         else:
-            monkeypatch.setattr(fsops, name, value)
+            monkeypatch.setattr(fstree, name, value)
 
 
 def step_hook(monkeypatch: pytest.MonkeyPatch | None, at: int,
               action: Callable[[str], None]) -> list[int]:
-    """Wrap the os step calls and fsops.exchange (renameat2 through ctypes, out of os's
+    """Wrap the os step calls and fstree.exchange (renameat2 through ctypes, out of os's
     reach); before call number ``at`` (1-based) run ``action(name)``. Returns the call
     counter (one-element list). Without monkeypatch, patches directly (for a forked child
     that never restores)."""
     counter = [0]
-    for module, name in [*((os, n) for n in STEP_CALLS), (fsops, "exchange")]:
+    for module, name in [*((os, n) for n in STEP_CALLS), (fstree, "exchange")]:
         real = getattr(module, name)
 
         def wrapper(*args, _real=real, _name=name, **kwargs):

@@ -31,8 +31,9 @@ from crashkit import (
 from repos.builders import git, git_state, make_repo, snapshot
 
 from holon_git import apply_patch, check_patch
-from holon_git.api import recover
-from holon_git.targets import journal, transaction
+from holon_git.fs import journal, transaction
+from holon_git.fs import journal_dir as journals
+from holon_git.recover import recover
 
 
 def run_cli(repo: Path, *args: str, patch: bytes | None = None,
@@ -56,7 +57,7 @@ def settle(sc: Scenario, repo: Path, *, use_cli: bool = False) -> str:
     Fails the test on anything inconsistent."""
     assert git_state(repo) == sc.git, "git's HEAD, refs or index changed"
     now = snapshot(repo)
-    if not journal.pending(str(repo / ".git")):
+    if not journals.pending(str(repo / ".git")):
         # A large patch stages files while it is planned, before the journal exists: a kill
         # then leaves the old tree and temporary files, which --recover removes.
         kept = without_temporaries(now)
@@ -175,7 +176,7 @@ def test_sigkill_during_recovery_then_recover_again(scenario: Scenario, tmp_path
     while seed is None:
         repo = scenario.fresh(tmp_path / "seed")
         assert killed_child(repo, scenario.patch, at)
-        if journal.pending(str(repo / ".git")) and snapshot(repo) != scenario.old:
+        if journals.pending(str(repo / ".git")) and snapshot(repo) != scenario.old:
             seed = at
         at += 1
     calls = []
@@ -293,7 +294,7 @@ def leave_journal(sc: Scenario, repo: Path) -> None:
         sc.fresh(repo)
         assert killed_child(repo, sc.patch, at)
         now = snapshot(repo)
-        if journal.pending(str(repo / ".git")) and now != sc.old:
+        if journals.pending(str(repo / ".git")) and now != sc.old:
             return
         at += 1
 
@@ -311,7 +312,7 @@ def test_recover_refuses_when_a_file_was_edited_after_the_crash(scenario: Scenar
     before = snapshot(repo)
     done = run_cli(repo, "--recover")
     assert done.returncode == 1 and b"error: stale_file:" in done.stderr, done
-    assert snapshot(repo) == before and journal.pending(str(repo / ".git"))
+    assert snapshot(repo) == before and journals.pending(str(repo / ".git"))
     # the user moves the edit aside; recovery then completes
     (repo / victim).write_bytes(scenario_old_bytes(scenario, victim))
     assert run_cli(repo, "--recover").returncode == 0
@@ -330,7 +331,7 @@ def test_live_journal_is_neither_pending_nor_recovered(scenario: Scenario, tmp_p
     record.entries = [journal.Entry("d0/f0.txt", journal.sha256(b"x"), None, 0o644, 0, 1)]
     live = journal.Journal.create(git_dir, record, [b"x"])
     try:
-        assert journal.pending(git_dir) == []
+        assert journals.pending(git_dir) == []
         assert apply_patch(scenario.patch, repo, check=True).ok
         done = recover(repo)
         assert done["busy"] == [record.txid] and done["journals"] == []
@@ -345,7 +346,7 @@ def test_incomplete_journal_is_ignored_and_cleaned(scenario: Scenario, tmp_path:
     repo = scenario.fresh(tmp_path / "r")
     (journal_dir(repo) / "123-1-dead").mkdir(parents=True)
     (journal_dir(repo) / "123-1-dead" / "preimages").write_bytes(b"partial")
-    assert journal.pending(str(repo / ".git")) == []
+    assert journals.pending(str(repo / ".git")) == []
     assert apply_patch(scenario.patch, repo, check=True).ok
     assert recover(repo)["journals"] == []
     assert not journal_dir(repo).exists()
@@ -381,7 +382,7 @@ def test_sigkill_at_every_step_of_a_commit(scenario: Scenario, tmp_path: Path):
         _, status = os.waitpid(pid, 0)
         if not os.WIFSIGNALED(status):
             break
-        had_journal = bool(journal.pending(str(repo / ".git")))
+        had_journal = bool(journals.pending(str(repo / ".git")))
         if had_journal:
             recover(repo)
         lock = repo / ".git" / "index.lock"

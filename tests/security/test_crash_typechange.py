@@ -12,8 +12,8 @@ from crashkit import fresh_copy, killed_child, step_hook
 from repos.builders import git_state, repo_and_git_patch, snapshot
 
 from holon_git import apply_patch
-from holon_git.api import recover
-from holon_git.targets import journal
+from holon_git.fs import journal_dir
+from holon_git.recover import recover
 
 CASES = pytest.mark.parametrize("old, new", [
     ({"p": "a file\n", "k": "keep\n"}, {"p/inner.txt": "now a directory\n", "k": "keep\n"}),
@@ -35,7 +35,7 @@ def test_sigkill_at_every_step_then_recover(tmp_path: Path, old: dict, new: dict
         at += 1
         repo = fresh_copy(template, tmp_path / "k")
         finished = not killed_child(repo, patch, at)
-        if journal.pending(str(repo / ".git")):
+        if journal_dir.pending(str(repo / ".git")):
             recover(repo)
             recovered += 1
             assert snapshot(repo) == before, f"recovery after a kill at step {at}"
@@ -66,7 +66,7 @@ def test_every_call_failing_in_turn(tmp_path: Path, old: dict, new: dict,
         with monkeypatch.context() as patched:
             counter = step_hook(patched, at, fail)
             receipt = apply_patch(patch, repo)
-        assert not journal.pending(str(repo / ".git")) and git_state(repo) == state
+        assert not journal_dir.pending(str(repo / ".git")) and git_state(repo) == state
         if receipt.error is not None:
             assert receipt.error.code == "io_error", receipt.error
             assert "rollback_problems" not in receipt.error.details

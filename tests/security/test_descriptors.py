@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from repos.builders import git, git_env, make_repo, snapshot, snapshot_all
 
 from holon_git import apply_patch
-from holon_git.targets import fsops
+from holon_git.fs import tree as fstree
 
 DIRS = 320
 
@@ -100,7 +100,7 @@ def test_descriptors_held_stay_bounded(template: Path, tmp_path: Path,
     descriptors (made small here, as a low descriptor limit makes it), plus a few for the
     journal and the file being read or written."""
     bound = 16
-    monkeypatch.setattr(fsops, "MAX_OPEN_DIRS", bound, raising=False)
+    monkeypatch.setattr(fstree, "MAX_OPEN_DIRS", bound, raising=False)
     repo = fresh(template, tmp_path / "r")
     baseline = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
     if baseline is None:
@@ -233,7 +233,7 @@ def test_a_few_descriptors_write_what_many_would(case, bound: int,
     patch, expected = build(files, actions)
     outcomes = []
     for max_open in (bound, 10_000):
-        monkeypatch.setattr(fsops, "MAX_OPEN_DIRS", max_open, raising=False)
+        monkeypatch.setattr(fstree, "MAX_OPEN_DIRS", max_open, raising=False)
         with tempfile.TemporaryDirectory() as scratch:
             repo = make_repo(Path(scratch) / "r", files)
             receipt = apply_patch(patch, repo)

@@ -15,7 +15,8 @@ from crashkit import LONG, STEP_CALLS, Scenario, replace_by, step_hook
 from repos.builders import git, git_state, snapshot, snapshot_all
 
 from holon_git import apply_patch
-from holon_git.targets import fsops, journal
+from holon_git.fs import journal_dir
+from holon_git.fs import tree as fstree
 
 ERRORS = [errno.ENOSPC, errno.EACCES, errno.EIO, errno.EROFS]
 
@@ -63,7 +64,7 @@ def test_every_call_failing_in_turn(scenario: Scenario, tmp_path: Path, code: in
         # the commit point may leave a journal directory without journal.json: ignored by
         # everyone, removed by the next --recover.)
         assert without_dead_journals(snapshot_all(repo / ".git")) == around
-        assert not journal.pending(str(repo / ".git"))
+        assert not journal_dir.pending(str(repo / ".git"))
         if receipt.error is not None:
             assert receipt.error.code == "io_error", receipt.error
             assert os.strerror(code) in receipt.error.message
@@ -86,7 +87,7 @@ def test_failure_of_the_undo_itself_leaves_a_journal_that_recovers(
         scenario: Scenario, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """The commit phase fails, and so does the first write of its rollback: the error says
     so, the journal stays, and --recover finishes the undo."""
-    from holon_git.api import recover
+    from holon_git.recover import recover
 
     repo = scenario.fresh(tmp_path / "r")
     renames = [0]
@@ -112,7 +113,7 @@ def test_failure_of_the_undo_itself_leaves_a_journal_that_recovers(
     assert receipt.error is not None and receipt.error.code == "io_error"
     problems = receipt.error.details["rollback_problems"]
     assert any("--recover" in p for p in problems)
-    assert snapshot(repo) != scenario.old and journal.pending(str(repo / ".git"))
+    assert snapshot(repo) != scenario.old and journal_dir.pending(str(repo / ".git"))
     again = apply_patch(scenario.patch, repo)
     assert again.error is not None and again.error.code == "unrecovered_journal"
     recover(repo)
@@ -140,7 +141,7 @@ def test_the_calls_list_covers_what_an_apply_uses(scenario: Scenario, tmp_path: 
     seen: dict[str, int] = {}
     with monkeypatch.context() as patched:
         replace_by("exchange", patched)
-        for module, name in [*((os, n) for n in STEP_CALLS), (fsops, "exchange")]:
+        for module, name in [*((os, n) for n in STEP_CALLS), (fstree, "exchange")]:
             real = getattr(module, name)
 
             def wrapper(*args, _real=real, _name=name, **kwargs):
@@ -169,7 +170,7 @@ def test_every_call_of_a_commit_failing_in_turn(scenario: Scenario, tmp_path: Pa
         with monkeypatch.context() as patched:
             counter = step_hook(patched, at, fail_with(code))
             receipt = apply_patch(scenario.patch, repo, commit=True, message="m")
-        assert not journal.pending(str(repo / ".git"))
+        assert not journal_dir.pending(str(repo / ".git"))
         assert not (repo / ".git" / "index.lock").exists(), f"stale lock after call {at}"
         if receipt.error is not None:
             assert receipt.error.code in ("io_error", "git_error"), receipt.error
@@ -204,4 +205,4 @@ def test_index_write_failing_in_libgit2(scenario: Scenario, tmp_path: Path,
     assert receipt.error is not None and receipt.error.code == "git_error"
     assert snapshot(repo) == scenario.old and git_state(repo) == scenario.git
     assert not (repo / ".git" / "index.lock").exists()
-    assert not journal.pending(str(repo / ".git"))
+    assert not journal_dir.pending(str(repo / ".git"))

@@ -21,8 +21,8 @@ from repos.builders import git, make_repo
 from sandbox import SECRET, Sandbox
 
 from holon_git import apply_patch
-from holon_git.api import recover
 from holon_git.errors import PatchError
+from holon_git.recover import recover
 
 TXID = "1700000000-4242-deadbeef"
 EVIL = b"#!/bin/sh\necho PWNED\n"

@@ -16,8 +16,8 @@ from sandbox import SECRET, Sandbox
 
 from holon_git import apply_patch
 from holon_git.core.plan import plan_patch
+from holon_git.git.location import locate
 from holon_git.parse import parse_patch
-from holon_git.targets.repo import locate
 from holon_git.targets.worktree import WorktreeTarget
 
 ESCAPE = ("path_escape",)

@@ -39,7 +39,7 @@ from repos.builders import (
 )
 
 from holon_git import apply_patch
-from holon_git.api import recover
+from holon_git.recover import recover
 from holon_git.targets.index import IndexTarget
 
 FILES = {"f.txt": "one\ntwo\nthree\n"}

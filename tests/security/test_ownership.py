@@ -19,8 +19,8 @@ import pytest
 from repos.builders import git, git_env, make_bare_repo, make_repo, snapshot_all
 
 from holon_git import apply_patch
-from holon_git.api import recover
 from holon_git.errors import PatchError
+from holon_git.recover import recover
 
 OTHER = 54321  # a uid that is not the test process's
 PATCH = "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n"

@@ -28,8 +28,9 @@ from typing import TypeVar
 
 from ..core.plan import EXECUTABLE, FileChange, SourceFile, removed_paths
 from ..errors import PatchError
-from . import fsops, journal
-from .fsops import Missing, Tree, identity, split
+from . import journal
+from . import tree as fstree
+from .tree import Missing, Tree, identity, split
 
 T = TypeVar("T")
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
@@ -148,7 +149,7 @@ class Transaction:
             self.done.append(_Done(change.old_path, change.before))
         # before the renames: a directory the removals emptied may be where a file goes
         self._prune([c.old_path for c in removals if c.old_path])
-        exchange = fsops.exchange_pays_off(sum(c.action == "modify" for c in writes))
+        exchange = fstree.exchange_pays_off(sum(c.action == "modify" for c in writes))
         for change in writes:
             self.current = change.path
             self._commit(change, exchange)
@@ -405,7 +406,7 @@ class Transaction:
                 self.tree.opened(staged_in) as from_fd:
             temp = self.staged[change.path]
             before = change.before if change.action == "modify" else None
-            if exchange and before is not None and fsops.exchange(temp, name, fd):
+            if exchange and before is not None and fstree.exchange(temp, name, fd):
                 # the new content is in place; the temporary name now holds the old one
                 self.done.append(_Done(change.path, before))
                 os.unlink(temp, dir_fd=fd)

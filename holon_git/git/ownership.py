@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 
 from ..errors import PatchError
+from .config import protected_values
 
 
 def _owned_by_current_user(path: str) -> bool:
@@ -32,7 +33,6 @@ def _owned_by_current_user(path: str) -> bool:
 
 
 def _listed_safe(path: str) -> bool:
-    from .gitconfig import protected_values
 
     candidates = {path, os.path.realpath(path)}
     safe = False

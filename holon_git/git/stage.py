@@ -9,15 +9,14 @@ by silently dropping entries.
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
-import pygit2
-from pygit2.enums import ObjectType
-
 from ..core.plan import FileChange, SourceFile
 from ..errors import PatchError
-from .gitrepo import BLOB, EXEC, git_error, refuse_special, write_blob
+from .libgit2 import pygit2
+from .repository import BLOB, EXEC, git_error, refuse_special
 
 
 @dataclass(frozen=True)
@@ -92,7 +91,7 @@ class Stage:
             kind, data = self.odb.read(oid)
         except (KeyError, pygit2.GitError) as exc:
             raise git_error(exc, f"reading blob {oid}") from exc
-        if kind != ObjectType.BLOB:
+        if kind != pygit2.enums.ObjectType.BLOB:
             raise git_error(ValueError(f"object {oid} is not a blob"), f"reading blob {oid}")
         return data
 
@@ -156,32 +155,6 @@ class Stage:
             raise git_error(exc, "writing the tree") from exc
 
 
-class PlannedBlobs:
-    """New contents written to the object database as each file is planned (--cached, --ref),
-    so the plan never holds them all. A refused or interrupted patch leaves only objects
-    nothing refers to, which git's gc removes, as a failed `git apply --cached` does."""
-
-    def __init__(self, repo: pygit2.Repository) -> None:
-        self.repo = repo
-        self.ids: dict[str, pygit2.Oid] = {}
-
-    def take(self, change: FileChange) -> None:
-        if change.after is None:
-            return
-        self.ids[change.path] = self.create(change.after)
-        change.after = None  # in the object database now; the plan lets go of it
-
-    def create(self, content: bytes) -> pygit2.Oid:
-        try:
-            return write_blob(self.repo, content)
-        except pygit2.GitError as exc:
-            raise git_error(exc, "writing blobs") from exc
-
-    def all_ids(self, contents: dict[str, bytes]) -> dict[str, pygit2.Oid]:
-        """The ids of the blobs taken while planning and of ``contents`` (path -> bytes)."""
-        return {**self.ids, **{path: self.create(data) for path, data in contents.items()}}
-
-
 def add_entry(index: pygit2.Index, path: str, oid: pygit2.Oid, mode: int,
               st: os.stat_result | None = None) -> None:
     """Add an entry, with the file's stat data when it was written to the working tree (as
@@ -189,9 +162,7 @@ def add_entry(index: pygit2.Index, path: str, oid: pygit2.Oid, mode: int,
     hence the direct libgit2 call; without it the entry is added plainly."""
     if st is not None:
         try:
-            from pygit2.errors import check_error
-            from pygit2.ffi import C, ffi
-
+            check_error, C, ffi = pygit2.errors.check_error, pygit2.C, pygit2.ffi
             centry = ffi.new("git_index_entry *")
             ffi.buffer(ffi.addressof(centry, "id"))[:] = oid.raw
             centry.mode = mode
@@ -208,6 +179,30 @@ def add_entry(index: pygit2.Index, path: str, oid: pygit2.Oid, mode: int,
             centry.path = c_path
             check_error(C.git_index_add(index._index, centry))
             return
-        except (ImportError, AttributeError, TypeError):
+        except (AttributeError, TypeError):
             pass
     index.add(pygit2.IndexEntry(path, oid, mode))
+
+
+def load_index(path: str, copy_to: str | None = None) -> pygit2.Index:
+    """The index file at ``path`` (an empty index when there is none). With ``copy_to``, a
+    copy of it is made there and loaded: the one the apply edits and writes (a scratch file
+    beside the lock), so the real index is untouched until the lock is committed."""
+    try:
+        if copy_to is None:
+            return pygit2.Index(path) if os.path.exists(path) else pygit2.Index()
+        if os.path.exists(path):
+            shutil.copyfile(path, copy_to)
+        return pygit2.Index(copy_to)
+    except OSError as exc:
+        raise PatchError("io_error", f"cannot read the index {path}: {exc}") from exc
+    except pygit2.GitError as exc:
+        raise git_error(exc, f"reading the index {path}") from exc
+
+
+def write_index(index: pygit2.Index) -> None:
+    """Write a loaded index back to its file."""
+    try:
+        index.write()
+    except pygit2.GitError as exc:
+        raise git_error(exc, "writing the index") from exc

@@ -10,7 +10,6 @@ import os
 import subprocess
 from dataclasses import dataclass
 
-from ..core.policy import Protection
 from ..errors import PatchError
 
 
@@ -67,11 +66,3 @@ def hooks_dir(root: str) -> str:
     """Where git looks for hooks here (core.hooksPath honoured), as an absolute path."""
     out = run_git(root, "rev-parse", "--git-path", "hooks").decode("utf-8", "surrogateescape")
     return os.path.abspath(os.path.join(root, out.rstrip("\n")))
-
-
-def protection(root: str) -> Protection:
-    """The protected paths the apply policy uses here: git config holon.protect and
-    .holon/protect as committed at HEAD, with core.ignorecase (holon_git.targets.protect)."""
-    from .protect import head_protection
-
-    return head_protection(root)

@@ -2,7 +2,7 @@
 config file and from ``git -c``) and the ``.holon/protect`` file as committed (at HEAD, or at
 the --ref branch), with core.ignorecase. Matching is pure and lives in holon_git.core.policy.
 
-The working-tree target must not pay for importing pygit2 on every apply, so it first looks
+The working-tree target must not pay for loading pygit2 on every apply, so it first looks
 for any sign of a policy (a .holon/protect file in the working tree, or 'holon'/'include' in
 a config file) and opens the repository with pygit2 only then.
 """
@@ -15,7 +15,8 @@ from functools import lru_cache
 from typing import Any
 
 from ..core.policy import PROTECT_FILE, Protection, protect_file_patterns
-from .gitconfig import command_line_bool, command_line_values
+from .config import command_line_bool, command_line_values
+from .libgit2 import pygit2
 
 
 def command_line_patterns() -> list[str]:
@@ -29,8 +30,6 @@ def command_line_patterns() -> list[str]:
 def repo_protection(git: Any, tree_id: Any) -> Protection:
     """Patterns from ``git`` (a GitRepo) config, the command line and the protect file in
     tree ``tree_id``; compared without case when core.ignorecase says so."""
-    import pygit2
-
     patterns = git.config_all("holon.protect") + command_line_patterns()
     if tree_id is not None:
         try:
@@ -138,10 +137,8 @@ def worktree_protection(root: str, git_dir: str | None) -> Protection:
 def head_protection(root: str) -> Protection:
     """git config holon.protect (files and command line) and .holon/protect as committed
     at HEAD."""
-    import pygit2
-
-    from .commit import tree_of
-    from .gitrepo import open_repository
+    from .refs import tree_of  # the repository is opened only when a policy may exist
+    from .repository import open_repository
 
     git = open_repository(root)
     try:

@@ -1,6 +1,6 @@
 """Opening a repository with pygit2 the way git would, and the git facts targets need.
 
-git honours environment variables libgit2 ignores: GIT_DIR/GIT_WORK_TREE (found by repo.locate),
+git honours environment variables libgit2 ignores: GIT_DIR/GIT_WORK_TREE (found by location.locate),
 GIT_INDEX_FILE, and GIT_CONFIG_GLOBAL/GIT_CONFIG_SYSTEM/GIT_CONFIG_NOSYSTEM. The config ones
 are mapped onto libgit2's search paths while the repository loads its configuration; the
 process-wide settings are restored right after.
@@ -8,19 +8,14 @@ process-wide settings are restored right after.
 
 from __future__ import annotations
 
-import atexit
 import os
-import shutil
-import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-import pygit2
-from pygit2.enums import ConfigLevel, FileMode, FilterMode, RepositoryOpenFlag
-
 from ..errors import PatchError
-from .repo import locate
+from .libgit2 import pygit2
+from .location import locate
 
 _TRUE = ("1", "true", "yes", "on")
 
@@ -29,49 +24,17 @@ def git_error(exc: Exception, doing: str) -> PatchError:
     return PatchError("git_error", f"{doing}: {exc}")
 
 
-def write_blob(repo: pygit2.Repository, content: bytes) -> pygit2.Oid:
-    """The blob id of ``content``, written to the object database unless it is there already.
-
-    libgit2 creates a blob through a write stream: it compresses the whole content into a
-    temporary file and only then finds that the object exists (and throws the file away).
-    Hashing first, as git does, makes a content the repository already has cost a hash and a
-    look-up. (git would also refresh the existing object's mtime, which only matters to a
-    `git gc` pruning that same object, unreachable and weeks old, during this apply.)
-    """
-    oid = pygit2.hash(content)
-    if repo.odb.exists(oid):
-        return oid
-    return repo.create_blob(content)
-
-
-def require_objects(repo: pygit2.Repository, ids: Any) -> None:
-    """Refuse if an object this apply wrote (or found unreferenced and reused) is gone.
-
-    Until the index or the branch names them, new objects are unreachable, and a concurrent
-    `git gc --prune=now` deletes unreachable objects whatever their age. Checked after the
-    new index is written under its lock and before it (or the branch) moves: an index or a
-    branch naming a pruned object would be a damaged repository. (A gc between this check
-    and the rename remains possible: git documents that window for --prune=now.)"""
-    try:
-        odb = repo.odb
-        missing = [str(oid) for oid in dict.fromkeys(ids) if oid is not None
-                   and not odb.exists(oid)]
-    except (pygit2.GitError, OSError) as exc:
-        raise git_error(exc, "checking the objects this apply wrote") from exc
-    if missing:
-        raise PatchError(
-            "git_error", f"{len(missing)} object(s) this apply wrote were removed before the "
-            f"index or branch could name them ({missing[0]}): a concurrent "
-            "'git gc --prune=now'?", details={"missing": missing[:20]},
-            hint="nothing was changed; apply again once the garbage collection has finished")
-
-
 _scratch: list[str] = []
 
 
 def _scratch_dir() -> str:
     """A private directory for search-path stand-ins, removed when the process exits."""
     if not _scratch:
+        # only when GIT_CONFIG_* is set; a plain apply need not load these
+        import atexit
+        import shutil
+        import tempfile
+
         path = tempfile.mkdtemp(prefix="holon-git-")
         _scratch.append(path)
         atexit.register(shutil.rmtree, path, True)
@@ -88,6 +51,8 @@ def _search_dir_for(config_file: str | None, file_name: str) -> str:
     config_file = os.path.abspath(config_file)
     if os.path.basename(config_file) == file_name:
         return os.path.dirname(config_file)
+    import tempfile
+
     holder = tempfile.mkdtemp(dir=base)
     os.symlink(config_file, os.path.join(holder, file_name))
     return holder
@@ -96,14 +61,15 @@ def _search_dir_for(config_file: str | None, file_name: str) -> str:
 @contextmanager
 def _git_config_environment() -> Any:
     env = os.environ
-    wanted: dict[ConfigLevel, str] = {}
+    levels = pygit2.enums.ConfigLevel
+    wanted: dict[Any, str] = {}
     if env.get("GIT_CONFIG_NOSYSTEM", "").lower() in _TRUE:
-        wanted[ConfigLevel.SYSTEM] = _search_dir_for(None, "gitconfig")
+        wanted[levels.SYSTEM] = _search_dir_for(None, "gitconfig")
     elif env.get("GIT_CONFIG_SYSTEM"):
-        wanted[ConfigLevel.SYSTEM] = _search_dir_for(env["GIT_CONFIG_SYSTEM"], "gitconfig")
+        wanted[levels.SYSTEM] = _search_dir_for(env["GIT_CONFIG_SYSTEM"], "gitconfig")
     if env.get("GIT_CONFIG_GLOBAL"):
-        wanted[ConfigLevel.GLOBAL] = _search_dir_for(env["GIT_CONFIG_GLOBAL"], ".gitconfig")
-        wanted[ConfigLevel.XDG] = _search_dir_for(None, "config")
+        wanted[levels.GLOBAL] = _search_dir_for(env["GIT_CONFIG_GLOBAL"], ".gitconfig")
+        wanted[levels.XDG] = _search_dir_for(None, "config")
     paths = pygit2.settings.search_path
     saved = {level: paths[level] for level in wanted}
     try:
@@ -136,7 +102,7 @@ def _ownership_checked_already() -> Any:
 def open_git_dir(git_dir: str) -> pygit2.Repository:
     """The repository at ``git_dir`` (already located and checked), without a search."""
     with _ownership_checked_already():
-        return pygit2.Repository(git_dir, RepositoryOpenFlag.NO_SEARCH)
+        return pygit2.Repository(git_dir, pygit2.enums.RepositoryOpenFlag.NO_SEARCH)
 
 
 @dataclass
@@ -167,7 +133,7 @@ class GitRepo:
             return []
 
     # -- attributes and line-ending conversion (working tree <-> blob) -------------------------
-    def _filters(self, path: str, mode: FilterMode) -> Any:
+    def _filters(self, path: str, mode: Any) -> Any:
         try:
             return self.repo.load_filter_list(path, mode)
         except pygit2.GitError as exc:
@@ -175,13 +141,13 @@ class GitRepo:
 
     def to_blob(self, path: str, worktree_bytes: bytes) -> bytes:
         """What ``git add`` would store for these working-tree bytes (clean: CRLF -> LF...)."""
-        filters = self._filters(path, FilterMode.TO_ODB)
+        filters = self._filters(path, pygit2.enums.FilterMode.TO_ODB)
         return filters.apply_to_buffer(worktree_bytes) if filters is not None else \
             worktree_bytes
 
     def to_worktree(self, path: str, blob_bytes: bytes) -> bytes:
         """What a checkout would write for this blob (smudge: LF -> CRLF...)."""
-        filters = self._filters(path, FilterMode.TO_WORKTREE)
+        filters = self._filters(path, pygit2.enums.FilterMode.TO_WORKTREE)
         return filters.apply_to_buffer(blob_bytes) if filters is not None else blob_bytes
 
     def refuse_unsupported_filters(self, path: str) -> None:
@@ -220,8 +186,8 @@ def open_repository(start: str) -> GitRepo:
 
 
 # Index/tree entry modes holon-git patches, and the ones it refuses.
-BLOB, EXEC, LINK, GITLINK, TREE = (int(FileMode.BLOB), int(FileMode.BLOB_EXECUTABLE),
-                                   int(FileMode.LINK), int(FileMode.COMMIT), int(FileMode.TREE))
+# (git's numbers, as pygit2.enums.FileMode has them: BLOB, BLOB_EXECUTABLE, LINK, COMMIT, TREE)
+BLOB, EXEC, LINK, GITLINK, TREE = 0o100644, 0o100755, 0o120000, 0o160000, 0o040000
 
 
 def refuse_special(path: str, mode: int, inside: bool = False) -> None:

@@ -10,8 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .core.policy import Protection
-from .errors import PatchError
+from ..api import apply_patch
+from ..core.model import FileKind, FilePatch, Patch
+from ..core.policy import Protection, check_protected
+from ..errors import PatchError
+from ..git.command import read_staged, staged_changes, top_level
+from ..git.protect import head_protection
+from ..parse import parse_patch
 
 PATCH_SUFFIXES = (".diff", ".patch")
 
@@ -43,8 +48,6 @@ def check_patch_files(files: Iterable[tuple[str, bytes]], *, apply_check: bool =
                       repo: str = ".") -> list[Problem]:
     """Each (name, content) must parse as a V1 patch or an envelope; with ``apply_check``
     it must also apply cleanly to the index of ``repo`` (each file on its own)."""
-    from .parse import parse_patch
-
     problems = []
     for name, data in files:
         try:
@@ -53,8 +56,6 @@ def check_patch_files(files: Iterable[tuple[str, bytes]], *, apply_check: bool =
             problems.append(problem(name, err))
             continue
         if apply_check:
-            from .api import apply_patch
-
             receipt = apply_patch(patch, repo, target="index", check=True)
             if receipt.error is not None:
                 problems.append(problem(name, receipt.error))
@@ -68,9 +69,6 @@ PROTECT_HINT = "unstage the change (git restore --staged PATH); if it is deliber
 def protected_problems(paths: Sequence[str], patterns: Protection | Sequence[str],
                        ) -> list[Problem]:
     """Every path the apply policy would refuse (holon_git.core.policy), as a problem."""
-    from .core.model import FileKind, FilePatch, Patch
-    from .core.policy import check_protected
-
     problems = []
     for path in paths:
         try:
@@ -78,3 +76,18 @@ def protected_problems(paths: Sequence[str], patterns: Protection | Sequence[str
         except PatchError as err:
             problems.append(Problem(path, None, err.code, err.message, PROTECT_HINT))
     return problems
+
+
+def staged_patch_problems(repo: str = ".", *, apply_check: bool = False) -> list[Problem]:
+    """check_patch_files over the staged *.diff and *.patch files, read as staged."""
+    root = top_level(repo)
+    inputs = [(change.path, read_staged(root, change.path)) for change in staged_changes(root)
+              if change.status != "D" and is_patch_file(change.path)]
+    return check_patch_files(inputs, apply_check=apply_check, repo=root)
+
+
+def staged_protect_problems(repo: str = ".") -> list[Problem]:
+    """Every staged path the apply policy protects (git config holon.protect and the
+    .holon/protect file as committed at HEAD, with core.ignorecase)."""
+    root = top_level(repo)
+    return protected_problems([c.path for c in staged_changes(root)], head_protection(root))

@@ -1,7 +1,7 @@
 """The three-way rescue's git half: a file's other versions, and libgit2's merge of three texts.
 
-A target hands the plan a ``RepositoryVersions`` (threeway.KnownVersions); nothing here runs
-(nor is pygit2 imported) unless a file patch's old side is missing from the current text.
+A target hands the plan a ``RepositoryVersions`` (core.threeway.KnownVersions); nothing here
+runs (nor is pygit2 loaded) unless a file patch's old side is missing from the current text.
 The versions, tried in this order: the blob the patch's ``index OLD..NEW`` line names (what
 `git apply -3` uses), the index, HEAD, then the pre-images of this tool's recent applies to
 the path (history.py), newest first. The merge runs in an in-memory object database, so a
@@ -10,6 +10,7 @@ the path (history.py), newest first. The merge runs in an in-memory object datab
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -17,9 +18,7 @@ from typing import Any
 from ..core.model import FilePatch
 from ..core.threeway import Merged, Version
 from . import history
-
-_SIMPLIFY_ALNUM = 4  # GIT_MERGE_FILE_SIMPLIFY_ALNUM: git merge-file's XDL_MERGE_ZEALOUS_ALNUM
-_REGULAR = 0o100644
+from .libgit2 import pygit2
 
 
 class RepositoryVersions:
@@ -33,6 +32,18 @@ class RepositoryVersions:
         self._git: Any = None
         self.git_dir = git_dir
         self.worktree_form = worktree_form
+
+    @classmethod
+    def of_worktree(cls, root: str, git_dir: str) -> RepositoryVersions:
+        """For the working-tree target: the repository found from ``root``, opened when the
+        rescue first needs it; versions compared with the files' bytes on disk."""
+
+        def open_git() -> Any:
+            from .repository import open_repository
+
+            return open_repository(root)
+
+        return cls(open_git, git_dir, worktree_form=True)
 
     @property
     def git(self) -> Any:
@@ -68,8 +79,6 @@ class RepositoryVersions:
 
     def _blob(self, name: str) -> tuple[str, bytes] | None:
         """(full id, content) of the blob ``name`` (an id or an unambiguous prefix)."""
-        import pygit2
-
         try:
             obj = self.git.repo[name]
         except (KeyError, ValueError, pygit2.GitError):
@@ -79,10 +88,6 @@ class RepositoryVersions:
         return str(obj.id), obj.data
 
     def _index_blob(self, path: str) -> str | None:
-        import os
-
-        import pygit2
-
         try:
             if not os.path.exists(self.git.index_path):
                 return None
@@ -92,9 +97,7 @@ class RepositoryVersions:
         return str(entry.id) if int(entry.mode) in (0o100644, 0o100755) else None
 
     def _head_blob(self, path: str) -> str | None:
-        import pygit2
-
-        from .commit import head_commit
+        from .refs import head_commit  # the rescue runs rarely: start-up counts
 
         try:
             commit = head_commit(self.git.repo)
@@ -107,77 +110,6 @@ class RepositoryVersions:
 
     # -- the merge --------------------------------------------------------------------------------
     def merge(self, base: bytes, ours: bytes, theirs: bytes, marker_size: int) -> Merged:
+        from .merge import merge_texts
+
         return merge_texts(base, ours, theirs, marker_size)
-
-
-def merge_texts(base: bytes, ours: bytes, theirs: bytes, marker_size: int = 7) -> Merged:
-    """libgit2's three-way file merge (git_merge_file_from_index, as `git merge-file`), on
-    blobs kept in memory; the result read as bytes, whatever their encoding."""
-    import pygit2
-    from pygit2.errors import check_error
-    from pygit2.ffi import C, ffi
-
-    backend = _MemoryObjects()
-    repo = pygit2.Repository()
-    odb = pygit2.Odb()
-    odb.add_backend(backend, 1)
-    repo.set_odb(odb)
-    path = ffi.new("char[]", b"file")
-    entries = []
-    for content in (base, ours, theirs):
-        entry = ffi.new("git_index_entry *")
-        ffi.buffer(ffi.addressof(entry.id))[:] = backend.put(content)
-        entry.mode = _REGULAR
-        entry.path = path
-        entries.append(entry)
-    options = ffi.new("git_merge_file_options *")
-    options.version = 1
-    options.flags = _SIMPLIFY_ALNUM
-    options.marker_size = marker_size
-    result = ffi.new("git_merge_file_result *")
-    check_error(C.git_merge_file_from_index(result, repo._repo, *entries, options))
-    try:
-        return Merged(bool(result.automergeable), bytes(ffi.buffer(result.ptr, result.len)))
-    finally:
-        C.git_merge_file_result_free(result)
-
-
-def _memory_backend_class() -> type:
-    import pygit2
-    from pygit2.enums import ObjectType
-
-    class MemoryObjects(pygit2.OdbBackend):  # type: ignore[misc]
-        """An object database backend holding a few blobs in a dict."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.blobs: dict[bytes, bytes] = {}
-
-        def put(self, content: bytes) -> bytes:
-            raw = pygit2.hash(content).raw
-            self.blobs[raw] = content
-            return raw
-
-        def read_cb(self, oid: Any) -> tuple[int, bytes]:
-            return ObjectType.BLOB, self.blobs[oid.raw]
-
-        def read_header_cb(self, oid: Any) -> tuple[int, int]:
-            return ObjectType.BLOB, len(self.blobs[oid.raw])
-
-        def exists_cb(self, oid: Any) -> bool:
-            return oid.raw in self.blobs
-
-        def refresh_cb(self) -> None:
-            pass
-
-    return MemoryObjects
-
-
-def _MemoryObjects() -> Any:  # noqa: N802 -- builds the class on first use (pygit2 import)
-    global _memory_class
-    if _memory_class is None:
-        _memory_class = _memory_backend_class()
-    return _memory_class()
-
-
-_memory_class: type | None = None

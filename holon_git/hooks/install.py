@@ -9,8 +9,8 @@ from contextlib import suppress
 from dataclasses import dataclass
 
 from ..errors import PatchError
-from ..githooks import HOOKS
-from .staged import hooks_dir, top_level
+from ..git.command import hooks_dir, top_level
+from .scripts import HOOKS
 
 
 @dataclass(frozen=True)

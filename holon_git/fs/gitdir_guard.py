@@ -7,7 +7,7 @@ that leads into the git directory (``.cfg/hooks/pre-commit`` in a dotfiles layou
 config there. So each path is walked in the working tree as a checkout would walk it, and
 refused (``path_escape``) if a directory on the way, or the file itself, is the git directory,
 its common directory or the file pointing to it (compared by device and inode, like
-fsops.Tree for the working-tree target).
+fs/tree.py for the working-tree target).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import os
 import stat
 
 from ..errors import PatchError
-from .fsops import identities
+from .tree import identities
 
 
 class GitDirGuard:

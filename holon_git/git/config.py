@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 
 from ..errors import PatchError
+from .libgit2 import pygit2
 
 Pair = tuple[str, "str | None"]  # (canonical key, value; None for a bare boolean 'key')
 _TRUE = ("1", "true", "yes", "on")
@@ -181,8 +182,6 @@ def protected_values(name: str) -> list[str | None]:
 
 
 def _file_values(path: str, name: str) -> list[str | None]:
-    import pygit2
-
     try:
         config = pygit2.Config(path)
         return list(config.get_multivar(name))

@@ -1,7 +1,8 @@
 """Writing a blob as a loose object without loading pygit2 (which costs a plain working-tree
 apply more than everything else it does): zlib at git's default loose-object level, the
 object's id hashed as git does, the file written under a temporary name and renamed into
-place, read-only. Used to keep the pre-images of an apply for the history log (history.py).
+place, read-only. Used to keep the pre-images of an apply for the history log (history.py):
+``keep_preimages``.
 
 Only plain repositories are written: one whose object format is not SHA-1 or SHA-256 as this
 module reads it, or that is shared (core.sharedRepository: group permissions git would set),
@@ -14,7 +15,11 @@ import hashlib
 import os
 import re
 import zlib
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
+
+from ..core.plan import FileChange
+from .history import MAX_FILES
 
 _LOOSE_LEVEL = 1  # core.loosecompression's default
 _SHA256 = re.compile(rb"^\s*objectformat\s*=\s*sha256\s*$", re.I | re.M)
@@ -85,3 +90,27 @@ def write_blob(git_dir: str, content: bytes) -> str | None:
             os.unlink(temp)
         raise
     return oid
+
+
+def keep_preimages(git_dir: str | None, changes: list[FileChange],
+                   old_content: Callable[[FileChange], bytes],
+                   saved: Sequence[Mapping[str, object]] = ()) -> list[tuple[str, str]]:
+    """For the history log (history.py): each modified, renamed or deleted path with its
+    pre-image's blob id (``saved``: the deleted files' blobs, written already), the others
+    written as loose objects now. Empty outside a repository, for a patch of more than
+    MAX_FILES files, or when a blob cannot be written (the log is best effort)."""
+    if git_dir is None or len(changes) > MAX_FILES:
+        return []
+    written = {str(d["path"]): str(d["blob"]) for d in saved if d.get("blob")}
+    kept: list[tuple[str, str]] = []
+    try:
+        for change in changes:
+            if change.action == "add" or change.before is None or change.old_path is None:
+                continue
+            blob = written.get(change.old_path) or write_blob(git_dir, old_content(change))
+            if blob is None:
+                return []
+            kept.append((change.old_path, blob))
+    except OSError:
+        return []
+    return kept

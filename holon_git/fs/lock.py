@@ -1,4 +1,4 @@
-"""git's lock-file protocol for the index, and a guard that holds Ctrl-C over a commit point.
+"""git's lock-file protocol for the index.
 
 ``index.lock`` is created with O_EXCL: whoever creates it owns the index until the lock is
 renamed over ``index`` (commit) or removed (abort). holon-git removes only a lock it created.
@@ -8,11 +8,7 @@ from __future__ import annotations
 
 import os
 import secrets
-import signal
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
-from typing import Any
+from contextlib import suppress
 
 from ..errors import PatchError
 
@@ -62,32 +58,3 @@ class IndexLock:
             self.held = False
             with suppress(FileNotFoundError):
                 os.unlink(self.path)
-
-
-@contextmanager
-def interrupts_deferred() -> Iterator[None]:
-    """Hold SIGINT until the block ends, so a commit point is passed completely or not at all.
-
-    Only in the main thread (where Python delivers signals); elsewhere a no-op.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    pending: list[Any] = []
-
-    def remember(signum: int, frame: Any) -> None:
-        pending.append((signum, frame))
-
-    try:
-        previous = signal.signal(signal.SIGINT, remember)
-    except ValueError:  # not the main interpreter
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if pending and callable(previous):
-            previous(*pending[0])  # Python's default handler raises KeyboardInterrupt here
-        elif pending and previous == signal.SIG_DFL:
-            os.kill(os.getpid(), signal.SIGINT)

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from ..core.paths import is_dot_git
 from ..errors import PatchError
-from .fsops import Missing, Tree, split
+from .tree import Missing, Tree, split
 
 _LIST_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 

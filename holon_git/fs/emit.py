@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 
 from ..core.paths import normalize
 from ..errors import PatchError
-from .fsops import Missing, Tree, split
+from ..git.location import git_directories, locate
 from .journal import temp_name
-from .repo import git_directories, locate
+from .tree import Missing, Tree, split
 
 
 @dataclass(frozen=True)

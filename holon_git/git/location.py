@@ -13,8 +13,9 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from ..errors import PatchError
+from .libgit2 import pygit2
+from .ownership import ensure_valid_ownership
 
-JOURNAL_DIR = "holon-apply"  # crash journals of working-tree applies, in the git dir
 _TRUE = ("1", "true", "yes", "on")
 
 
@@ -114,8 +115,6 @@ def _configured_work_tree(git_dir: str) -> tuple[bool, str | None]:
 
 
 def _config_value(git_dir: str, name: str) -> str | None:
-    import pygit2
-
     try:
         config = pygit2.Config(os.path.join(git_dir, "config"))
         value = config[name]
@@ -142,8 +141,6 @@ def _explicit(env_dir: str, env_tree: str | None, start: str) -> Location:
 def _found(work_tree: str | None, git_dir: str, gitfile: str | None,
            env_tree: str | None) -> Location:
     """A discovered repository: git's ownership check, then the work tree it configures."""
-    from .ownership import ensure_valid_ownership
-
     ensure_valid_ownership(gitfile, work_tree, git_dir)
     if env_tree:
         return Location(os.path.abspath(env_tree), git_dir, gitfile)

@@ -11,18 +11,16 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from email.utils import parsedate_to_datetime
 from typing import Any
-
-import pygit2
-from pygit2.enums import ReferenceType
 
 from ..core.model import Diagnostic
 from ..errors import PatchError
-from . import CommitSpec
-from .gitrepo import GitRepo, git_error
+from .libgit2 import pygit2
+from .refs import Tip, head_branch, ref_value
+from .repository import GitRepo, git_error
 
 FALLBACK_NAME, FALLBACK_EMAIL = "holon-git", "holon-git@localhost"
 _IDENT = re.compile(r"^\s*([^<>]*?)\s*<([^<>]*)>\s*$")
@@ -55,6 +53,8 @@ def parse_git_date(text: str) -> tuple[int, int]:
     try:
         when = datetime.fromisoformat(iso)
     except ValueError:
+        from email.utils import parsedate_to_datetime  # RFC 2822 dates only: start-up counts
+
         try:
             when = parsedate_to_datetime(text)
         except (TypeError, ValueError):
@@ -135,93 +135,18 @@ def identities(git: GitRepo, author_option: str | None) -> Identities:
     return Identities(author, committer, notes)
 
 
-# -- the branch -----------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Tip:
-    ref: str  # full name, refs/heads/...
-    old: pygit2.Oid | None  # None: the branch is unborn (no commit yet)
-    checked_out: bool  # HEAD points at it
-
-
-def _lookup(repo: pygit2.Repository, name: str) -> Any:
-    try:
-        return repo.lookup_reference(name)
-    except KeyError:
-        return None
-    except (pygit2.GitError, ValueError) as exc:
-        raise git_error(exc, f"reading {name}") from exc
-
-
-def _head_branch(repo: pygit2.Repository) -> str | None:
-    head = _lookup(repo, "HEAD")
-    if head is None or head.type != ReferenceType.SYMBOLIC:
-        return None
-    return str(head.target)
-
-
-def _value(repo: pygit2.Repository, name: str) -> pygit2.Oid | None:
-    ref = _lookup(repo, name)
-    if ref is None:
-        return None
-    if ref.type == ReferenceType.SYMBOLIC:
-        raise PatchError("usage_error", f"{name} is a symbolic reference; name the branch it "
-                         "points to")
-    return ref.target
-
-
-def current_tip(repo: pygit2.Repository) -> Tip:
-    """The branch HEAD is on; a detached HEAD is refused (there is no branch to advance)."""
-    branch = _head_branch(repo)
-    if branch is None:
-        raise PatchError("detached_head", "HEAD is detached, so there is no branch to commit to")
-    if not branch.startswith("refs/heads/"):
-        raise PatchError("detached_head", f"HEAD points at {branch}, which is not a branch")
-    return Tip(branch, _value(repo, branch), True)
-
-
-def named_tip(repo: pygit2.Repository, name: str) -> Tip:
-    """--ref NAME: 'main' or 'refs/heads/main'. Only HEAD's unborn branch may be missing."""
-    full = name if name.startswith("refs/") else f"refs/heads/{name}"
-    if not full.startswith("refs/heads/") or not pygit2.reference_is_valid_name(full):
-        raise PatchError("usage_error", f"--ref {name!r} does not name a branch",
-                         hint="pass a branch name such as 'main' or 'refs/heads/main'")
-    old = _value(repo, full)
-    head_branch = _head_branch(repo)
-    if old is None and head_branch != full:
-        raise PatchError("usage_error", f"there is no branch {full}",
-                         hint="name an existing branch (only the unborn branch HEAD points "
-                         "to may be created)")
-    return Tip(full, old, head_branch == full)
-
-
-def head_commit(repo: pygit2.Repository) -> pygit2.Oid | None:
-    """The commit HEAD resolves to (branch or detached); None while its branch is unborn."""
-    branch = _head_branch(repo)
-    if branch is not None:
-        return _value(repo, branch) if branch.startswith("refs/") else None
-    head = _lookup(repo, "HEAD")
-    return head.target if head is not None else None
-
-
-def tree_of(repo: pygit2.Repository, commit_id: pygit2.Oid | None) -> pygit2.Oid | None:
-    if commit_id is None:
-        return None
-    try:
-        return repo[commit_id].peel(pygit2.Tree).id
-    except (KeyError, pygit2.GitError, ValueError) as exc:
-        raise git_error(exc, f"reading the tree of {commit_id}") from exc
-
-
 class BranchUpdate:
     """Create the commit object, then move the branch only if nobody else did."""
 
-    def __init__(self, git: GitRepo, tip: Tip, spec: CommitSpec) -> None:
+    def __init__(self, git: GitRepo, tip: Tip, message: str, author: str | None = None,
+                 on_ref_update: Callable[[], None] | None = None) -> None:
         self.git = git
         self.repo = git.repo
         self.tip = tip
-        self.spec = spec
-        self.message = clean_message(spec.message)
-        self.ids = identities(git, spec.author)
+        self.message = clean_message(message)
+        self.ids = identities(git, author)  # author: "Name <email>", or git's author rules
+        # called after the commit object exists, just before the compare-and-swap
+        self.on_ref_update = on_ref_update
         self._txn: Any = None
 
     def create_commit(self, tree_id: pygit2.Oid) -> pygit2.Oid:
@@ -243,8 +168,8 @@ class BranchUpdate:
                              path=None) from None
         self._txn = txn
         try:
-            current = _value(self.repo, self.tip.ref)
-            moved_head = self.tip.checked_out and _head_branch(self.repo) != self.tip.ref
+            current = ref_value(self.repo, self.tip.ref)
+            moved_head = self.tip.checked_out and head_branch(self.repo) != self.tip.ref
         except BaseException as exc:
             self.abort(exc)
             raise
@@ -278,7 +203,7 @@ class BranchUpdate:
         txn = self.repo.transaction()
         try:
             txn.lock_ref(self.tip.ref)
-            if _value(self.repo, self.tip.ref) != commit_id:
+            if ref_value(self.repo, self.tip.ref) != commit_id:
                 txn.__exit__(RuntimeError, None, None)
                 return False
             _set_target(txn, self.tip.ref, self.tip.old, self.ids.committer,
@@ -295,8 +220,8 @@ class BranchUpdate:
             txn.__exit__(type(exc) if exc else RuntimeError, exc, None)  # free, no commit
 
     def run_hook(self) -> None:
-        if self.spec.on_ref_update is not None:
-            self.spec.on_ref_update()
+        if self.on_ref_update is not None:
+            self.on_ref_update()
 
     def result(self, commit_id: pygit2.Oid, tree_id: pygit2.Oid) -> dict[str, object]:
         return {"commit": str(commit_id), "tree": str(tree_id), "ref": self.tip.ref,
@@ -308,14 +233,12 @@ def _set_target(txn: Any, ref: str, target: pygit2.Oid, who: pygit2.Signature,
     """ReferenceTransaction.set_target, with the reflog signature passed through correctly
     (pygit2 1.21 hands libgit2 the Signature's pointer bytes instead of the pointer)."""
     try:
-        from pygit2.errors import check_error
-        from pygit2.ffi import C, ffi
-
+        check_error, C, ffi = pygit2.errors.check_error, pygit2.C, pygit2.ffi
         signature = ffi.new("git_signature **")
         ffi.buffer(signature)[:] = who._pointer[:]
         oid = ffi.new("git_oid *")
         ffi.buffer(oid)[:] = target.raw
         check_error(C.git_transaction_set_target(
             txn._tx, ref.encode(), oid, signature[0], message.encode("utf-8")))
-    except (ImportError, AttributeError, TypeError):
+    except (AttributeError, TypeError):
         txn.set_target(ref, target, None, message)

@@ -1,5 +1,9 @@
 """--emit-diff: the canonical git diff of what was applied, produced by libgit2's diff.
 
+A plan's changes become pairs of contents (``Side``); a target whose write stores something
+other than what the plan holds (the index stores cleaned blobs) gives its own sides
+(targets/base.py ``diff_sides``).
+
 Each changed file's old and new contents are stored in a throwaway object database (an
 in-memory repository over a temporary loose-object directory: nothing touches the target
 repository), placed in a pair of trees, and diffed with libgit2, renames detected within
@@ -9,10 +13,10 @@ as git sorts it.
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass
 
 from ..core.plan import REGULAR, Plan
+from .libgit2 import pygit2
 
 
 @dataclass(frozen=True)
@@ -43,8 +47,7 @@ def plan_sides(plan: Plan) -> list[Side]:
 
 
 def render_diff(sides: list[Side]) -> bytes:
-    import pygit2
-    from pygit2.enums import DiffFind
+    import tempfile  # only --emit-diff needs it: start-up counts
 
     with tempfile.TemporaryDirectory(prefix="holon-diff-") as objects:
         odb = pygit2.Odb()
@@ -64,7 +67,7 @@ def render_diff(sides: list[Side]) -> bytes:
             new = tree(side.new_path, side.new, side.new_mode)
             diff = repo.diff(repo[old], repo[new], context_lines=3)
             if side.old_path and side.new_path and side.old_path != side.new_path:
-                diff.find_similar(DiffFind.FIND_RENAMES, rename_threshold=1)
+                diff.find_similar(pygit2.enums.DiffFind.FIND_RENAMES, rename_threshold=1)
             data = b"".join(patch.data for patch in diff)  # bytes: any encoding survives
             if data:
                 pieces.append((side.new_path or side.old_path or "", data))
