@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from . import api
+from .core.model import FileKind, display_name
 from .errors import PatchError
 from .parse import merge_patches, parse_patch
 from .progress import TerminalProgress, wanted
@@ -92,7 +93,8 @@ def _stat_lines(files: list[Any]) -> list[str]:
     for fp in files:
         added = sum(h.added for h in fp.hunks)
         removed = sum(h.removed for h in fp.hunks)
-        name = fp.path if fp.kind.value != "rename" else f"{fp.old_path} => {fp.new_path}"
+        # git's diffstat names a rename 'old => new'
+        name = fp.path if fp.kind is not FileKind.RENAME else f"{fp.old_path} => {fp.new_path}"
         rows.append((name, added, removed))
     width = max((len(name) for name, _, _ in rows), default=0)
     out = [f" {name.ljust(width)} | {a + r:>4} {'+' * min(a, 40)}{'-' * min(r, 40)}"
@@ -105,7 +107,8 @@ def _stat_lines(files: list[Any]) -> list[str]:
     return out
 
 
-_ACTION_LETTER = {"modify": "M", "add": "A", "delete": "D", "rename": "R"}
+_KIND_LETTER = {FileKind.MODIFY: "M", FileKind.ADD: "A", FileKind.DELETE: "D",
+                FileKind.RENAME: "R"}
 
 
 def _summary(receipt: Any, verbose: bool) -> list[str]:
@@ -118,10 +121,9 @@ def _summary(receipt: Any, verbose: bool) -> list[str]:
         what = f"{len(files)} file patches to {what}"
     out = [f"{verb} {what}, {hunks} hunk{'s' if hunks != 1 else ''}."]
     for change in files:
-        name = change.path if change.action != "rename" else (
-            f"{change.old_path} -> {change.new_path}")
+        name = change.display_name
         if verbose:
-            out.append(f"  {_ACTION_LETTER[change.action]} {name} (+{change.added} "
+            out.append(f"  {_KIND_LETTER[change.kind]} {name} (+{change.added} "
                        f"-{change.removed})")
         for hunk in change.hunks:
             notes = list(hunk.tolerances)
@@ -392,11 +394,8 @@ def _expectations(values: tuple[str, ...]) -> dict[str, str]:
 
 def _partial_lines(receipt: Any) -> list[str]:
     """For --no-atomic: exactly which files changed before the refusal and which did not."""
-    def name(action: str, old: str | None, new: str | None) -> str:
-        return f"{old} -> {new}" if action == "rename" else str(new or old)
-
-    done = [name(c.action, c.old_path, c.new_path) for c in receipt.files]
-    left = [name(u["action"], u["old_path"], u["new_path"]) for u in receipt.unapplied]
+    done = [change.display_name for change in receipt.files]
+    left = [display_name(u["action"], u["old_path"], u["new_path"]) for u in receipt.unapplied]
     if not done:
         out = ["nothing changed"]
     elif receipt.status == "partial":

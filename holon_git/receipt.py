@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +18,7 @@ PARTIAL = "partial"  # --no-atomic only: some files were written before a refusa
 
 def _file_dict(change: FileChange) -> dict[str, Any]:
     out = {
-        "action": change.action,
+        "action": change.kind.value,
         "old_path": change.old_path,
         "new_path": change.new_path,
         "added_lines": change.added,
@@ -74,6 +75,4 @@ class Receipt:
         return out
 
     def to_json(self) -> str:
-        import json  # here: only --json needs it, and startup counts
-
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)

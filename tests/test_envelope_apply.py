@@ -54,7 +54,7 @@ def test_full_example_from_the_envelope_spec(tmp_path: Path) -> None:
         b"export { foo };\nexport { clamp };\n")
     assert not (repo / "src/legacy.ts").exists()
     assert (repo / "src/foo.ts").read_bytes() == b"export const foo = 1;\n"
-    assert [(f.action, f.path) for f in receipt.files] == [
+    assert [(f.kind, f.path) for f in receipt.files] == [
         ("add", "src/utils/clamp.ts"), ("modify", "src/index.ts"), ("delete", "src/legacy.ts")]
     (saved,) = receipt.extra["deleted_blobs"]
     assert saved["path"] == "src/legacy.ts"
@@ -253,7 +253,7 @@ def test_delete_file_removes_whatever_it_holds(tmp_path: Path) -> None:
     assert not (repo / "d").exists()  # the emptied directory goes too, as with git
     assert (repo / "keep.txt").exists()
     change = receipt.files[0]
-    assert (change.action, change.removed) == ("delete", 2)
+    assert (change.kind, change.removed) == ("delete", 2)
     (saved,) = receipt.extra["deleted_blobs"]
     blob = subprocess.run(["git", "cat-file", "-p", saved["blob"]], cwd=repo,
                           capture_output=True, check=True).stdout
@@ -278,7 +278,7 @@ def test_move_file_with_hunks_into_a_new_directory(tmp_path: Path) -> None:
                                 '-NAME = "old-name"', '+NAME = "new-name"'))
     assert not (repo / "old").exists()
     assert (repo / "new/deeper/path.py").read_bytes() == b'NAME = "new-name"\nx = 1\n'
-    assert receipt.files[0].action == "rename"
+    assert receipt.files[0].kind == "rename"
     assert receipt.extra["deleted_blobs"] == []
 
 

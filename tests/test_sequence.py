@@ -231,7 +231,7 @@ def test_edit_after_a_swap(tmp_path: Path) -> None:
     assert (repo / "a").read_text() == moved["a"].replace("content of file b\n",
                                                           "edited after the swap\n", 1)
     assert (repo / "b").read_text() == moved["b"]
-    assert [c.action for c in receipt.files] == ["rename", "rename", "modify"]
+    assert [c.kind for c in receipt.files] == ["rename", "rename", "modify"]
     assert git(repo, "status", "--porcelain") == ""
 
 
@@ -254,7 +254,7 @@ def test_envelope_delete_then_add(tmp_path: Path) -> None:
                 "*** Update File: f.py\n@@\n-new = 2\n+new = 3\n*** End Patch\n")
     receipt = applied(repo, envelope)
     assert (repo / "f.py").read_text() == "new = 3\n"
-    assert [c.action for c in receipt.files] == ["delete", "add", "modify"]
+    assert [c.kind for c in receipt.files] == ["delete", "add", "modify"]
 
 
 def test_add_over_a_path_an_earlier_file_patch_left_is_refused(tmp_path: Path) -> None:

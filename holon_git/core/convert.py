@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from difflib import SequenceMatcher
 
 from .match import split_lines
+from .model import FileKind
 from .plan import REGULAR, FileChange, Plan
 
 CONTEXT_LINES = 3
@@ -40,17 +41,17 @@ def file_diff(change: FileChange) -> Iterator[bytes]:
     old_path = change.old_path if change.old_path is not None else change.path
     new_path = change.new_path if change.new_path is not None else change.path
     hunks = list(_hunks(split_lines(before), split_lines(after)))
-    if change.action == "modify" and not hunks:
+    if change.kind is FileKind.MODIFY and not hunks:
         return
     header = [f"diff --git {_prefixed('a/', old_path)} {_prefixed('b/', new_path)}"]
-    old_name = "/dev/null" if change.action == "add" else _prefixed("a/", old_path)
-    new_name = "/dev/null" if change.action == "delete" else _prefixed("b/", new_path)
-    if change.action == "add":
+    old_name = "/dev/null" if change.kind is FileKind.ADD else _prefixed("a/", old_path)
+    new_name = "/dev/null" if change.kind is FileKind.DELETE else _prefixed("b/", new_path)
+    if change.kind is FileKind.ADD:
         header.append(f"new file mode {change.mode or REGULAR:o}")
-    elif change.action == "delete":
+    elif change.kind is FileKind.DELETE:
         mode = change.before.mode if change.before is not None else REGULAR
         header.append(f"deleted file mode {mode:o}")
-    elif change.action == "rename":
+    elif change.kind is FileKind.RENAME:
         header += [f"rename from {_quote(old_path)}", f"rename to {_quote(new_path)}"]
     if hunks:
         header += [f"--- {old_name}", f"+++ {new_name}"]

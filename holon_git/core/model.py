@@ -28,6 +28,14 @@ class FileKind(str, Enum):
     RENAME = "rename"
 
 
+def display_name(kind: FileKind | str, old_path: str | None, new_path: str | None) -> str:
+    """How a file change is named to a person or a model: ``old -> new`` for a rename, else
+    its path (the new one, or the old one of a deletion)."""
+    if kind == FileKind.RENAME:
+        return f"{old_path} -> {new_path}"
+    return str(new_path if new_path is not None else old_path)
+
+
 class HunkLine(NamedTuple):
     """One body line of a hunk. A named tuple: immutable, and about a third cheaper to create
     than a frozen dataclass, which counts at a hundred thousand lines per large patch."""
@@ -239,6 +247,10 @@ class FilePatch:
     @property
     def paths(self) -> list[str]:
         return [p for p in dict.fromkeys((self.old_path, self.new_path)) if p is not None]
+
+    @property
+    def display_name(self) -> str:
+        return display_name(self.kind, self.old_path, self.new_path)
 
     def reversed(self) -> FilePatch:
         if not self.check_deleted_content:

@@ -38,6 +38,7 @@ from .model import (
     HunkLine,
     PackedLines,
     Patch,
+    display_name,
     new_side,
     sides,
 )
@@ -107,7 +108,7 @@ class FileChange:
     content is on disk), and so is ``before.content`` unless --emit-diff needed it or the
     patch has one file (its pre-image is kept for the undo rather than read again)."""
 
-    action: str  # modify | add | delete | rename
+    kind: FileKind
     old_path: str | None
     new_path: str | None
     before: SourceFile | None
@@ -125,6 +126,10 @@ class FileChange:
         path = self.new_path if self.new_path is not None else self.old_path
         assert path is not None
         return path
+
+    @property
+    def display_name(self) -> str:
+        return display_name(self.kind, self.old_path, self.new_path)
 
 
 @dataclass
@@ -144,7 +149,7 @@ class Plan:
 def removed_paths(changes: Iterable[FileChange]) -> set[str]:
     """The paths these changes delete or rename away."""
     return {c.old_path for c in changes
-            if c.action in ("delete", "rename") and c.old_path is not None}
+            if c.kind in (FileKind.DELETE, FileKind.RENAME) and c.old_path is not None}
 
 
 def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
@@ -238,7 +243,7 @@ def plan_file(fp: FilePatch, read: Reader, reverse: bool,
 def _change(fp: FilePatch, before: SourceFile | None, after: bytes | None,
             mode: int | None) -> FileChange:
     return FileChange(
-        fp.kind.value, fp.old_path, fp.new_path, before, after, mode,
+        fp.kind, fp.old_path, fp.new_path, before, after, mode,
         ignored_metadata=list(fp.ignored_metadata), diagnostics=list(fp.diagnostics),
         added=sum(h.added for h in fp.hunks), removed=sum(h.removed for h in fp.hunks),
     )

@@ -126,13 +126,13 @@ class Overlay:
                 "patch renames away", fp.patch_line))
         after = (None if change.after is None
                  else SourceFile(change.after, change.mode if change.mode is not None else 0))
-        if change.action in ("delete", "rename"):
+        if change.kind in (FileKind.DELETE, FileKind.RENAME):
             assert fp.old_path is not None
             if from_replaced:
                 del self.replaced[fp.old_path]
             else:
                 self.now[fp.old_path] = _State(None, fp)
-        if change.action != "delete":
+        if change.kind is not FileKind.DELETE:
             origin = source.origin if source is not None else None
             self.now[change.path] = _State(after, fp, origin)
             if replacing is not None:
@@ -156,17 +156,17 @@ class Overlay:
             if path in moved_to:
                 origin = moved_to[path]
                 assert now is not None
-                changes.append(FileChange("rename", origin, path, self.original[origin],
+                changes.append(FileChange(FileKind.RENAME, origin, path, self.original[origin],
                                           now.data, now.mode))
             elif path in moved_to.values() or (before is None and now is None):
                 continue
             elif before is None:
                 assert now is not None
-                changes.append(FileChange("add", None, path, None, now.data, now.mode))
+                changes.append(FileChange(FileKind.ADD, None, path, None, now.data, now.mode))
             elif now is None:
-                changes.append(FileChange("delete", path, None, before, None, None))
+                changes.append(FileChange(FileKind.DELETE, path, None, before, None, None))
             elif now.data != before.data or now.mode != before.mode:
-                changes.append(FileChange("modify", path, path, before, now.data, now.mode))
+                changes.append(FileChange(FileKind.MODIFY, path, path, before, now.data, now.mode))
         return changes
 
 

@@ -26,6 +26,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import TypeVar
 
+from ..core.model import FileKind
 from ..core.plan import EXECUTABLE, FileChange, SourceFile, removed_paths
 from ..errors import PatchError
 from . import journal
@@ -72,16 +73,16 @@ def undone(txn: Transaction, exc: BaseException) -> BaseException:
     return exc
 
 
-def entry_numbers(changes: Iterable[tuple[str, str | None, str]]) -> dict[str, int]:
-    """Each path's journal entry number from (action, old path, path) in patch order: the
+def entry_numbers(changes: Iterable[tuple[FileKind, str | None, str]]) -> dict[str, int]:
+    """Each path's journal entry number from (kind, old path, path) in patch order: the
     path a change deletes or renames away, then the path it writes. It names the path's
     temporary files, so it is the same whether they are staged before or after the journal."""
     entries = []
-    for action, old_path, path in changes:
-        if action in ("delete", "rename"):
+    for kind, old_path, path in changes:
+        if kind in (FileKind.DELETE, FileKind.RENAME):
             assert old_path is not None
             entries.append(old_path)
-        if action != "delete":
+        if kind is not FileKind.DELETE:
             entries.append(path)
     return {path: number for number, path in enumerate(entries)}
 
@@ -122,10 +123,10 @@ class Transaction:
         """Everything up to the commit point: afterwards the new tree is in place and only
         the journal says it might still be undone. ``before_removals`` runs once everything
         is staged and checked, before the first file is removed or replaced."""
-        removals = [c for c in changes if c.action in ("delete", "rename")]
+        removals = [c for c in changes if c.kind in (FileKind.DELETE, FileKind.RENAME)]
         self.removed = removed_paths(changes)
         self._write_journal(changes)
-        writes = [c for c in changes if c.action != "delete"]
+        writes = [c for c in changes if c.kind is not FileKind.DELETE]
         to_stage = [c for c in writes if c.path not in self.staged]
         if len(to_stage) < _PARALLEL_SYNC and not self.staged:
             for change in to_stage:
@@ -149,7 +150,7 @@ class Transaction:
             self.done.append(_Done(change.old_path, change.before))
         # before the renames: a directory the removals emptied may be where a file goes
         self._prune([c.old_path for c in removals if c.old_path])
-        exchange = fstree.exchange_pays_off(sum(c.action == "modify" for c in writes))
+        exchange = fstree.exchange_pays_off(sum(c.kind is FileKind.MODIFY for c in writes))
         for change in writes:
             self.current = change.path
             self._commit(change, exchange)
@@ -170,19 +171,19 @@ class Transaction:
 
     def _write_journal(self, changes: list[FileChange]) -> None:
         new_dirs = self._missing_dirs([c.path for c in changes])
-        if self.alone and len(changes) == 1 and changes[0].action in ("modify", "add") \
+        if self.alone and len(changes) == 1 and changes[0].kind in (FileKind.MODIFY, FileKind.ADD) \
                 and not new_dirs:
             # One rename of the staged file is the whole commit: a kill leaves the old or
             # the new file, at worst beside an unused temporary file. (A deletion may empty a
             # directory, which is pruned after the unlink: that takes the journal.)
             change = changes[0]
             self.numbers[change.path] = 0
-            if change.before is not None and change.action == "modify":
+            if change.before is not None and change.kind is FileKind.MODIFY:
                 self.preimages[change.path] = self._preimage(change.path, change.before)
             return
         entries: list[journal.Entry] = []
         olds: list[tuple[journal.Entry, SourceFile]] = []
-        self.numbers = entry_numbers((c.action, c.old_path, c.path) for c in changes)
+        self.numbers = entry_numbers((c.kind, c.old_path, c.path) for c in changes)
 
         def add(path: str, before: SourceFile | None, after_sha: str | None) -> None:
             entry = journal.Entry(path, None, after_sha)
@@ -192,15 +193,15 @@ class Transaction:
             entries.append(entry)
 
         for change in changes:
-            if change.action in ("delete", "rename"):
+            if change.kind in (FileKind.DELETE, FileKind.RENAME):
                 assert change.old_path is not None
                 add(change.old_path, change.before, None)
-            if change.action != "delete":
+            if change.kind is not FileKind.DELETE:
                 after_sha = self.after_sha.get(change.path)
                 if after_sha is None:
                     assert change.after is not None
                     after_sha = journal.sha256(change.after)
-                add(change.path, change.before if change.action == "modify" else None,
+                add(change.path, change.before if change.kind is FileKind.MODIFY else None,
                     after_sha)
         self.record.entries = entries
         self.record.new_dirs = new_dirs
@@ -311,7 +312,7 @@ class Transaction:
         them are staged together, by the thread pool, so the new contents never all sit in
         memory. Only into directories that exist: one that must be made waits for the
         staging after the journal, which records it."""
-        if change.action == "delete" or change.after is None:
+        if change.kind is FileKind.DELETE or change.after is None:
             return
         try:
             self.tree.dir_fd(self._stage_dir(change.path))
@@ -383,7 +384,7 @@ class Transaction:
                 if st is None or identity(st) != change.before.token:
                     raise PatchError("stale_file", f"{change.old_path!r} changed on disk while "
                                      "the patch was being applied", path=change.old_path)
-            if change.action in ("add", "rename") and self._in_the_way(change.path):
+            if change.kind in (FileKind.ADD, FileKind.RENAME) and self._in_the_way(change.path):
                 raise PatchError("already_exists", f"{change.path!r} appeared on disk while "
                                  "the patch was being applied", path=change.path)
 
@@ -405,7 +406,7 @@ class Transaction:
                               created=self.created_dirs) as fd, \
                 self.tree.opened(staged_in) as from_fd:
             temp = self.staged[change.path]
-            before = change.before if change.action == "modify" else None
+            before = change.before if change.kind is FileKind.MODIFY else None
             if exchange and before is not None and fstree.exchange(temp, name, fd):
                 # the new content is in place; the temporary name now holds the old one
                 self.done.append(_Done(change.path, before))

@@ -18,6 +18,7 @@ import zlib
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 
+from ..core.model import FileKind
 from ..core.plan import FileChange
 from .history import MAX_FILES
 
@@ -105,7 +106,7 @@ def keep_preimages(git_dir: str | None, changes: list[FileChange],
     kept: list[tuple[str, str]] = []
     try:
         for change in changes:
-            if change.action == "add" or change.before is None or change.old_path is None:
+            if change.kind is FileKind.ADD or change.before is None or change.old_path is None:
                 continue
             blob = written.get(change.old_path) or write_blob(git_dir, old_content(change))
             if blob is None:

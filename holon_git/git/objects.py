@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..core.model import FileKind
 from ..core.plan import FileChange
 from ..errors import PatchError
 from .libgit2 import pygit2
@@ -29,7 +30,7 @@ def save_deleted(git_dir: str | None, changes: list[FileChange],
     and a "note" outside a git repository (``git_dir`` None). Raises io_error when the
     object database refuses the write, so the caller can stop before deleting anything.
     """
-    deleted = [c for c in changes if c.action == "delete" and c.before is not None]
+    deleted = [c for c in changes if c.kind is FileKind.DELETE and c.before is not None]
     if not deleted:
         return []
     if git_dir is None:

@@ -13,6 +13,7 @@ import shutil
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
+from ..core.model import FileKind
 from ..core.plan import FileChange, SourceFile
 from ..errors import PatchError
 from .libgit2 import pygit2
@@ -130,15 +131,15 @@ class Stage:
         """Remove and add entries as git mv/rm/add would; ``blobs`` maps new paths to ids."""
         modes = {}
         for change in changes:
-            if change.action in ("delete", "rename"):
+            if change.kind in (FileKind.DELETE, FileKind.RENAME):
                 assert change.old_path is not None
                 before = self.entry(change.old_path)
                 modes[change.path] = before.mode if before else BLOB
                 self.index.remove(change.old_path)
         for change in changes:
-            if change.action == "delete":
+            if change.kind is FileKind.DELETE:
                 continue
-            if change.action == "modify":
+            if change.kind is FileKind.MODIFY:
                 before = self.entry(change.path)
                 mode = before.mode if before else BLOB
                 if change.mode in (BLOB, EXEC):  # a swap in sequence may change it

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..api import apply_patch
 from ..errors import PatchError
 from ..provider.results import format_refusal, format_result
 from ..receipt import REFUSED, Receipt
@@ -24,8 +25,6 @@ class ToolAnswer:
 def apply_call(arguments: Mapping[str, Any], repo: str, *, check: bool = False) -> Receipt:
     """The one apply call a patch tool's (checked) arguments make; every path rule, protect
     rule and stale check of the CLI applies unchanged."""
-    from ..api import apply_patch
-
     return apply_patch(arguments["patch"], repo, target=arguments.get("target", "worktree"),
                        check=check or bool(arguments.get("check_only", False)),
                        expect_sha256=arguments.get("expect_sha256") or None)

@@ -7,7 +7,9 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from ..api import apply_patch
 from ..errors import PatchError
+from ..parse import detect_format
 from ..receipt import REFUSED, Receipt
 from .definitions import ANTHROPIC, OPENAI, check_provider
 from .results import format_result
@@ -71,8 +73,6 @@ def patch_from_call(provider: str, call: Any) -> str:
 
 
 def _refuse_envelope(patch: str) -> None:
-    from ..parse import detect_format
-
     if detect_format(patch.encode("utf-8", "surrogateescape")) == "envelope":
         raise PatchError(
             "patch_parse_error",
@@ -87,8 +87,6 @@ def run_tool_call(provider: str, call: Any, repo: str | os.PathLike[str] = ".", 
                   target: str = "worktree", check: bool = False) -> ToolOutcome:
     """Apply the patch a tool call carries to ``repo``; all or nothing, never raises
     PatchError. The outcome's text is the tool result for the model."""
-    from ..api import apply_patch
-
     try:
         patch = patch_from_call(provider, call)
         _refuse_envelope(patch)

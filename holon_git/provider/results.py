@@ -10,6 +10,7 @@ for a conflict), so the model can fix the hunk without reading the file again.
 
 from __future__ import annotations
 
+from ..core.model import FileKind
 from ..core.plan import FileChange, HunkResult
 from ..errors import PatchError
 from ..receipt import CHECKED, Receipt
@@ -73,14 +74,13 @@ def _tolerated(change: FileChange) -> list[str]:
 
 
 def _file_line(change: FileChange) -> str:
-    name = change.path if change.action != "rename" else f"{change.old_path} -> {change.new_path}"
     counts = [f"+{change.added}" if change.added else "", f"-{change.removed}" if change.removed
               else ""]
     what = " ".join(c for c in counts if c) or (
-        "content unchanged" if change.action == "rename" else "empty file")
+        "content unchanged" if change.kind is FileKind.RENAME else "empty file")
     if change.hunks:
         what += f", {_plural(len(change.hunks), 'hunk')}{_where(change.hunks)}"
-    parts = [f"{change.action} {name}: {what}"]
+    parts = [f"{change.kind.value} {change.display_name}: {what}"]
     tolerated = _tolerated(change)
     if tolerated:
         parts.append(f"tolerated: {', '.join(tolerated)}")

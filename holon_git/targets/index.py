@@ -20,7 +20,7 @@ from contextlib import suppress
 from dataclasses import replace
 from typing import Any
 
-from ..core.model import Patch
+from ..core.model import FileKind, Patch
 from ..core.plan import FileChange, Plan, SourceFile, removed_paths
 from ..core.policy import Protection
 from ..errors import PatchError
@@ -108,7 +108,7 @@ class IndexTarget(Target):
         staged changes on a touched path (the commit must hold the patch and nothing else)."""
         removed = removed_paths(plan.changes)
         for change in plan.changes:
-            if change.action in ("add", "rename"):
+            if change.kind in (FileKind.ADD, FileKind.RENAME):
                 self.stage.check_free(change.path, removed)
         if self.head_stage is None or self.branch is None:
             return
@@ -119,7 +119,7 @@ class IndexTarget(Target):
                                      "not in HEAD; the commit would include them", path=path,
                                      hint="commit or unstage (git restore --staged) that "
                                      "path first")
-            if change.action in ("add", "rename"):
+            if change.kind in (FileKind.ADD, FileKind.RENAME):
                 self.head_stage.check_free(change.path, removed)
         plan.diagnostics.extend(self.branch.ids.notes)
 
@@ -317,7 +317,7 @@ class BothTarget(IndexTarget):
     def write_worktree(self, plan: Plan, blobs: dict[str, bytes]) -> Any:
         changes = [
             replace(c, after=self.git.to_worktree(c.path, blobs[c.path]))
-            if c.action == "add" else c
+            if c.kind is FileKind.ADD else c
             for c in plan.changes
         ]
         return self.worktree.write_changes(changes)

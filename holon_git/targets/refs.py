@@ -5,7 +5,7 @@ repositories; the branch moves by compare-and-swap (git/commit.py BranchUpdate).
 
 from __future__ import annotations
 
-from ..core.model import Diagnostic, Patch
+from ..core.model import Diagnostic, FileKind, Patch
 from ..core.plan import Plan, SourceFile, removed_paths
 from ..core.policy import Protection
 from ..fs.gitdir_guard import GitDirGuard
@@ -60,7 +60,7 @@ class RefTarget(Target):
     def validate(self, plan: Plan) -> None:
         removed = removed_paths(plan.changes)
         for change in plan.changes:
-            if change.action in ("add", "rename"):
+            if change.kind in (FileKind.ADD, FileKind.RENAME):
                 self.stage.check_free(change.path, removed)
         plan.diagnostics.extend(self.branch.ids.notes)
         if self.tip.checked_out and self.git.work_tree is not None:

@@ -12,7 +12,7 @@ import os
 import stat
 from typing import TYPE_CHECKING
 
-from ..core.model import Patch
+from ..core.model import FileKind, Patch
 from ..core.plan import EXECUTABLE, REGULAR, FileChange, Plan, SourceFile
 from ..core.policy import Protection
 from ..errors import PatchError
@@ -72,8 +72,8 @@ class WorktreeTarget(Target):
             return None
         from ..fs import transaction
 
-        files = [(fp.kind.value, fp.old_path, fp.path) for fp in patch.files]
-        if sum(action != "delete" for action, _, _ in files) < transaction.PARALLEL_STAGING:
+        files = [(fp.kind, fp.old_path, fp.path) for fp in patch.files]
+        if sum(kind is not FileKind.DELETE for kind, _, _ in files) < transaction.PARALLEL_STAGING:
             return None
         txn = self.early = self._transaction(alone=True)
         txn.numbers = transaction.entry_numbers(files)
@@ -128,31 +128,29 @@ class WorktreeTarget(Target):
 
     # -- writing -----------------------------------------------------------------------------
     def write(self, plan: Plan) -> dict[str, object]:
-        from ..fs.signals import HeldSignals
-        from ..fs.transaction import undone
-        from ..git.loose import keep_preimages
-        from ..git.objects import save_deleted
+        from ..fs import signals, transaction
+        from ..git import loose, objects
 
         saved: list[dict[str, object]] = []
         kept: list[tuple[str, str]] = []
         txn, self.early = self.early or self._transaction(alone=True), None
-        with HeldSignals(terminate=True) as signals:
+        with signals.HeldSignals(terminate=True) as held:
 
             def save() -> None:
                 """After staging (the new contents are out of memory by then) and before
                 anything is deleted or replaced; a Ctrl-C in pygit2's import is held, too."""
                 nonlocal saved, kept
-                if any(change.action == "delete" for change in plan.changes):
-                    saved = save_deleted(self.git_dir, plan.changes, txn.old_content)
-                    signals.checkpoint()
-                kept = keep_preimages(self.git_dir, plan.changes, txn.old_content, saved)
+                if any(change.kind is FileKind.DELETE for change in plan.changes):
+                    saved = objects.save_deleted(self.git_dir, plan.changes, txn.old_content)
+                    held.checkpoint()
+                kept = loose.keep_preimages(self.git_dir, plan.changes, txn.old_content, saved)
 
             try:
-                txn.run(plan.changes, signals.checkpoint, before_removals=save)
-                signals.checkpoint()
+                txn.run(plan.changes, held.checkpoint, before_removals=save)
+                held.checkpoint()
                 txn.commit()
             except BaseException as exc:
-                error = undone(txn, exc)
+                error = transaction.undone(txn, exc)
                 if error is exc:
                     raise
                 raise error from exc
@@ -176,15 +174,14 @@ class WorktreeTarget(Target):
         """Write all of ``changes`` or none, leaving the journal in force: the caller (the
         index target) calls ``commit()`` after its own commit point, or ``rollback()``.
         A Ctrl-C during the write is raised when it returns, for the caller to undo."""
-        from ..fs.signals import RAISE, HeldSignals
-        from ..fs.transaction import undone
+        from ..fs import signals, transaction
 
         txn = self._transaction()
-        with HeldSignals(terminate=True, at_end=RAISE) as signals:
+        with signals.HeldSignals(terminate=True, at_end=signals.RAISE) as held:
             try:
-                txn.run(changes, signals.checkpoint)
+                txn.run(changes, held.checkpoint)
             except BaseException as exc:
-                error = undone(txn, exc)
+                error = transaction.undone(txn, exc)
                 if error is exc:
                     raise
                 raise error from exc
