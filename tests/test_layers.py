@@ -1,0 +1,118 @@
+"""The layout's rules hold (import-linter contracts in pyproject.toml), and breaking one fails.
+
+Each broken case runs lint-imports on a copy of the package with one forbidden import added,
+so the check is shown to catch exactly that import (and to break no other contract); the real
+package is never touched.
+"""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "holon_git"
+
+
+def lint_imports(cwd: Path) -> subprocess.CompletedProcess[str]:
+    """lint-imports with the contracts of ``cwd``/pyproject.toml, on ``cwd``/holon_git."""
+    code = "import sys; from importlinter.cli import lint_imports_command; " \
+        "sys.exit(lint_imports_command())"
+    return subprocess.run([sys.executable, "-c", code, "--no-cache"], cwd=cwd,
+                          capture_output=True, text=True, check=False)
+
+
+def test_the_layer_contracts_hold() -> None:
+    done = lint_imports(ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 broken" in done.stdout and " kept" in done.stdout
+
+
+PYGIT2, CLICK, MCP = ("only holon_git.git imports pygit2", "only holon_git.cli imports click",
+                     "only holon_git.mcp_server imports the MCP SDK")
+CORE, PARSE, LAYERS = ("the core touches no disk", "the parser knows nothing", "layers")
+ALL = (PYGIT2, CLICK, MCP, CORE, PARSE, LAYERS)
+
+# (module, the import added, the contracts it must break, the import reported)
+BREAKS = [
+    ("core/model.py", "import pygit2", [PYGIT2], "holon_git.core.model -> pygit2"),
+    ("targets/worktree.py", "import pygit2", [PYGIT2], "holon_git.targets.worktree -> pygit2"),
+    ("fs/tree.py", "import click", [CLICK], "holon_git.fs.tree -> click"),
+    ("api.py", "import mcp", [MCP], "holon_git.api -> mcp"),
+    ("core/plan.py", "from ..git import history", [CORE, LAYERS],
+     "holon_git.core.plan -> holon_git.git.history"),
+    # the parser uses core.paths: it would reach the filesystem through it
+    ("core/paths.py", "from ..fs import tree", [CORE, PARSE, LAYERS],
+     "holon_git.core.paths -> holon_git.fs.tree"),
+    ("parse/text.py", "from ..targets import registry", [PARSE, LAYERS],
+     "holon_git.parse.text -> holon_git.targets.registry"),
+    ("git/location.py", "from ..fs import journal_dir", [LAYERS],
+     "holon_git.git.location -> holon_git.fs.journal_dir"),
+    ("targets/base.py", "from .. import api", [LAYERS], "holon_git.targets.base -> holon_git.api"),
+]
+
+
+@pytest.fixture(scope="module")
+def package_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the package and its contracts, checked to keep every contract as it is."""
+    copy = tmp_path_factory.mktemp("layout")
+    shutil.copytree(PACKAGE, copy / "holon_git", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", copy / "pyproject.toml")
+    done = lint_imports(copy)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return copy
+
+
+@pytest.mark.parametrize(("module", "line", "contracts", "reported"), BREAKS,
+                         ids=[f"{m}-{line.split()[-1]}" for m, line, _, _ in BREAKS])
+def test_a_forbidden_import_breaks_its_contract(package_copy: Path, module: str, line: str,
+                                                contracts: list[str], reported: str) -> None:
+    target = package_copy / "holon_git" / module
+    original = target.read_text()
+    target.write_text(f"{original}\n{line}  # a forbidden import, for the test\n")
+    try:
+        done = lint_imports(package_copy)
+    finally:
+        target.write_text(original)
+    assert done.returncode != 0, done.stdout
+    broken = [row for row in done.stdout.splitlines() if row.endswith(" BROKEN")]
+    assert {c for c in ALL if any(row.startswith(c) for row in broken)} == set(contracts), \
+        done.stdout
+    assert len(broken) == len(contracts), done.stdout
+    assert reported in done.stdout, done.stdout
+    assert line not in (PACKAGE / module).read_text()  # the real package is untouched
+
+
+def _imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text())
+    return [ast.unparse(node) for node in ast.walk(tree)
+            if isinstance(node, ast.Import | ast.ImportFrom)
+            and not (isinstance(node, ast.ImportFrom) and node.module == "__future__")]
+
+
+# The library's public faces re-export their API (README, docs/providers.md); parse/ keeps
+# its entry point in its __init__ as before. Every other package's __init__ is a docstring.
+PUBLIC_FACES = {"holon_git/__init__.py", "holon_git/provider/__init__.py",
+                "holon_git/parse/__init__.py"}
+
+
+def test_package_inits_import_nothing_of_their_own() -> None:
+    inits = sorted(PACKAGE.rglob("__init__.py"))
+    assert len(inits) >= 9  # holon_git, core, parse, fs, git, targets, hooks, provider, mcp
+    for init in inits:
+        name = init.relative_to(ROOT).as_posix()
+        if name not in PUBLIC_FACES:
+            assert _imports(init) == [], name
+
+
+def test_every_package_directory_is_a_package() -> None:
+    """A folder without __init__.py imports (as a namespace package) but is left out of a
+    wheel and of the import graph the contracts check."""
+    for folder in [PACKAGE, *PACKAGE.rglob("*")]:
+        if folder.is_dir() and folder.name != "__pycache__" and any(folder.glob("*.py")):
+            assert (folder / "__init__.py").is_file(), folder
