@@ -2,7 +2,7 @@
 
 - man/man1/git-holon-apply.1: the man page `git help holon-apply` shows, from the same click
   commands, docstrings and option help that `git holon-apply -h` prints;
-- hooks/*: the plain git hook scripts, from holon_git.githooks.
+- hooks/*: the plain git hook scripts, from holon_git.hooks.scripts.
 
     python tools/gen_docs.py          # rewrite them
     python tools/gen_docs.py --check  # exit 1 if any is out of date (tests/test_docs.py)
