@@ -629,7 +629,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _exit_interrupted() -> None:
-    # a write stops only at a safe point and undoes itself (targets/interrupts.py)
+    # a write stops only at a safe point and undoes itself (fs/signals.py)
     if _OUTCOME["applied"]:
         click.echo("interrupted after the patch was applied", err=True)
     else:

@@ -4,7 +4,7 @@ When a file patch's old side is nowhere in the current text, the plan tries the 
 known versions (the patch's own ``index`` blob, the index, HEAD, this tool's recent
 pre-images): the first version the whole file patch plans against cleanly is the base, and
 the current text (ours) is merged with base + patch (theirs). The target supplies the
-versions and the merge (libgit2, in targets/versions.py); nothing here touches git.
+versions and the merge (libgit2, in git/versions.py); nothing here touches git.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ disk, each checked to be the file the plan read, since the plan does not keep th
 plan go to a crash journal under .git/holon-apply/ (journal.py). Stage: every new content
 goes to a temporary sibling file (directories created as needed). Check: every pre-image is
 still what was planned against, and no directory on the way was swapped; then the pre-image
-of every deleted file is saved as a blob (targets/objects.py). Commit: removals, then renames
+of every deleted file is saved as a blob (git/objects.py). Commit: removals, then renames
 of the staged files over their targets; removing the journal is the commit point. Any
 failure, Ctrl-C included, undoes what was done from the journal's copies (in memory when
 there is no journal); a hard kill leaves the journal, and `git holon-apply --recover` undoes

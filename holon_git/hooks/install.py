@@ -1,4 +1,4 @@
-"""Installing holon-git's plain git hooks (holon_git.githooks) into a repository."""
+"""Installing holon-git's plain git hooks (hooks/scripts.py) into a repository."""
 
 from __future__ import annotations
 

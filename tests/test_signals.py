@@ -1,0 +1,129 @@
+"""fs/signals.py, the one mechanism that holds off Ctrl-C and SIGTERM, with real signals.
+
+The applies that use it are tested end to end in tests/security/test_crash.py (a SIGINT at
+every step of a write); these pin down each way a hold ends.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from holon_git.fs.signals import DROP, FORWARD, RAISE, HeldSignals, Interrupted, checkpoint
+
+
+@pytest.fixture(autouse=True)
+def handlers_restored() -> Iterator[None]:
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    yield
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+    signal.signal(signal.SIGINT, before[0])
+    signal.signal(signal.SIGTERM, before[1])
+
+
+def interrupt() -> None:
+    os.kill(os.getpid(), signal.SIGINT)  # delivered before kill() returns to Python code
+
+
+def test_a_held_ctrl_c_waits_for_the_checkpoint() -> None:
+    passed = []
+    with pytest.raises(Interrupted) as raised, HeldSignals() as held:
+        interrupt()
+        passed.append("after the signal")
+        held.checkpoint()
+        passed.append("after the checkpoint")
+    assert passed == ["after the signal"]
+    assert raised.value.signum == signal.SIGINT and str(raised.value) == "SIGINT"
+
+
+def test_drop_forgets_a_signal_no_checkpoint_acted_on() -> None:
+    with HeldSignals(at_end=DROP):
+        interrupt()
+    checkpoint()  # no hold in force: nothing pending anywhere
+
+
+def test_raise_raises_at_the_end_unless_the_block_failed() -> None:
+    with pytest.raises(Interrupted), HeldSignals(at_end=RAISE):
+        interrupt()
+    with pytest.raises(ValueError), HeldSignals(at_end=RAISE):  # the block's own error wins
+        interrupt()
+        raise ValueError("the write failed")
+
+
+def test_a_signal_acted_on_is_not_raised_again() -> None:
+    with HeldSignals(at_end=RAISE) as held:
+        interrupt()
+        with pytest.raises(Interrupted):
+            held.checkpoint()
+        interrupt()  # during the undo: already answered
+        held.checkpoint()
+
+
+def test_forward_hands_the_signal_to_the_enclosing_hold() -> None:
+    passed = []
+    with HeldSignals() as outer:
+        with HeldSignals(at_end=FORWARD):
+            interrupt()
+            passed.append("the commit point")  # passed completely
+        assert outer.received == signal.SIGINT
+        with pytest.raises(Interrupted):
+            checkpoint()  # the outer hold (now the innermost) acts on it
+        outer.checkpoint()  # once
+    assert passed == ["the commit point"]
+
+
+def test_forward_without_a_hold_raises_keyboard_interrupt_at_the_end() -> None:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    reached = []
+    with pytest.raises(KeyboardInterrupt) as raised, HeldSignals(at_end=FORWARD):
+        interrupt()
+        reached.append("the commit point's end")
+    assert reached == ["the commit point's end"]
+    assert not isinstance(raised.value, Interrupted)
+
+
+def test_sigterm_is_held_only_when_asked_and_still_ends_the_process() -> None:
+    """A SIGTERM a checkpoint answered ends the process once the hold is over (after the
+    undo); a hold without ``terminate`` leaves SIGTERM to its usual handler."""
+    code = (
+        "import os, signal, sys\n"
+        "from holon_git.fs.signals import HeldSignals, Interrupted\n"
+        "with HeldSignals(terminate=True) as held:\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    print('held', flush=True)\n"
+        "    try:\n"
+        "        held.checkpoint()\n"
+        "    except Interrupted as exc:\n"
+        "        print('undone after', exc, flush=True)\n"
+        "print('not reached', flush=True)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == -signal.SIGTERM, done
+    assert done.stdout.split("\n")[:2] == ["held", "undone after SIGTERM"]
+    code = ("import os, signal\nfrom holon_git.fs.signals import HeldSignals\n"
+            "with HeldSignals():\n    os.kill(os.getpid(), signal.SIGTERM)\n"
+            "    print('not reached', flush=True)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == -signal.SIGTERM and done.stdout == "", done
+
+
+def test_outside_the_main_thread_a_hold_does_nothing() -> None:
+    seen: list[object] = []
+
+    def work() -> None:
+        with HeldSignals(terminate=True, at_end=RAISE) as held:
+            held.checkpoint()
+            checkpoint()
+            seen.append(held.received)
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    assert seen == [None]
