@@ -363,11 +363,8 @@ class RunningFile:
         current file's lines from ``start`` on, or None."""
         if start < 0 or start + len(lines) > self.length or not lines:
             return None
-        window = self.window(start, len(lines))
-        for level, key in enumerate(KEYS[:levels]):
-            if all(key(a) == key(b) for a, b in zip(window, lines, strict=True)):
-                return level
-        return None
+        level = equal_level(self.window(start, len(lines)), lines, levels)
+        return level if level < levels else None
 
     # -- which hunks made what ---------------------------------------------------------------
     def hunks_in_current(self, start: int, length: int) -> list[int]:
@@ -452,10 +449,10 @@ class RunningFile:
         return Found([], len(LEVELS) - 1)
 
     # -- editing -----------------------------------------------------------------------------
-    def replace(self, start: int, old_size: int, new: list[bytes], hunk: int = 0) -> None:
+    def replace(self, start: int, old_size: int, new: list[bytes], hunk: int = 0) -> int:
         """Replace a clean window of the current file; only the lines that differ are recorded
         as the edit (made by ``hunk``), so later hunks may still use this hunk's unchanged
-        context."""
+        context. Returns the edit's place in the sorted list of edits."""
         window = self.window(start, old_size)
         head = 0
         while head < min(len(window), len(new)) and window[head] == new[head]:
@@ -487,6 +484,25 @@ class RunningFile:
                 counter.update(edit.new)  # every line ends with a newline: its own exact key
             else:
                 counter.update(map(KEYS[level], edit.new))
+        return k
+
+
+def equal_level(first: Sequence[bytes], second: Sequence[bytes],
+                limit: int = len(LEVELS)) -> int:
+    """The first comparison level at which two runs of lines (of one length) are equal, or
+    ``limit`` when none below it makes them so. Each level makes equal whatever a stricter
+    one does, so the answer is the loosest level any one pair of lines needs: a pair is
+    compared level by level only from the level the pairs before it needed."""
+    level = 0
+    loosest = KEYS[limit - 1] if limit else None
+    for a, b in zip(first, second, strict=True):
+        if a == b:
+            continue
+        if loosest is None or loosest(a) != loosest(b):
+            return limit  # no level up to the limit makes this pair equal
+        while KEYS[level](a) != KEYS[level](b):
+            level += 1
+    return level
 
 
 def telling_levels(old: Sequence[bytes], new: Sequence[bytes]) -> int:
@@ -495,10 +511,7 @@ def telling_levels(old: Sequence[bytes], new: Sequence[bytes]) -> int:
     cannot say which of them a file holds)."""
     if len(old) != len(new):
         return len(LEVELS)
-    for level, key in enumerate(KEYS):
-        if all(key(a) == key(b) for a, b in zip(old, new, strict=True)):
-            return level
-    return len(LEVELS)
+    return equal_level(old, new)
 
 
 def choose(found: Matches, hints: Sequence[int | None]) -> tuple[Candidate, bool]:

@@ -360,11 +360,40 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
     return change
 
 
-def _apply_hunks(fp: FilePatch, content: bytes,
-                 reverse: bool) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
+# A file is searched on its bytes while hunks x size stays under this: each hunk's search
+# reads the whole file (in C), where the line search splits and indexes it once.
+BYTES_FIRST_BUDGET = 8 << 20
+
+
+def _apply_hunks(fp: FilePatch, content: bytes, reverse: bool,
+                 matching: str = "auto") -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     """The file patch's hunks applied to ``content``: the new content, where each hunk went,
-    and the notes; raises the first hunk's refusal, located."""
+    and the notes; raises the first hunk's refusal, located.
+
+    ``matching``: "auto" places on the file's bytes first (exact.py) and falls back to the
+    line search for anything unusual; "lines" uses the line search only; "exhaustive" also
+    lists every copy of an old side before deciding (the reference the tests compare with).
+    """
+    if matching == "auto" and _bytes_first(fp, content):
+        from .exact import ByteFile, Unusual
+
+        try:
+            return _apply_on(ByteFile(content), fp, content, reverse)
+        except (Unusual, PatchError):
+            pass  # the line search decides, and words any refusal
     running = RunningFile(split_lines(content))
+    running.exhaustive = matching == "exhaustive"
+    return _apply_on(running, fp, content, reverse)
+
+
+def _bytes_first(fp: FilePatch, content: bytes) -> bool:
+    return (content.endswith(b"\n") and len(fp.hunks) * len(content) <= BYTES_FIRST_BUDGET
+            and not any(h.anchor_text or h.anchor_end or h.old_no_newline or h.new_no_newline
+                        for h in fp.hunks))
+
+
+def _apply_on(running: RunningFile, fp: FilePatch, content: bytes,
+              reverse: bool) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     applier = _HunkApplier(running, content, reverse)
     results = []
     for number, hunk in enumerate(fp.hunks, 1):
@@ -422,6 +451,7 @@ class _HunkApplier:
         self.reverse = reverse
         self.drift = 0
         self.diagnostics: list[Diagnostic] = []
+        self._sits: dict[int, bool] = {}  # claims of the current hunk: its new side is there
 
     @cached_property
     def eol(self) -> bytes | None:
@@ -441,6 +471,7 @@ class _HunkApplier:
 
     def apply(self, hunk: Hunk, number: int) -> HunkResult:
         running = self.running
+        self._sits.clear()
         lines: Sequence[HunkLine] = hunk.lines  # a packed body stays packed unless needed
         old, new = sides(lines)
         raw_hint = None
@@ -634,7 +665,10 @@ class _HunkApplier:
             if ending is not None and (at + size != running.length or ending != (
                     running.last_line() or b"").endswith(b"\n")):
                 continue
-            if running.sits_at(at, new, telling) is None:
+            sits = self._sits.get(at)
+            if sits is None:
+                sits = self._sits[at] = running.sits_at(at, new, telling) is not None
+            if not sits:
                 continue
             if wanted is None:
                 wanted, olds = [key_ws(line) for line in new], [key_ws(line) for line in old]
