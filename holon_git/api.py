@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from functools import wraps
 from typing import Any, TypeVar
@@ -159,7 +160,7 @@ def apply_patch(
         destination = open_target(target, os.fspath(repo), check=check, commit=spec,
                                   durable=durable)
         try:
-            check_protected(parsed, destination.protected_patterns())
+            check_protected(parsed, destination.protection())
             if atomic:
                 prepare = getattr(destination, "prepare", None)
                 on_planned = None if prepare is None else prepare(
@@ -202,10 +203,28 @@ def apply_patch(
                               if three_way else None)
         finally:
             destination.close()
-    except PatchError as err:
+    except Exception as exc:  # coded ones become the receipt's error; the rest re-raise
+        err = exc if isinstance(exc, PatchError) else _coded(exc)
+        if err is None:
+            raise
         receipt.status = PARTIAL if (not atomic and not check and receipt.files) else REFUSED
         receipt.error = err
     return receipt
+
+
+def _coded(exc: Exception) -> PatchError | None:
+    """libgit2's failures as pygit2 raises them, coded: an OS-level one (a lock file that
+    could not be renamed while `git gc` ran, a full disk) is an OSError, the rest GitError.
+    The targets undo themselves and release their locks first, so nothing has changed."""
+    if isinstance(exc, OSError):
+        return PatchError("io_error", f"the repository refused a read or write: "
+                          f"{exc.strerror or exc}",
+                          hint="nothing was changed; retry once the other git process (a "
+                          "gc, a commit) has finished, or check the disk")
+    pygit2 = sys.modules.get("pygit2")
+    if pygit2 is not None and isinstance(exc, pygit2.GitError):
+        return PatchError("git_error", f"libgit2 refused the operation: {exc}")
+    return None
 
 
 RETRYABLE = ("head_moved", "ref_locked")
@@ -309,13 +328,19 @@ def recover(repo: str | os.PathLike[str] = ".") -> dict[str, object]:
     from .targets.journal import Recovery
     from .targets.journal import recover as recover_journals
     from .targets.leftovers import remove_leftovers
-    from .targets.repo import locate
+    from .targets.repo import git_directories, locate
 
     location = locate(os.fspath(repo))
     if location.git_dir is None or location.work_tree is None:
         return Recovery().to_dict()
-    done = recover_journals(location.git_dir, location.work_tree)
-    done.temporaries = remove_leftovers(location.work_tree)
+    guarded = git_directories(location.git_dir, location.gitfile)
+    try:
+        done = recover_journals(location.git_dir, location.work_tree, guarded)
+        done.temporaries = remove_leftovers(location.work_tree, guarded)
+    except OSError as exc:
+        raise PatchError("io_error", f"recovery failed: {exc.strerror or exc}",
+                         hint="the filesystem refused a read or write; run 'git holon-apply "
+                         "--recover' again once it is fixed (recovery can be repeated)") from exc
     return done.to_dict()
 
 

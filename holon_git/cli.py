@@ -247,7 +247,12 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
     target = "index" if cached else "both" if (to_index or commit) else "worktree"
     run = None
     expect_sha256 = _expectations(expect)
+    diff_to = None
     try:
+        if emit_diff is not None and emit_diff != "-":
+            from .targets.emit import diff_destination
+
+            diff_to = diff_destination(emit_diff, repo)  # refused now, before any change
         if holon_output is not None:
             run = _load_holon_output(holon_output, patch_files, force,
                                      commit=wants_commit and not has_message)
@@ -282,7 +287,7 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
     if holon_output is not None:
         _record_holon_output(holon_output, run, receipt, write_receipt)
     if receipt.diff is not None and emit_diff is not None:
-        _write_diff(emit_diff, receipt.diff)
+        _write_diff(emit_diff, diff_to, receipt.diff)
     if as_json:
         click.echo(receipt.to_json())
     if receipt.error is not None:
@@ -358,16 +363,20 @@ def _record_holon_output(directory: str, run: Any, receipt: Any, write: bool) ->
                    err=True)
 
 
-def _write_diff(name: str, diff: bytes) -> None:
+def _write_diff(name: str, destination: Any, diff: bytes) -> None:
     if name == "-":
         sys.stdout.buffer.write(diff)
         sys.stdout.buffer.flush()
         return
+    from .targets.emit import write_diff
+
     try:
-        with open(name, "wb") as fh:
-            fh.write(diff)
+        write_diff(destination, diff)
     except OSError as exc:
-        click.echo(f"warning: cannot write the diff to {name}: {exc.strerror}", err=True)
+        click.echo(f"warning: cannot write the diff to {name}: {exc.strerror or exc}",
+                   err=True)
+    except PatchError as err:
+        click.echo(f"warning: the diff was not written to {name}: {err.message}", err=True)
 
 
 def _expectations(values: tuple[str, ...]) -> dict[str, str]:
@@ -557,12 +566,12 @@ def protect_check_command() -> None:
     Used by the holon-protect pre-commit hook and the plain pre-commit hook.
     """
     from .hooks import protected_problems
-    from .targets.staged import protect_patterns, staged_changes, top_level
+    from .targets.staged import protection, staged_changes, top_level
 
     try:
         repo = top_level(".")
         problems = protected_problems([c.path for c in staged_changes(repo)],
-                                      protect_patterns(repo))
+                                      protection(repo))
     except PatchError as err:
         click.echo(_describe_error(err), err=True)
         sys.exit(EXIT_REFUSED)

@@ -61,7 +61,12 @@ HINTS: dict[str, str] = {
     "io_error": "the filesystem refused a write; every change was rolled back",
     "unrecovered_journal": "an interrupted apply left a crash journal: run 'git holon-apply "
     "--recover' to restore the files it was changing, then apply again",
+    "journal_invalid": "a crash journal under .git/holon-apply/ is not one holon-git wrote "
+    "(malformed, a symbolic link, or naming paths outside the working tree); inspect it, "
+    "then remove that journal directory by hand",
     "not_a_repository": "run inside a git repository or pass --repo PATH",
+    "unsafe_repository": "the repository is owned by another user, so git refuses it too; "
+    "if you trust it, run 'git config --global --add safe.directory PATH' as git advises",
     "index_mismatch": "the index and the working tree (or, for a commit, the index and HEAD) "
     "differ at this path; stage or discard that difference first, or apply with --cached",
     "index_locked": "another git process holds the index lock; wait for it to finish, or "

@@ -3,13 +3,24 @@
     run = load_run_output("results/", commit=True)
     receipt = apply_patch(run.patch, repo, commit=True, message=run.message)
     write_receipt("results/", receipt)
+
+The folder is input from a run, so it is read as hostile: only regular files directly in DIR,
+opened relative to DIR without following a symbolic link (a summary.md linked to a secret
+would become a commit message) and without blocking (a FIFO), each under a size cap (a link
+to /dev/zero, or a huge file, would exhaust memory). The receipt is written to a fresh
+temporary file created exclusively in DIR and renamed over apply-receipt.json, so nothing
+planted there is written through.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
+import secrets
+import stat
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +31,13 @@ PATCH_NAMES = ("diff.patch", "patch.diff")  # RFC section 8.2 names the first, i
 SUMMARY = "summary.md"
 RECEIPT = "apply-receipt.json"
 SUCCESS = "success"
+# the most each file may hold (docs/cli.md); a patch as large as any holon-git applies whole
+MAX_BYTES = {MANIFEST: 1 << 20, SUMMARY: 1 << 20, PATCH_NAMES[0]: 256 << 20,
+             PATCH_NAMES[1]: 256 << 20}
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
+_NEW_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+              | getattr(os, "O_CLOEXEC", 0))
 
 
 @dataclass(frozen=True)
@@ -35,19 +53,59 @@ class RunOutput:
                                  "patch_file": self.patch_name}}
 
 
+def _invalid(path: str, why: str) -> PatchError:
+    return PatchError("holon_output_invalid", f"{path} {why}", path=path,
+                      hint="the run's files must be regular files directly in DIR, within "
+                      "the size limits (docs/cli.md); check what wrote them")
+
+
 def _read(directory: str, name: str) -> bytes | None:
+    """DIR/name's bytes (None if absent): a regular file, not followed through a link, at
+    most MAX_BYTES[name]."""
     path = os.path.join(directory, name)
     try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except FileNotFoundError:
-        return None
-    except IsADirectoryError:
+        dir_fd = os.open(directory, _DIR_FLAGS)
+    except OSError as exc:
+        raise PatchError("holon_output_invalid", f"cannot open {directory}: {exc.strerror}",
+                         path=directory) from None
+    try:
+        try:
+            fd = os.open(name, _READ_FLAGS, dir_fd=dir_fd)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise _invalid(path, "is a symbolic link; it is not read") from None
+            raise PatchError("holon_output_invalid", f"cannot read {path}: {exc.strerror}",
+                             path=path) from None
+    finally:
+        os.close(dir_fd)
+    try:
+        return _read_regular(fd, path, MAX_BYTES[name])
+    finally:
+        os.close(fd)
+
+
+def _read_regular(fd: int, path: str, limit: int) -> bytes:
+    st = os.fstat(fd)
+    if stat.S_ISDIR(st.st_mode):
         raise PatchError("holon_output_invalid", f"{path} is a directory, not a file",
-                         path=path) from None
+                         path=path)
+    if not stat.S_ISREG(st.st_mode):
+        raise _invalid(path, "is not a regular file (a FIFO or a device?); it is not read")
+    if st.st_size > limit:
+        raise _invalid(path, f"holds {st.st_size} bytes, more than the {limit} allowed")
+    chunks, total = [], 0
+    try:
+        while chunk := os.read(fd, min(1 << 20, limit + 1 - total)):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise _invalid(path, f"grew beyond the {limit} bytes allowed while it was read")
     except OSError as exc:
         raise PatchError("holon_output_invalid", f"cannot read {path}: {exc.strerror}",
                          path=path) from None
+    return b"".join(chunks)
 
 
 def _missing(directory: str, what: str, why: str = "") -> PatchError:
@@ -136,10 +194,31 @@ def load_run_output(directory: str | os.PathLike[str], *, force: bool = False,
 
 
 def write_receipt(directory: str | os.PathLike[str], receipt_json: str) -> str:
-    """Write the receipt to DIR/apply-receipt.json (replacing it atomically); returns the path."""
-    path = os.path.join(os.fspath(directory), RECEIPT)
-    temp = path + ".tmp"
-    with open(temp, "w", encoding="utf-8") as fh:
-        fh.write(receipt_json + "\n")
-    os.replace(temp, path)
-    return path
+    """Write the receipt to DIR/apply-receipt.json, replacing it atomically; returns the
+    path. The new content goes to a temporary file created exclusively (never through
+    something planted in DIR), then renamed over the receipt (a link there is replaced,
+    not followed)."""
+    directory = os.fspath(directory)
+    dir_fd = os.open(directory, _DIR_FLAGS)
+    try:
+        temp = f".{RECEIPT}.{secrets.token_hex(8)}.tmp"
+        fd = os.open(temp, _NEW_FLAGS, 0o666, dir_fd=dir_fd)
+        try:
+            data = memoryview((receipt_json + "\n").encode("utf-8"))
+            while data:
+                data = data[os.write(fd, data):]
+        except BaseException:
+            os.close(fd)
+            with suppress(OSError):
+                os.unlink(temp, dir_fd=dir_fd)
+            raise
+        os.close(fd)
+        try:
+            os.rename(temp, RECEIPT, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            with suppress(OSError):
+                os.unlink(temp, dir_fd=dir_fd)
+            raise
+    finally:
+        os.close(dir_fd)
+    return os.path.join(directory, RECEIPT)

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .errors import PatchError
+from .policy import Protection
 
 PATCH_SUFFIXES = (".diff", ".patch")
 
@@ -64,7 +65,8 @@ PROTECT_HINT = "unstage the change (git restore --staged PATH); if it is deliber
     "with --no-verify"
 
 
-def protected_problems(paths: Sequence[str], patterns: Sequence[str]) -> list[Problem]:
+def protected_problems(paths: Sequence[str], patterns: Protection | Sequence[str],
+                       ) -> list[Problem]:
     """Every path the apply policy would refuse (holon_git.policy), as a problem."""
     from .model import FileKind, FilePatch, Patch
     from .policy import check_protected

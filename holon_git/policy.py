@@ -9,13 +9,22 @@ later ``!pattern`` re-includes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .errors import PatchError
 from .model import Diagnostic, FilePatch, Patch
 
 PROTECT_FILE = ".holon/protect"
+
+
+@dataclass(frozen=True)
+class Protection:
+    """The protected-path patterns in force, and whether paths compare without case (git's
+    core.ignorecase: on such a filesystem 'Secret.txt' is 'secret.txt')."""
+
+    patterns: list[str] = field(default_factory=list)
+    ignore_case: bool = False
 
 
 def _spec(patterns: Iterable[str]) -> Any:
@@ -71,27 +80,43 @@ def select_files(patch: Patch, include: Sequence[str] = (),
     return replace(patch, files=kept, diagnostics=[*patch.diagnostics, *notes])
 
 
-def check_protected(patch: Patch, patterns: Sequence[str]) -> None:
+def check_protected(patch: Patch, protection: Protection | Sequence[str]) -> None:
     """Refuse a patch that touches a protected path (either side of a rename counts).
 
     The policy file itself is always protected: a patch may not change its own rules.
     """
-    spec = _spec(patterns) if patterns else None
+    if not isinstance(protection, Protection):
+        protection = Protection(list(protection))
+    fold = str.lower if protection.ignore_case else _same
+    patterns = protection.patterns
+    spec = _spec(fold(p) for p in patterns) if patterns else None
     for fp in patch.files:
         for path in fp.paths:
-            _refuse_if_protected(path, spec, patterns, fp.patch_line)
+            _refuse_if_protected(path, spec, protection, fp.patch_line)
 
 
-def check_protected_path(path: str, patterns: Sequence[str], hint: str = "") -> None:
+def check_protected_path(path: str, protection: Protection | Sequence[str],
+                         hint: str = "") -> None:
     """Refuse one repository-relative path that the protect rules cover (read_region)."""
-    _refuse_if_protected(path, _spec(patterns) if patterns else None, patterns, None, hint)
+    if not isinstance(protection, Protection):
+        protection = Protection(list(protection))
+    fold = str.lower if protection.ignore_case else _same
+    patterns = protection.patterns
+    _refuse_if_protected(path, _spec(fold(p) for p in patterns) if patterns else None,
+                         protection, None, hint)
 
 
-def _refuse_if_protected(path: str, spec: Any, patterns: Sequence[str],
+def _refuse_if_protected(path: str, spec: Any, protection: Protection,
                          patch_line: int | None, hint: str = "") -> None:
-    if path == PROTECT_FILE or (spec is not None and spec.match_file(path)):
-        rule = "the policy file" if path == PROTECT_FILE else "holon.protect / " \
-            f"{PROTECT_FILE}"
+    fold = str.lower if protection.ignore_case else _same
+    key = fold(path)
+    if key == fold(PROTECT_FILE) or (spec is not None and spec.match_file(key)):
+        rule = "the policy file" if key == fold(PROTECT_FILE) else \
+            f"holon.protect / {PROTECT_FILE}"
         raise PatchError("protected_path", f"{path!r} is protected by {rule}", hint=hint,
                          path=path, patch_line=patch_line,
-                         details={"patterns": list(patterns)})
+                         details={"patterns": list(protection.patterns)})
+
+
+def _same(text: str) -> str:
+    return text

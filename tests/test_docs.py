@@ -128,6 +128,28 @@ def test_errors_md_parse_examples_raise_their_code(code: str, tmp_path: Path):
     assert snapshot(repo) == before
 
 
+def test_errors_md_forged_journal_example_is_refused(tmp_path: Path):
+    """The journal_invalid example, planted as a crash journal, is refused by --recover and
+    changes nothing."""
+    from holon_git.api import recover
+    from holon_git.errors import PatchError
+
+    example = re.search(r"Example:\n\n```json\n(.*?)^```", documented_codes()["journal_invalid"],
+                        flags=re.M | re.S)
+    assert example is not None
+    repo = make_repo(tmp_path / "r", {"README": "x\n"})
+    where = repo / ".git" / "holon-apply" / "1700000000-4242-deadbeef"
+    where.mkdir(parents=True)
+    (where / "journal.json").write_text(example.group(1))
+    (where / "preimages").write_bytes(b"")
+    before = snapshot(repo)
+    with pytest.raises(PatchError) as caught:
+        recover(repo)
+    assert caught.value.code == "journal_invalid"
+    assert snapshot(repo) == before and not (repo / ".git" / "hooks" / "pre-commit").exists()
+    assert (where / "journal.json").exists()
+
+
 # example patches
 
 FENCE = re.compile(r"^```diff holon-example(?P<opts>[^\n]*)\n(?P<body>.*?)^```$", re.M | re.S)

@@ -71,7 +71,7 @@ def read_region(repo: str, path: str, start_line: int = 1,
     clean = normalize(path)
     target = open_target("worktree", repo)
     try:
-        check_protected_path(clean, target.protected_patterns(), hint=PROTECTED_HINT)
+        check_protected_path(clean, target.protection(), hint=PROTECTED_HINT)
         source = target.read(clean)
     finally:
         target.close()

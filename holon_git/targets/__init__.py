@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..plan import Plan, SourceFile
+from ..policy import Protection
 
 TARGETS = ("worktree", "index", "both", "ref")
 
@@ -37,7 +38,7 @@ class Target(Protocol):
 
     def close(self) -> None: ...
 
-    def protected_patterns(self) -> list[str]: ...
+    def protection(self) -> Protection: ...
 
     # Optional: validate(plan) refuses a plan before anything is written (also with --check);
     # diff_sides(plan) gives the contents --emit-diff compares (see gitdiff.Side);
@@ -56,7 +57,8 @@ def open_target(name: str, repo: str = ".", *, check: bool = False,
         from .worktree import WorktreeTarget
 
         location = locate(repo)
-        return WorktreeTarget(root_of(location, repo), location.git_dir, durable)
+        return WorktreeTarget(root_of(location, repo), location.git_dir, durable,
+                              location.gitfile)
     if name in ("index", "both"):
         from .index import BothTarget, IndexTarget
 

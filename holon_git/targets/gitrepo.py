@@ -44,6 +44,28 @@ def write_blob(repo: pygit2.Repository, content: bytes) -> pygit2.Oid:
     return repo.create_blob(content)
 
 
+def require_objects(repo: pygit2.Repository, ids: Any) -> None:
+    """Refuse if an object this apply wrote (or found unreferenced and reused) is gone.
+
+    Until the index or the branch names them, new objects are unreachable, and a concurrent
+    `git gc --prune=now` deletes unreachable objects whatever their age. Checked after the
+    new index is written under its lock and before it (or the branch) moves: an index or a
+    branch naming a pruned object would be a damaged repository. (A gc between this check
+    and the rename remains possible: git documents that window for --prune=now.)"""
+    try:
+        odb = repo.odb
+        missing = [str(oid) for oid in dict.fromkeys(ids) if oid is not None
+                   and not odb.exists(oid)]
+    except (pygit2.GitError, OSError) as exc:
+        raise git_error(exc, "checking the objects this apply wrote") from exc
+    if missing:
+        raise PatchError(
+            "git_error", f"{len(missing)} object(s) this apply wrote were removed before the "
+            f"index or branch could name them ({missing[0]}): a concurrent "
+            "'git gc --prune=now'?", details={"missing": missing[:20]},
+            hint="nothing was changed; apply again once the garbage collection has finished")
+
+
 _scratch: list[str] = []
 
 
@@ -93,12 +115,37 @@ def _git_config_environment() -> Any:
             paths[level] = path
 
 
+@contextmanager
+def _ownership_checked_already() -> Any:
+    """libgit2 has its own ownership check, which knows nothing of ``git -c safe.directory``
+    nor of git's trust in an explicit GIT_DIR; holon-git applied git's rule when it located
+    the repository (ownership.py), so libgit2's is switched off while it opens it."""
+    settings = pygit2.settings
+    try:
+        before = settings.owner_validation
+    except (AttributeError, pygit2.GitError):
+        yield
+        return
+    settings.owner_validation = False
+    try:
+        yield
+    finally:
+        settings.owner_validation = before
+
+
+def open_git_dir(git_dir: str) -> pygit2.Repository:
+    """The repository at ``git_dir`` (already located and checked), without a search."""
+    with _ownership_checked_already():
+        return pygit2.Repository(git_dir, RepositoryOpenFlag.NO_SEARCH)
+
+
 @dataclass
 class GitRepo:
     repo: pygit2.Repository
     git_dir: str
     work_tree: str | None  # None for a bare repository
     index_path: str
+    gitfile: str | None = None  # the file that pointed to git_dir, if any
 
     def config_bool(self, name: str, default: bool) -> bool:
         try:
@@ -157,7 +204,7 @@ def open_repository(start: str) -> GitRepo:
     explicit_tree = os.environ.get("GIT_WORK_TREE")
     try:
         with _git_config_environment():
-            repo = pygit2.Repository(location.git_dir, RepositoryOpenFlag.NO_SEARCH)
+            repo = open_git_dir(location.git_dir)
             if location.work_tree is not None and (explicit_tree or not repo.is_bare):
                 current = os.path.realpath(repo.workdir) if repo.workdir else None
                 if current != os.path.realpath(location.work_tree):
@@ -168,7 +215,8 @@ def open_repository(start: str) -> GitRepo:
     work_tree = location.work_tree if repo.workdir else None
     index_env = os.environ.get("GIT_INDEX_FILE")
     index_path = os.path.abspath(index_env) if index_env else os.path.join(repo.path, "index")
-    return GitRepo(repo, os.path.abspath(repo.path), work_tree, index_path)
+    return GitRepo(repo, os.path.abspath(repo.path), work_tree, index_path,
+                   location.gitfile)
 
 
 # Index/tree entry modes holon-git patches, and the ones it refuses.

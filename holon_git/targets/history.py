@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import suppress
@@ -54,11 +55,13 @@ def read(git_dir: str) -> list[Entry]:
     """The newest MAX_ENTRIES well-formed entries, oldest first; [] when the log is missing
     or unreadable."""
     try:
-        fd = os.open(os.path.join(git_dir, LOG_NAME), os.O_RDONLY | _FLAGS)
+        fd = os.open(os.path.join(git_dir, LOG_NAME), os.O_RDONLY | os.O_NONBLOCK | _FLAGS)
     except OSError:
         return []
     try:
         with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return []  # a FIFO or a device planted there is not read
             data = fh.read(MAX_BYTES + 1)
     except OSError:
         return []
@@ -68,7 +71,7 @@ def read(git_dir: str) -> list[Entry]:
     for line in data.splitlines():
         try:
             entry = _valid(json.loads(line))
-        except ValueError:  # not JSON, or not UTF-8
+        except (ValueError, RecursionError):  # not JSON, not UTF-8, or absurdly nested
             continue
         if entry is not None:
             out.append(entry)
@@ -95,8 +98,12 @@ def record(git_dir: str, changed: Iterable[tuple[str, str]]) -> None:
         return
     log = os.path.join(git_dir, LOG_NAME)
     with suppress(OSError):
-        fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _FLAGS, 0o666)
+        fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | _FLAGS,
+                     0o666)
         try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                return  # a FIFO (with a reader) or a device planted there is not written
             os.write(fd, lines)
             size = os.fstat(fd).st_size
         finally:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import secrets
 import stat
+from contextlib import suppress
 from dataclasses import dataclass
 
 from ..errors import PatchError
@@ -19,13 +21,24 @@ class Installed:
 
 
 def _current(path: str) -> bytes | None:
-    if os.path.islink(path):
-        return b"symlink -> " + os.fsencode(os.readlink(path))
+    """What is installed at ``path`` now: a link's target (not followed), a regular file's
+    bytes, or a description of anything else (a FIFO is never opened)."""
     try:
-        with open(path, "rb") as fh:
-            return fh.read()
+        st = os.lstat(path)
     except FileNotFoundError:
         return None
+    if stat.S_ISLNK(st.st_mode):
+        return b"symlink -> " + os.fsencode(os.readlink(path))
+    if not stat.S_ISREG(st.st_mode):
+        return f"not a regular file (mode {st.st_mode:o})".encode()
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def _foreign_note(existing: bytes) -> str:
@@ -57,13 +70,41 @@ def install_hooks(repo: str = ".", names: tuple[str, ...] = (), *,
         else:
             raise PatchError("hook_exists", "a hook that is not holon-git's is installed "
                              f"there{_foreign_note(existing)}", path=path)
-    os.makedirs(directory, exist_ok=True)
-    for item in plan:
-        if item.action == "unchanged":
-            continue
-        temp = f"{item.path}.holon-tmp"
-        with open(temp, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(HOOKS[item.name])
-        os.chmod(temp, os.stat(temp).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-        os.replace(temp, item.path)  # replaces a symlink itself, never writes through it
+    try:
+        os.makedirs(directory, exist_ok=True)
+        dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+        try:
+            for item in plan:
+                if item.action != "unchanged":
+                    _install(dir_fd, item.name)
+        finally:
+            os.close(dir_fd)
+    except OSError as exc:
+        raise PatchError("io_error", f"cannot write into {directory}: {exc.strerror or exc}",
+                         hint="the hooks directory refused the write; fix its permissions "
+                         "and run install-hooks again") from exc
     return plan
+
+
+def _install(dir_fd: int, name: str) -> None:
+    """Write the hook to a fresh temporary file created exclusively in the hooks directory
+    (nothing planted there is written through or made executable), then rename it into
+    place (an existing hook, or a link, is replaced, never written through)."""
+    temp = f".{name}.holon-{secrets.token_hex(8)}.tmp"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                 | getattr(os, "O_CLOEXEC", 0), 0o666, dir_fd=dir_fd)
+    try:
+        data = memoryview(HOOKS[name].encode("utf-8"))
+        while data:
+            data = data[os.write(fd, data):]
+        mode = os.fstat(fd).st_mode
+        os.fchmod(fd, stat.S_IMODE(mode) | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+        os.close(fd)
+        fd = -1
+        os.rename(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        if fd >= 0:
+            os.close(fd)
+        with suppress(OSError):
+            os.unlink(temp, dir_fd=dir_fd)
+        raise

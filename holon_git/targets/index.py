@@ -26,13 +26,16 @@ import pygit2
 from ..errors import PatchError
 from ..model import Patch
 from ..plan import FileChange, Plan, SourceFile, removed_paths
+from ..policy import Protection
 from . import CommitSpec
 from .commit import BranchUpdate, current_tip, head_commit, tree_of
 from .gitdiff import Side, plan_sides
-from .gitrepo import GitRepo, git_error, open_repository
+from .gitdir_guard import GitDirGuard
+from .gitrepo import GitRepo, git_error, open_repository, require_objects
 from .interrupts import checkpoint
 from .lock import IndexLock, interrupts_deferred
-from .protect import repo_patterns
+from .protect import repo_protection
+from .repo import git_directories
 from .stage import Entry, PlannedBlobs, Stage
 from .versions import RepositoryVersions
 
@@ -47,6 +50,8 @@ class IndexTarget:
     def __init__(self, repo: str, *, check: bool = False,
                  commit: CommitSpec | None = None) -> None:
         self.git: GitRepo = open_repository(repo)
+        self.guard = GitDirGuard(self.git.work_tree,
+                                 git_directories(self.git.git_dir, self.git.gitfile))
         self.planned = PlannedBlobs(self.git.repo)
         self.lock: IndexLock | None = None
         self.scratch: str | None = None
@@ -97,10 +102,11 @@ class IndexTarget:
 
     # -- planning -----------------------------------------------------------------------------
     def read(self, path: str) -> SourceFile | None:
+        self.guard.check(path)
         return self.stage.read(path)
 
-    def protected_patterns(self) -> list[str]:
-        return repo_patterns(self.git, self.head_tree)
+    def protection(self) -> Protection:
+        return repo_protection(self.git, self.head_tree)
 
     def validate(self, plan: Plan) -> None:
         """Refusals the planner cannot see: file/directory collisions and, for a commit,
@@ -175,7 +181,7 @@ class IndexTarget:
         contents = {c.path: self.blob_content(c) for c in plan.changes if c.after is not None}
         blob_ids = self.planned.all_ids(contents)
         extra: dict[str, object] = {}
-        commit_id = None
+        commit_id = tree_id = None
         if self.branch is not None and self.head_stage is not None:
             self.head_stage.apply(plan.changes, blob_ids)
             tree_id = self.head_stage.write_tree()
@@ -192,6 +198,7 @@ class IndexTarget:
                 self.index.write()
             except pygit2.GitError as exc:
                 raise git_error(exc, "writing the index") from exc
+            require_objects(self.git.repo, [*blob_ids.values(), tree_id, commit_id])
             checkpoint()  # a Ctrl-C held since the write began stops it here, undone below
             if files is not None:
                 files.mark_commit_point(*self._commit_point(commit_id))
@@ -268,7 +275,8 @@ class BothTarget(IndexTarget):
                              hint="apply with --cached, or to a branch with --ref")
         from .worktree import WorktreeTarget
 
-        self.worktree = WorktreeTarget(self.git.work_tree, self.git.git_dir, self.durable)
+        self.worktree = WorktreeTarget(self.git.work_tree, self.git.git_dir, self.durable,
+                                       self.git.gitfile)
         self.filemode = self.git.config_bool("core.filemode", True)
 
     def close(self) -> None:

@@ -19,13 +19,16 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import stat
 import time
 from collections.abc import Collection, Iterable
 from contextlib import suppress
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from ..errors import PatchError
 from .fsops import Missing, Tree, split
+from .journal_check import invalid
 from .repo import JOURNAL_DIR
 
 JOURNAL_FILE = "journal.json"
@@ -77,14 +80,25 @@ class Record:
         return json.dumps(data, indent=1).encode()
 
     @classmethod
-    def from_json(cls, raw: bytes) -> Record:
-        import json
+    def from_json(cls, raw: bytes, txid: str | None = None) -> Record:
+        """A record read back, checked (journal_check.py); raises journal_invalid."""
+        from .journal_check import check_record
 
-        data = json.loads(raw)
-        if data.pop("version", None) != VERSION:
-            raise ValueError("unknown journal version")
+        data = check_record(raw, txid if txid is not None else _txid_of(raw), VERSION)
+        data.pop("version")
         data["entries"] = [Entry(**entry) for entry in data["entries"]]
         return cls(**data)
+
+
+def _txid_of(raw: bytes) -> str:
+    import json
+
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return "?"
+    found = data.get("txid") if isinstance(data, dict) else None
+    return found if isinstance(found, str) else "?"
 
 
 def _write_file(name: str, dir_fd: int, chunks: Iterable[bytes], sync: bool = True) -> None:
@@ -101,9 +115,16 @@ def _write_file(name: str, dir_fd: int, chunks: Iterable[bytes], sync: bool = Tr
 
 
 def _remove_dir(parent_fd: int, name: str) -> None:
-    """Best effort: a leftover directory without journal.json is ignored by everyone."""
+    """Best effort: a leftover directory without journal.json is ignored by everyone. An
+    empty one is removed without opening it (near the descriptor limit, opening it may be
+    what failed)."""
+    try:
+        os.rmdir(name, dir_fd=parent_fd)
+        return
+    except OSError:
+        pass
     with suppress(OSError):
-        fd = os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
+        fd = os.open(name, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=parent_fd)
         try:
             for child in os.listdir(fd):
                 with suppress(OSError):
@@ -269,18 +290,30 @@ class Recovery:
 
 
 def _open_base(git_dir: str) -> int | None:
+    path = os.path.join(git_dir, JOURNAL_DIR)
     try:
-        return os.open(os.path.join(git_dir, JOURNAL_DIR), _DIR_FLAGS | os.O_NOFOLLOW)
-    except (FileNotFoundError, NotADirectoryError):
+        return os.open(path, _DIR_FLAGS | os.O_NOFOLLOW)
+    except FileNotFoundError:
         return None
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise invalid(JOURNAL_DIR, f"{path} is not a directory (a symbolic link?)") \
+                from None
+        raise
 
 
 def _try_lock(base_fd: int, txid: str) -> int | None:
-    """The journal directory's fd, locked; None if a live process holds it."""
+    """The journal directory's fd, locked; None if a live process holds it. Anything but a
+    directory there is refused (journal_invalid)."""
     try:
         fd = os.open(txid, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=base_fd)
-    except OSError:
-        return None
+    except FileNotFoundError:
+        return None  # removed by its apply just now
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise invalid(txid, f"{JOURNAL_DIR}/{txid} is not a directory (a symbolic "
+                          "link?)") from None
+        raise
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
@@ -297,6 +330,29 @@ def _has_record(fd: int) -> bool:
     except FileNotFoundError:
         return False
     return True
+
+
+def _read_file(dir_fd: int, name: str, txid: str) -> bytes | None:
+    """A journal file's bytes (None if absent); a link or anything but a regular file there
+    is refused, unopened (a FIFO would block)."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
+                     | getattr(os, "O_CLOEXEC", 0), dir_fd=dir_fd)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise invalid(txid, f"its {name} is a symbolic link") from None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise invalid(txid, f"its {name} is not a regular file")
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def pending(git_dir: str | None) -> list[str]:
@@ -333,53 +389,95 @@ def refuse_if_pending(git_dir: str | None) -> None:
         )
 
 
-def recover(git_dir: str, root: str) -> Recovery:
+@dataclass
+class _Loaded:
+    """A journal locked and read back, checked, before --recover acts on any."""
+
+    txid: str
+    fd: int
+    record: Record | None  # None: no journal.json (died before touching the tree)
+    mark: dict[str, Any] | None = None  # its commit-point record, if any
+    preimages: bytes = b""
+
+    @property
+    def order(self) -> tuple[float, str]:
+        return (self.record.created if self.record else 0.0, self.txid)
+
+
+def _load(fd: int, txid: str, git_dir: str) -> _Loaded:
+    from .journal_check import check_commit_point, check_preimage_ranges
+
+    if not _has_record(fd):
+        return _Loaded(txid, fd, None)
+    raw = _read_file(fd, JOURNAL_FILE, txid)
+    record = Record.from_json(raw or b"", txid)
+    preimages = _read_file(fd, PREIMAGES, txid)
+    if preimages is None:
+        if any(entry.before_sha is not None for entry in record.entries):
+            raise invalid(txid, f"its {PREIMAGES} file is missing")
+        preimages = b""
+    check_preimage_ranges(record.entries, len(preimages), txid)
+    raw_mark = _read_file(fd, COMMIT_POINT, txid)
+    mark = None if raw_mark is None else check_commit_point(raw_mark, txid, git_dir)
+    return _Loaded(txid, fd, record, mark, preimages)
+
+
+def _check_paths(tree: Tree, record: Record) -> None:
+    """The disk-side path policy for every path a journal names, before anything changes:
+    no symbolic link on the way, nothing in the git directory under another name."""
+    for rel in [entry.path for entry in record.entries] + list(record.new_dirs):
+        try:
+            tree.lstat(rel)
+        except PatchError as err:
+            if err.code in ("path_escape", "symlink_in_path"):
+                raise invalid(record.txid, f"it names {rel!r}: {err.message}", path=rel,
+                              refused=err.code) from None
+
+
+def recover(git_dir: str, root: str, guarded: list[str] | None = None) -> Recovery:
     """Restore every path of every unrecovered journal to its old content, newest journal
-    first, and remove the journals. Safe to run again if it is itself interrupted."""
+    first, and remove the journals. Safe to run again if it is itself interrupted. Every
+    journal is read back and checked before the first change (journal_invalid)."""
     result = Recovery()
     base_fd = _open_base(git_dir)
     if base_fd is None:
         return result
+    guarded = guarded if guarded is not None else [git_dir]
+    locked: list[_Loaded] = []
     try:
-        locked: list[tuple[float, str, int, Record | None]] = []
-        for txid in os.listdir(base_fd):
+        for txid in sorted(os.listdir(base_fd)):
             fd = _try_lock(base_fd, txid)
             if fd is None:
                 result.busy.append(txid)
                 continue
-            record = None
-            if _has_record(fd):
-                with open(JOURNAL_FILE, "rb", opener=_opener(fd)) as fh:
-                    record = Record.from_json(fh.read())
-            locked.append((record.created if record else 0.0, txid, fd, record))
-        try:
-            for _, txid, fd, record in sorted(locked, reverse=True):
-                if record is not None:
-                    if _past_commit_point(fd, git_dir):
-                        result.completed.append(txid)
-                    else:
-                        with Tree(root) as tree:
-                            _restore(tree, fd, record, result)
-                        result.journals.append(txid)
-                    os.unlink(JOURNAL_FILE, dir_fd=fd)
-                _remove_dir(base_fd, txid)
-        finally:
-            for _, _, fd, _ in locked:
-                os.close(fd)
+            locked.append(_Loaded(txid, fd, None))  # closed below, whatever happens next
+            locked[-1] = _load(fd, txid, git_dir)
+        with Tree(root, guarded) as tree:
+            for loaded in locked:
+                if loaded.record is not None:
+                    _check_paths(tree, loaded.record)
+        for loaded in sorted(locked, key=lambda item: item.order, reverse=True):
+            if loaded.record is not None:
+                if _past_commit_point(loaded.mark, git_dir):
+                    result.completed.append(loaded.txid)
+                else:
+                    with Tree(root, guarded) as tree:
+                        _restore(tree, loaded.record, loaded.preimages, result)
+                    result.journals.append(loaded.txid)
+                os.unlink(JOURNAL_FILE, dir_fd=loaded.fd)
+            _remove_dir(base_fd, loaded.txid)
     finally:
+        for loaded in locked:
+            os.close(loaded.fd)
         os.close(base_fd)
     _remove_base(git_dir)
     return result
 
 
-def _past_commit_point(journal_fd: int, git_dir: str) -> bool:
-    """True if the apply's index or branch update went through (see mark_commit_point)."""
-    import json
-
-    try:
-        with open(COMMIT_POINT, "rb", opener=_opener(journal_fd)) as fh:
-            mark = json.loads(fh.read())
-    except FileNotFoundError:
+def _past_commit_point(mark: dict[str, Any] | None, git_dir: str) -> bool:
+    """True if the apply's index or branch update went through (see mark_commit_point);
+    ``mark`` was checked to name this repository's index, a branch and a commit id."""
+    if mark is None:
         return False
     try:
         with open(mark["index"], "rb") as fh:
@@ -405,23 +503,25 @@ def _finish_index(mark: dict) -> None:
 
     def holds_new(path: str) -> bool:
         try:
-            with open(path, "rb") as fh:
-                return sha256(fh.read()) == mark["index_sha256"]
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
         except OSError:
             return False
+        try:
+            chunks = []
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
+        return sha256(b"".join(chunks)) == mark["index_sha256"]
 
     if holds_new(lock):
         os.replace(lock, index)
     elif scratch and holds_new(scratch) and os.path.isfile(lock) \
-            and os.path.getsize(lock) == 0:  # our own, still empty, lock
+            and not os.path.islink(lock) and os.path.getsize(lock) == 0:  # our empty lock
         os.replace(scratch, lock)
         os.replace(lock, index)
-
-
-def _opener(dir_fd: int):
-    def opener(name: str, flags: int) -> int:
-        return os.open(name, flags | os.O_NOFOLLOW, dir_fd=dir_fd)
-    return opener
 
 
 def _current(tree: Tree, entry: Entry, new_dirs: Collection[str] = ()) -> str | None:
@@ -456,7 +556,7 @@ def _remove_temps(tree: Tree, path: str, txid: str, number: int) -> None:
         parent = split(parent)[0]
 
 
-def _restore(tree: Tree, journal_fd: int, record: Record, result: Recovery) -> None:
+def _restore(tree: Tree, record: Record, preimages: bytes, result: Recovery) -> None:
     # First make sure every path holds something this transaction put there: its old
     # content, its new content, or nothing. Anything else is someone's later edit.
     conflicts = []
@@ -476,8 +576,6 @@ def _restore(tree: Tree, journal_fd: int, record: Record, result: Recovery) -> N
             "'git holon-apply --recover' again",
             path=conflicts[0], details={"journal": record.txid, "paths": conflicts},
         )
-    with open(PREIMAGES, "rb", opener=_opener(journal_fd)) as fh:
-        preimages = fh.read()
     touched: set[str] = set()
     # In three passes, so a file and a directory may trade places (git's type changes):
     # what the transaction added goes first, then the directories it made, then old contents

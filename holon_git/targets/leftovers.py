@@ -15,7 +15,10 @@ import stat
 from collections.abc import Iterator
 
 from ..errors import PatchError
+from ..paths import is_dot_git
 from .fsops import Missing, Tree, split
+
+_LIST_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
 # journal.temp_name: ".holon-<seconds>-<pid>-<8 hex>-[r]<number>.tmp"
 _TEMP = re.compile(r"\.holon-\d+-(\d+)-[0-9a-f]{8}-r?\d+\.tmp")
@@ -33,24 +36,40 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _candidates(root: str) -> Iterator[tuple[str, int]]:
-    """(relative path, pid) of every file named like a temporary one, .git left out."""
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d != ".git"]
-        rel_dir = os.path.relpath(dirpath, root)
-        for name in filenames:
+def _candidates(tree: Tree) -> Iterator[tuple[str, int]]:
+    """(relative path, pid) of every file named like a temporary one, found without following
+    links; .git (in any spelling) and the git directory under any other name are skipped."""
+    pending = [""]
+    while pending:
+        current = pending.pop()
+        try:
+            with tree.opened(current) as fd:
+                listing = os.open(".", _LIST_FLAGS, dir_fd=fd)
+        except (OSError, Missing, PatchError):
+            continue  # gone, replaced, a link, or the git directory: not ours to look in
+        try:
+            with os.scandir(listing) as entries:
+                found = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+        finally:
+            os.close(listing)
+        for name, is_dir in found:
+            rel = f"{current}/{name}" if current else name
+            if is_dir:
+                if not is_dot_git(name):
+                    pending.append(rel)
+                continue
             m = _TEMP.fullmatch(name)
             if m:
-                yield (name if rel_dir == "." else f"{rel_dir}/{name}"), int(m.group(1))
+                yield rel, int(m.group(1))
 
 
-def remove_leftovers(root: str) -> list[str]:
+def remove_leftovers(root: str, guarded: list[str] | None = None) -> list[str]:
     """Remove the temporary files of applies whose process is gone; returns their paths.
     Each is removed through descriptors opened without following links, and only if it is
     a regular file."""
     removed = []
-    with Tree(root) as tree:
-        for rel, pid in _candidates(root):
+    with Tree(root, guarded or ()) as tree:
+        for rel, pid in list(_candidates(tree)):
             if _alive(pid):
                 continue
             try:

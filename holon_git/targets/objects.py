@@ -32,10 +32,10 @@ def save_deleted(git_dir: str | None, changes: list[FileChange],
         return [{"path": c.old_path, "blob": None, "note": NOT_IN_REPOSITORY} for c in deleted]
     import pygit2
 
-    from .gitrepo import write_blob
+    from .gitrepo import open_git_dir, write_blob
 
     try:
-        repo = pygit2.Repository(git_dir)
+        repo = open_git_dir(git_dir)
         saved = []
         for change in deleted:
             assert change.before is not None

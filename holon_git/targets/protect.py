@@ -1,6 +1,6 @@
-"""Reading protected-path patterns: git config ``holon.protect`` (multi-valued) and the
-``.holon/protect`` file as committed (at HEAD, or at the --ref branch). Matching is pure and
-lives in holon_git.policy.
+"""Reading protected-path patterns: git config ``holon.protect`` (multi-valued, from any
+config file and from ``git -c``) and the ``.holon/protect`` file as committed (at HEAD, or at
+the --ref branch), with core.ignorecase. Matching is pure and lives in holon_git.policy.
 
 The working-tree target must not pay for importing pygit2 on every apply, so it first looks
 for any sign of a policy (a .holon/protect file in the working tree, or 'holon'/'include' in
@@ -14,14 +14,24 @@ import time
 from functools import lru_cache
 from typing import Any
 
-from ..policy import PROTECT_FILE, protect_file_patterns
+from ..policy import PROTECT_FILE, Protection, protect_file_patterns
+from .gitconfig import command_line_bool, command_line_values
 
 
-def repo_patterns(git: Any, tree_id: Any) -> list[str]:
-    """Patterns from ``git`` (a GitRepo) config and the protect file in tree ``tree_id``."""
+def command_line_patterns() -> list[str]:
+    """holon.protect from ``git -c`` (GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT), which
+    libgit2 does not read."""
+    if "GIT_CONFIG_PARAMETERS" not in os.environ and "GIT_CONFIG_COUNT" not in os.environ:
+        return []
+    return [value for value in command_line_values("holon.protect") if value]
+
+
+def repo_protection(git: Any, tree_id: Any) -> Protection:
+    """Patterns from ``git`` (a GitRepo) config, the command line and the protect file in
+    tree ``tree_id``; compared without case when core.ignorecase says so."""
     import pygit2
 
-    patterns = git.config_all("holon.protect")
+    patterns = git.config_all("holon.protect") + command_line_patterns()
     if tree_id is not None:
         try:
             obj = git.repo[tree_id][PROTECT_FILE]
@@ -29,7 +39,10 @@ def repo_patterns(git: Any, tree_id: Any) -> list[str]:
             obj = None
         if obj is not None and isinstance(obj, pygit2.Blob):
             patterns.extend(protect_file_patterns(obj.data))
-    return patterns
+    ignore_case = command_line_bool("core.ignorecase")
+    if ignore_case is None:
+        ignore_case = git.config_bool("core.ignorecase", False)
+    return Protection(patterns, ignore_case)
 
 
 _ENV = ("GIT_CONFIG_GLOBAL", "XDG_CONFIG_HOME", "HOME", "GIT_CONFIG_NOSYSTEM",
@@ -111,17 +124,20 @@ def _may_protect(path: str) -> bool:
     return b"holon" in text or b"include" in text
 
 
-def worktree_patterns(root: str, git_dir: str | None) -> list[str]:
-    """Patterns for the working-tree target rooted at ``root`` (none outside a repository)."""
+def worktree_protection(root: str, git_dir: str | None) -> Protection:
+    """Protection for the working-tree target rooted at ``root`` (none outside a
+    repository)."""
     if git_dir is None:
-        return []
-    if not (os.path.lexists(os.path.join(root, PROTECT_FILE)) or _config_may_protect(git_dir)):
-        return []
-    return head_patterns(root)
+        return Protection()
+    if not (os.path.lexists(os.path.join(root, PROTECT_FILE)) or _config_may_protect(git_dir)
+            or command_line_patterns()):
+        return Protection()
+    return head_protection(root)
 
 
-def head_patterns(root: str) -> list[str]:
-    """git config holon.protect and .holon/protect as committed at HEAD."""
+def head_protection(root: str) -> Protection:
+    """git config holon.protect (files and command line) and .holon/protect as committed
+    at HEAD."""
     import pygit2
 
     from .commit import tree_of
@@ -132,4 +148,4 @@ def head_patterns(root: str) -> list[str]:
         head = git.repo.head.target
     except (pygit2.GitError, KeyError):  # unborn HEAD: nothing committed yet
         head = None
-    return repo_patterns(git, tree_of(git.repo, head))
+    return repo_protection(git, tree_of(git.repo, head))

@@ -9,13 +9,16 @@ from collections.abc import Callable
 
 from ..model import Diagnostic, Patch
 from ..plan import FileChange, Plan, SourceFile, removed_paths
+from ..policy import Protection
 from . import CommitSpec
 from .commit import BranchUpdate, named_tip, tree_of
 from .gitdiff import Side, plan_sides
-from .gitrepo import open_repository
+from .gitdir_guard import GitDirGuard
+from .gitrepo import open_repository, require_objects
 from .interrupts import checkpoint
 from .lock import interrupts_deferred
-from .protect import repo_patterns
+from .protect import repo_protection
+from .repo import git_directories
 from .stage import PlannedBlobs, Stage
 from .versions import RepositoryVersions
 
@@ -27,6 +30,8 @@ class RefTarget:
     def __init__(self, repo: str, commit: CommitSpec) -> None:
         assert commit.ref is not None
         self.git = open_repository(repo)
+        self.guard = GitDirGuard(self.git.work_tree,
+                                 git_directories(self.git.git_dir, self.git.gitfile))
         self.tip = named_tip(self.git.repo, commit.ref)
         self.base_tree = tree_of(self.git.repo, self.tip.old)
         self.stage = Stage.from_tree(self.git.repo, self.base_tree, self.tip.ref)
@@ -42,6 +47,7 @@ class RefTarget:
         return self.planned.take if stage else None
 
     def read(self, path: str) -> SourceFile | None:
+        self.guard.check(path)
         return self.stage.read(path)
 
     @property
@@ -50,8 +56,8 @@ class RefTarget:
         line, HEAD and the history log are the bases."""
         return RepositoryVersions(lambda: self.git, self.git.git_dir, worktree_form=False)
 
-    def protected_patterns(self) -> list[str]:
-        return repo_patterns(self.git, self.base_tree)
+    def protection(self) -> Protection:
+        return repo_protection(self.git, self.base_tree)
 
     def validate(self, plan: Plan) -> None:
         removed = removed_paths(plan.changes)
@@ -78,6 +84,7 @@ class RefTarget:
         checkpoint()  # a Ctrl-C held since the write began stops it here: nothing moved yet
         with interrupts_deferred():
             self.branch.lock()
+            require_objects(self.git.repo, [*blob_ids.values(), tree_id, commit_id])
             self.branch.commit(commit_id)
         return self.branch.result(commit_id, tree_id)
 

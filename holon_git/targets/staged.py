@@ -11,6 +11,7 @@ import subprocess
 from dataclasses import dataclass
 
 from ..errors import PatchError
+from ..policy import Protection
 
 
 def run_git(repo: str, *args: str, input: bytes | None = None) -> bytes:
@@ -68,9 +69,9 @@ def hooks_dir(root: str) -> str:
     return os.path.abspath(os.path.join(root, out.rstrip("\n")))
 
 
-def protect_patterns(root: str) -> list[str]:
-    """The protected-path patterns the apply policy uses here: git config holon.protect and
-    .holon/protect as committed at HEAD (holon_git.targets.protect)."""
-    from .protect import head_patterns
+def protection(root: str) -> Protection:
+    """The protected paths the apply policy uses here: git config holon.protect and
+    .holon/protect as committed at HEAD, with core.ignorecase (holon_git.targets.protect)."""
+    from .protect import head_protection
 
-    return head_patterns(root)
+    return head_protection(root)

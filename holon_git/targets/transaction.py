@@ -247,21 +247,28 @@ class Transaction:
         return self.journal.preimage(self.record.entries[self.numbers[path]])
 
     def _missing_dirs(self, paths: list[str]) -> list[str]:
-        """Directories to create: missing, or where a file the patch removes is now."""
+        """Directories to create: missing, or where a file the patch removes is now. One
+        walk per path finds the first that is not there; every one below it is made."""
         missing: set[str] = set()
         for path in paths:
             parent = split(path)[0]
-            while parent and parent not in missing:
-                try:
-                    self.tree.dir_fd(parent)
+            if not parent or parent in missing:
+                continue
+            try:
+                self.tree.dir_fd(parent)
+                continue
+            except Missing as gone:
+                top = gone.args[0]
+            except PatchError as err:
+                if self._stage_dir(path) == parent:
+                    raise  # not a file this patch removes: in the way
+                top = err.path or parent
+            at = parent
+            while at and at not in missing:
+                missing.add(at)
+                if at == top:
                     break
-                except Missing:
-                    pass
-                except PatchError:
-                    if self._stage_dir(path) == split(path)[0]:
-                        raise  # not a file this patch removes: in the way
-                missing.add(parent)
-                parent = split(parent)[0]
+                at = split(at)[0]
         return sorted(missing)
 
     def _stage_dir(self, path: str) -> str:
@@ -351,7 +358,8 @@ class Transaction:
         def sync(item: tuple[str, str]) -> None:
             path, temp = item
             try:
-                fd = os.open(temp, _READ_FLAGS, dir_fd=self.tree.dir_fd(self._stage_dir(path)))
+                with self.tree.opened(self._stage_dir(path)) as dir_fd:
+                    fd = os.open(temp, _READ_FLAGS, dir_fd=dir_fd)
                 try:
                     os.fsync(fd)
                 finally:
@@ -392,29 +400,26 @@ class Transaction:
     def _commit(self, change: FileChange, exchange: bool) -> None:
         parent, name = split(change.path)
         staged_in = self._stage_dir(change.path)
-        fd = self.tree.dir_fd(parent, create=staged_in != parent, created=self.created_dirs)
-        from_fd = fd if staged_in == parent else self.tree.dir_fd(staged_in)
-        temp = self.staged[change.path]
-        before = change.before if change.action == "modify" else None
-        if exchange and before is not None and fsops.exchange(temp, name, fd):
-            # the new content is in place; the temporary name now holds the old one
-            self.done.append(_Done(change.path, before))
-            os.unlink(temp, dir_fd=fd)
-        else:
-            os.rename(temp, name, src_dir_fd=from_fd, dst_dir_fd=fd)
-            self.done.append(_Done(change.path, before))
+        with self.tree.opened(parent, create=staged_in != parent,
+                              created=self.created_dirs) as fd, \
+                self.tree.opened(staged_in) as from_fd:
+            temp = self.staged[change.path]
+            before = change.before if change.action == "modify" else None
+            if exchange and before is not None and fsops.exchange(temp, name, fd):
+                # the new content is in place; the temporary name now holds the old one
+                self.done.append(_Done(change.path, before))
+                os.unlink(temp, dir_fd=fd)
+            else:
+                os.rename(temp, name, src_dir_fd=from_fd, dst_dir_fd=fd)
+                self.done.append(_Done(change.path, before))
         del self.staged[change.path]
 
     def _sync_dirs(self, dirs: set[str]) -> None:
-        def sync(fd: int) -> None:
-            with suppress(OSError):
+        def sync(rel: str) -> None:
+            with suppress(OSError, Missing, PatchError), self.tree.opened(rel) as fd:
                 os.fsync(fd)
 
-        fds = []
-        for rel in dirs:
-            with suppress(OSError, Missing):
-                fds.append(self.tree.dir_fd(rel))
-        _each(sync, fds)
+        _each(sync, sorted(dirs))
 
     def _prune(self, removed: list[str]) -> None:
         """Remove directories a deletion or rename left empty, as git does."""

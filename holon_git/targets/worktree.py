@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING
 from ..errors import PatchError
 from ..model import Patch
 from ..plan import EXECUTABLE, REGULAR, FileChange, Plan, SourceFile
+from ..policy import Protection
 from .fsops import Tree, identity, split
-from .repo import JOURNAL_DIR
+from .repo import JOURNAL_DIR, git_directories
 
 if TYPE_CHECKING:
     from .transaction import Transaction
@@ -61,9 +62,12 @@ class WorktreeTarget:
     # into the journal, so a large patch never holds every old file in memory at once
     needs_planned_preimages = False
 
-    def __init__(self, root: str, git_dir: str | None = None, durable: bool = False) -> None:
+    def __init__(self, root: str, git_dir: str | None = None, durable: bool = False,
+                 gitfile: str | None = None) -> None:
         self.root = os.path.abspath(root)
         self.git_dir = git_dir  # where the crash journal goes; None outside a repository
+        # no path may lead into these, whatever their names (fsops.Tree compares identities)
+        self.guarded = git_directories(git_dir, gitfile)
         self.durable = durable  # True: fsync files, directories and journal (power loss)
         # paths the patch deletes or renames away: a file there may become a directory, and
         # a directory they empty may become a file (see read)
@@ -74,7 +78,7 @@ class WorktreeTarget:
                 from .journal import refuse_if_pending
 
                 refuse_if_pending(git_dir)
-            self.tree = Tree(self.root)
+            self.tree = Tree(self.root, self.guarded)
         except OSError as exc:
             raise _read_error(exc, None) from exc
 
@@ -144,10 +148,10 @@ class WorktreeTarget:
         except OSError as exc:
             raise _read_error(exc, path) from exc
 
-    def protected_patterns(self) -> list[str]:
-        from .protect import worktree_patterns
+    def protection(self) -> Protection:
+        from .protect import worktree_protection
 
-        return worktree_patterns(self.root, self.git_dir)
+        return worktree_protection(self.root, self.git_dir)
 
     # -- writing -----------------------------------------------------------------------------
     def write(self, plan: Plan) -> dict[str, object]:
