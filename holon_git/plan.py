@@ -53,7 +53,7 @@ EXECUTABLE = 0o100755
 _SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 
 
-@dataclass
+@dataclass(slots=True)
 class SourceFile:
     """A file's pre-image as a target read it."""
 
@@ -74,7 +74,7 @@ class SourceFile:
 Reader = Callable[[str], "SourceFile | None"]
 
 
-@dataclass
+@dataclass(slots=True)
 class HunkResult:
     index: int  # 1-based
     hinted_line: int | None  # old_start as written
@@ -102,7 +102,7 @@ class HunkResult:
         return out
 
 
-@dataclass
+@dataclass(slots=True)
 class FileChange:
     """One file's planned change. After a working-tree write ``after`` is None (the new
     content is on disk), and so is ``before.content`` unless --emit-diff needed it or the
