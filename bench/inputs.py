@@ -345,3 +345,20 @@ def repeat_case(cache: Path, kind: str, n: int, hunks: int) -> RepeatCase:
         patch.write_bytes(text)
         (root / "ready").write_text("")
     return RepeatCase(root / "repo", name, patch, n, hunks, kind == "blank")
+
+
+def envelope_adds(cache: Path, count: int) -> tuple[Path, Path]:
+    """(repository, patch): an envelope of ``count`` empty '*** Add File' sections, against a
+    repository with one committed file."""
+    root = cache / f"envelope-adds-{count}-v1"
+    patch = root / "adds.patch"
+    if not (root / "ready").exists():
+        if root.exists():
+            shutil.rmtree(root)
+        small_repo(root / "repo", 10)
+        with patch.open("wb") as out:
+            out.write(b"*** Begin Patch\n")
+            out.writelines(b"*** Add File: f%d\n" % i for i in range(count))
+            out.write(b"*** End Patch\n")
+        (root / "ready").write_text("")
+    return root / "repo", patch
