@@ -30,7 +30,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import repeat
-from operator import add
+from operator import add, eq
 from typing import NamedTuple
 
 from .errors import PatchError
@@ -246,9 +246,9 @@ class _LineMatches(Matches):
                 self.at_end and start + size != running.length):
             return None
         window = running.window(start, size)
-        keys, level = self.keys, self.level
-        if window == keys if level == 0 else all(
-                KEYS[level](line) == want for line, want in zip(window, keys, strict=True)):
+        key, keys = KEYS[self.level], self.keys
+        # exact: equal lists, unless a last line lacks its newline (the key adds one)
+        if (self.level == 0 and window == keys) or all(map(eq, map(key, window), keys)):
             return Candidate(start, running.to_original(start, size))
         return None
 
@@ -266,19 +266,28 @@ class _LineMatches(Matches):
 
 
 class _ListedMatches(_LineMatches):
-    """The exhaustive reference: every copy listed first, every question answered from the
-    list (as the search worked before copies were counted only as far as needed)."""
+    """The exhaustive reference, for tests: every window of the current file compared with
+    the old side by the level's definition alone (no index, no anchor line), then every
+    question answered from that list."""
 
     def some(self, limit: int) -> list[Candidate]:
         return self.candidates[:limit]
 
     def at(self, start: int) -> Candidate | None:
-        if self._all is None:
-            return super().at(start)  # while the list is being built
         return Matches.at(self, start)
 
     def at_original(self, original: int) -> Candidate | None:
         return Matches.at_original(self, original)
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        if self._all is None:
+            lines, size, key = self.running.lines(), len(self.keys), KEYS[self.level]
+            self._all = [Candidate(start, self.running.to_original(start, size))
+                         for start in range(len(lines) - size + 1)
+                         if (not self.at_end or start + size == len(lines))
+                         and [key(line) for line in lines[start : start + size]] == self.keys]
+        return self._all
 
 
 class RunningFile:

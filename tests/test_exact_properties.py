@@ -170,3 +170,12 @@ def test_bytes_hand_unusual_files_to_the_line_search() -> None:
     else:
         raise AssertionError("a tolerance level was searched on bytes")
     assert outcome(lambda: _apply_hunks(parsed(loose), content, False, "auto"))[1] == b"a\nB\nc\n"
+
+
+def test_a_last_line_without_newline_is_an_exact_copy_for_every_search() -> None:
+    """The exact level ignores a missing final newline: the copy must not need the
+    line-ending tolerance, whichever search finds it."""
+    fp = parsed(b"--- a/f\n+++ b/f\n@@ -2 +2 @@\n-b\n+c\n")
+    for matching in ("auto", "lines", "exhaustive"):
+        after, results, _ = _apply_hunks(fp, b"a\nb", False, matching)
+        assert after == b"a\nc" and results[0].tolerances == [], matching
