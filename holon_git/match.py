@@ -245,12 +245,13 @@ class _LineMatches(Matches):
         if start < 0 or start + size > running.length or (
                 self.at_end and start + size != running.length):
             return None
-        window = running.window(start, size)
-        key, keys = KEYS[self.level], self.keys
-        # exact: equal lists, unless a last line lacks its newline (the key adds one)
-        if (self.level == 0 and window == keys) or all(map(eq, map(key, window), keys)):
-            return Candidate(start, running.to_original(start, size))
-        return None
+        window, keys = running.window(start, size), self.keys
+        if self.level:
+            same = all(map(eq, map(KEYS[self.level], window), keys))
+        else:  # equal lists, or the file's last line without its newline (the key adds one)
+            same = window == keys or (start + size == running.length
+                                      and all(map(eq, map(_key_exact, window), keys)))
+        return Candidate(start, running.to_original(start, size)) if same else None
 
     def at_original(self, original: int) -> Candidate | None:
         start = self.running.to_current(original)
