@@ -275,3 +275,90 @@ def hunks_patch(lines: list[bytes], name: str, centres: list[int]) -> bytes:
         out.append(b"+" + lines[centre].rstrip(b"\n") + b"  # changed\n")
         out.extend(b" " + line for line in lines[centre + 1:end])
     return b"".join(out)
+
+
+# -- repeated lines: matching that repetition must not slow ---------------------------------------
+REPEATED_LINE = b"    pass\n"
+
+
+@dataclass
+class RepeatCase:
+    repo: Path
+    name: str
+    patch: Path
+    lines: int
+    hunks: int
+    zero_context: bool  # git apply needs --unidiff-zero for it
+
+
+def identical_lines_patch(n: int, hunks: int, context: int, name: str) -> bytes:
+    """``hunks`` hunks spread evenly over a file of ``n`` identical lines, each replacing one
+    line amid ``context`` identical lines each side; every header states the exact place."""
+    out = [f"diff --git a/{name} b/{name}\n--- a/{name}\n+++ b/{name}\n".encode()]
+    every = n // hunks
+    for j in range(hunks):
+        centre = j * every + every // 2
+        start = centre - context
+        size = 2 * context + 1
+        out.append(f"@@ -{start + 1},{size} +{start + 1},{size} @@\n".encode())
+        out.extend([b" " + REPEATED_LINE] * context)
+        out.append(b"-" + REPEATED_LINE)
+        out.append(f"+    changed({j})\n".encode())
+        out.extend([b" " + REPEATED_LINE] * context)
+    return b"".join(out)
+
+
+def blank_lines_patch(lines: list[bytes], hunks: int, name: str) -> bytes:
+    """Zero-context hunks (diff -U0), each replacing one of the file's blank lines with a
+    comment: every blank line is a copy of the old side, only the line number says which."""
+    blanks = [i for i, line in enumerate(lines) if line == b"\n"]
+    every = len(blanks) // hunks
+    out = [f"diff --git a/{name} b/{name}\n--- a/{name}\n+++ b/{name}\n".encode()]
+    for j in range(hunks):
+        at = blanks[j * every + every // 2]
+        out.append(f"@@ -{at + 1} +{at + 1} @@\n-\n+# section {j}\n".encode())
+    return b"".join(out)
+
+
+def repeat_case(cache: Path, kind: str, n: int, hunks: int) -> RepeatCase:
+    """kind 'identical' (one line repeated ``n`` times, one-line context), 'identical3'
+    (three lines of context) or 'blank' (a Python-like file, zero-context hunks on its blank
+    lines)."""
+    root = cache / f"repeat-{kind}-{n}-{hunks}-v1"
+    name = "big.py"
+    patch = root / "change.patch"
+    if not (root / "ready").exists():
+        if root.exists():
+            shutil.rmtree(root)
+        repo = root / "repo"
+        repo.mkdir(parents=True)
+        if kind == "blank":
+            lines = big_file_lines(n)
+            text = blank_lines_patch(lines, hunks, name)
+        else:
+            lines = [REPEATED_LINE] * n
+            text = identical_lines_patch(n, hunks, 1 if kind == "identical" else 3, name)
+        (repo / name).write_bytes(b"".join(lines))
+        git(repo, "init", "-q", "-b", "main")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", "repeated lines")
+        patch.write_bytes(text)
+        (root / "ready").write_text("")
+    return RepeatCase(root / "repo", name, patch, n, hunks, kind == "blank")
+
+
+def envelope_adds(cache: Path, count: int) -> tuple[Path, Path]:
+    """(repository, patch): an envelope of ``count`` empty '*** Add File' sections, against a
+    repository with one committed file."""
+    root = cache / f"envelope-adds-{count}-v1"
+    patch = root / "adds.patch"
+    if not (root / "ready").exists():
+        if root.exists():
+            shutil.rmtree(root)
+        small_repo(root / "repo", 10)
+        with patch.open("wb") as out:
+            out.write(b"*** Begin Patch\n")
+            out.writelines(b"*** Add File: f%d\n" % i for i in range(count))
+            out.write(b"*** End Patch\n")
+        (root / "ready").write_text("")
+    return root / "repo", patch

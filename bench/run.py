@@ -32,7 +32,7 @@ GIT = "git apply"
 PATCH = "GNU patch"
 PYGIT2 = "pygit2"
 TOOLS = (HOLON, GIT, PATCH, PYGIT2)
-SCENARIOS = ("large", "bigfile", "startup", "inprocess", "commit")
+SCENARIOS = ("large", "bigfile", "repeats", "limits", "startup", "inprocess", "commit")
 
 PYGIT2_APPLY = """\
 import sys, pygit2
@@ -411,6 +411,87 @@ def scenario_bigfile(cache: Path, reps: int, pyg: bool,
     return rows
 
 
+# Repeated lines (issue 23): (kind, lines, hunks, label). The first of each kind is the base;
+# the others double its hunks or its repetitions (the growth check).
+REPEATS = (
+    ("identical3", 100_000, 64, "100k identical lines, 64 hunks with 3 lines of context"),
+    ("identical", 100_000, 5_000, "100k identical lines, 5,000 one-line-context hunks"),
+    ("identical", 100_000, 10_000, "100k identical lines, 10,000 one-line-context hunks"),
+    ("identical", 200_000, 5_000, "200k identical lines, 5,000 one-line-context hunks"),
+    ("blank", 100_000, 1_000, "blank lines of a 100k-line file, 1,000 zero-context hunks"),
+    ("blank", 100_000, 2_000, "blank lines of a 100k-line file, 2,000 zero-context hunks"),
+    ("blank", 200_000, 1_000, "blank lines of a 200k-line file, 1,000 zero-context hunks"),
+)
+
+
+def scenario_repeats(cache: Path, reps: int, pyg: bool) -> list[Row]:
+    """Files whose lines repeat: every line of a hunk's old side occurs thousands of times,
+    and only the line numbers say which copy is meant."""
+    rows = []
+    for kind, n, hunks, label in REPEATS:
+        case = inputs.repeat_case(cache, kind, n, hunks)
+        repo, target, patch = case.repo, case.repo / case.name, str(case.patch)
+        original = target.read_bytes()
+        zero = ["--unidiff-zero"] if case.zero_context else []
+        tools: dict[str, Callable[[], Run]] = {
+            GIT: lambda p=patch, r=repo, z=zero: run_process(["git", "apply", *z, p], r),
+            HOLON: lambda p=patch, r=repo: run_process([*holon_argv(), "apply", "-q", p], r),
+            PATCH: lambda p=patch, r=repo: run_process(
+                ["patch", "-p1", "-s", "--batch", "--no-backup-if-mismatch", "-i", p], r),
+        }
+        if pyg:
+            tools[PYGIT2] = lambda p=case.patch, r=repo: run_process(
+                pygit2_argv(r, p, "worktree"), r)
+        expected: dict[str, bytes] = {}
+
+        def reset(_: str, target: Path = target, original: bytes = original) -> None:
+            target.write_bytes(original)
+            for leftover in target.parent.glob(f"{target.name}.*"):
+                leftover.unlink()
+            settle()
+
+        def verify(tool: str, target: Path = target,
+                   expected: dict[str, bytes] = expected) -> str:
+            got = target.read_bytes()
+            if tool == GIT:
+                expected[GIT] = got
+            reference = expected.get(GIT)
+            return "" if reference is None or got == reference else "content differs"
+
+        cells = alternate(tools, reps, reset, verify)  # git apply first: the reference
+        reset("")
+        rows.append(Row(label, f"{case.patch.stat().st_size / 1e3:.0f} KB patch, {reps} rounds"
+                        + (", git apply --unidiff-zero" if zero else ""), cells))
+    return rows
+
+
+ADDS = 1_000_000
+
+
+def scenario_limits(cache: Path, reps: int) -> list[Row]:
+    """A million empty envelope additions, --check: refused (patch_too_large) or planned.
+    Only holon-git reads the envelope."""
+    repo, patch = inputs.envelope_adds(cache, ADDS)
+
+    def check() -> Run:
+        got = run_process([*holon_argv(), "apply", "--check", "--json", str(patch)], repo)
+        try:
+            code = (json.loads(got.stdout).get("error") or {}).get("code")
+        except ValueError:
+            return got
+        if code == "patch_too_large":
+            return Run(got.seconds, got.peak_kb, True, stdout="refused patch_too_large")
+        return got
+
+    cells = alternate({HOLON: check}, reps)
+    outcome = next((r.stdout for r in cells[HOLON].runs if r.stdout.startswith("refused")),
+                   "planned")
+    for tool in (GIT, PATCH, PYGIT2):
+        cells[tool] = skipped("n/a")
+    size = patch.stat().st_size / 1e6
+    return [Row(f"1M empty envelope adds, --check ({outcome})", f"{size:.0f} MB patch", cells)]
+
+
 def scenario_startup(cache: Path, reps: int, pyg: bool) -> list[Row]:
     repo = inputs.small_repo(cache / "startup-repo", 20)
     lines = (repo / "module.py").read_bytes().splitlines(keepends=True)
@@ -573,6 +654,31 @@ def targets(rows: list[Row], touched_bytes: int | None) -> list[Target]:
     durable = median_of(rows, "in process: apply_patch(durable=True)")
     add("in-process apply_patch(durable=True) median (opt-in fsync, not the target)",
         "<= 1.00 ms", None if durable is None else durable * 1000, 1.0, " ms")
+    add("100k identical lines, 5,000 one-line-context hunks", "<= 2.00 s",
+        median_of(rows, "100k identical lines, 5,000"), 2.0, " s")
+    for label, double, base_prefix in (
+            ("growth, identical lines: 2x hunks", "100k identical lines, 10,000",
+             "100k identical lines, 5,000"),
+            ("growth, identical lines: 2x repetitions", "200k identical lines, 5,000",
+             "100k identical lines, 5,000"),
+            ("growth, blank lines: 2x hunks", "blank lines of a 100k-line file, 2,000",
+             "blank lines of a 100k-line file, 1,000"),
+            ("growth, blank lines: 2x repetitions", "blank lines of a 200k-line file, 1,000",
+             "blank lines of a 100k-line file, 1,000")):
+        add(label, "<= 2.00x", ratio(median_of(rows, double), median_of(rows, base_prefix)), 2)
+    adds = find(rows, "1M empty envelope adds")
+    if adds is not None and adds.cells[HOLON].median is not None:
+        cell = adds.cells[HOLON]
+        refused = "refused" in adds.scenario
+        seconds, mb = cell.median, (cell.peak_kb or 0) / 1024
+        out.append(Target("1M empty envelope adds, --check",
+                          "refused patch_too_large, or <= 5 s and <= 500 MB",
+                          f"{'refused, ' if refused else ''}{seconds:.2f} s, {mb:.0f} MB",
+                          refused or (seconds <= 5 and mb <= 500)))
+    else:
+        out.append(Target("1M empty envelope adds, --check",
+                          "refused patch_too_large, or <= 5 s and <= 500 MB", "not measured",
+                          None))
     large = find(rows, "large patch, working tree")
     base = find(rows, "startup: apply")
     if large and base and touched_bytes and large.cells[HOLON].peak_kb and \
@@ -642,6 +748,10 @@ def main(argv: list[str] | None = None) -> int:
         elif name == "bigfile":
             sizes = [int(s) for s in args.sizes.split(",") if s]
             rows += scenario_bigfile(cache, args.reps, pyg, sizes, args.big_reps)
+        elif name == "repeats":
+            rows += scenario_repeats(cache, args.reps, pyg)
+        elif name == "limits":
+            rows += scenario_limits(cache, args.reps)
         elif name == "startup":
             rows += scenario_startup(cache, args.startup_reps, pyg)
         elif name == "inprocess":

@@ -8,6 +8,8 @@ from typing import Any
 # code -> default one-line recovery hint naming the rule that failed.
 # docs/errors.md documents every code; a test keeps the two in step.
 HINTS: dict[str, str] = {
+    "patch_too_large": "one patch may hold at most 100,000 file patches, 1,000,000 hunks "
+    "and 10,000,000 lines (docs/patch-format.md); split the change into several patches",
     "empty_patch": "the input holds no file patch: start each file with '--- a/path' and "
     "'+++ b/path' (or 'diff --git a/path b/path')",
     "patch_parse_error": "the patch text is not in a recognised format",

@@ -105,3 +105,31 @@ def test_targets_are_judged_from_the_rows():
     assert got["startup --check / import click"].met is False  # 1.6x
     assert got["in-process apply_patch median"].met is True
     assert got["peak memory above baseline / touched bytes"].value == "1.00x"
+
+
+@pytest.mark.parametrize("kind", ["identical", "identical3", "blank"])
+def test_repeat_cases_apply_with_git_and_holon_alike(tmp_path: Path, kind: str):
+    results = []
+    for tool in ("git", "holon"):
+        case = inputs.repeat_case(tmp_path / tool, kind, 2000, 20)
+        before = (case.repo / case.name).read_bytes()
+        if tool == "git":
+            zero = ["--unidiff-zero"] if case.zero_context else []
+            subprocess.run(["git", "apply", *zero, str(case.patch)], cwd=case.repo, check=True)
+        else:
+            receipt = apply_patch(case.patch.read_bytes(), case.repo)
+            assert receipt.ok, receipt.to_json()
+            # every old side has many copies: the line numbers placed the hunks
+            assert all(h.by_line_number for h in receipt.files[0].hunks)
+        results.append((case.repo / case.name).read_bytes())
+    assert results[0] == results[1] != before
+    assert case.patch.read_bytes().count(b"\n@@ ") == 20
+
+
+def test_envelope_adds_are_empty_add_sections(tmp_path: Path):
+    repo, patch = inputs.envelope_adds(tmp_path, 5)
+    text = patch.read_bytes()
+    assert text.startswith(b"*** Begin Patch\n") and text.endswith(b"*** End Patch\n")
+    assert text.count(b"*** Add File: ") == 5
+    receipt = apply_patch(text, repo, check=True)
+    assert receipt.ok and len(receipt.files) == 5

@@ -150,6 +150,26 @@ def test_errors_md_forged_journal_example_is_refused(tmp_path: Path):
     assert (where / "journal.json").exists()
 
 
+def test_errors_md_patch_too_large_example_is_refused_past_a_lowered_cap(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The real caps need a patch of 100,000 file patches; the example shows three, refused
+    with the file cap lowered to two (and applied when it is three)."""
+    from holon_git.parse import limits
+
+    example = re.search(r"Example:\n.*?```[^\n]*\n(.*?)^```",
+                        documented_codes()["patch_too_large"], flags=re.M | re.S)
+    assert example is not None
+    repo = make_repo(tmp_path / "r", {"README": "x\n"})
+    before = snapshot(repo)
+    monkeypatch.setattr(limits, "MAX_FILES", 2)
+    receipt = apply_patch(example.group(1), repo, check=True)
+    assert receipt.error is not None and receipt.error.code == "patch_too_large"
+    assert receipt.error.details == {"limit": "file patches", "at_most": 2}
+    assert snapshot(repo) == before
+    monkeypatch.setattr(limits, "MAX_FILES", 3)
+    assert apply_patch(example.group(1), repo, check=True).ok
+
+
 # example patches
 
 FENCE = re.compile(r"^```diff holon-example(?P<opts>[^\n]*)\n(?P<body>.*?)^```$", re.M | re.S)

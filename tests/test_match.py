@@ -3,9 +3,24 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from holon_git.core.match import RunningFile, choose, near_miss, split_lines
+from holon_git.core.match import (
+    KEYS,
+    LEVELS,
+    RunningFile,
+    choose,
+    equal_level,
+    near_miss,
+    split_lines,
+)
 from holon_git.errors import PatchError
+
+# One text in the forms the levels tell apart: endings, trailing and inner blanks, tabs,
+# typographic quotes; and a different text.
+LINE_FORMS = [b"a 'b'\n", b"a 'b'\r\n", b"a 'b'", b"a 'b'  \n", b"a  'b'\n", b"\ta 'b'\n",
+              "a \u2018b\u2019\n".encode(), "a\u00a0'b'\n".encode(), b"a 'c'\n", b"\n", b""]
 
 
 def lines(*items: str) -> list[bytes]:
@@ -117,3 +132,12 @@ def test_near_miss_names_the_first_difference():
 def test_near_miss_with_nothing_similar_points_at_the_hint():
     info = near_miss(lines("a", "b", "c"), lines("zzz"), 2)
     assert info["nearest_line"] == 3
+
+
+@given(st.lists(st.tuples(st.sampled_from(LINE_FORMS), st.sampled_from(LINE_FORMS)),
+                max_size=6), st.integers(0, len(LEVELS)))
+def test_equal_level_is_the_first_level_that_makes_every_pair_equal(pairs, limit):
+    first, second = [a for a, _ in pairs], [b for _, b in pairs]
+    naive = next((level for level, key in enumerate(KEYS[:limit])
+                  if all(key(a) == key(b) for a, b in pairs)), limit)
+    assert equal_level(first, second, limit) == naive

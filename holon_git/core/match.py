@@ -16,16 +16,21 @@ anything:
 At that level the match must be unique in the whole file. When several copies match, the one
 starting exactly at the hinted line wins if it is the only one there; otherwise the hunk is
 refused as ambiguous. Hunks of one file see the file as the earlier hunks left it.
+
+Copies are found only as far as a question needs (``Matches``): whether there is one, whether
+there is a second (searching outward from the hinted line), whether one starts at a given
+line. All of them are listed only to word a refusal, or for an envelope's '@@' anchor; so a
+line repeated a hundred thousand times costs a hunk a few window comparisons, not one each.
 """
 
 from __future__ import annotations
 
 import io
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import repeat
-from operator import add
+from operator import add, eq
 from typing import NamedTuple
 
 from ..errors import PatchError
@@ -147,9 +152,143 @@ class Candidate(NamedTuple):
     original: int | None  # index in the original file; None when it overlaps an earlier edit
 
 
-class Found(NamedTuple):
-    candidates: list[Candidate]
+class Matches:
+    """The copies of a hunk's old side at one comparison level, found only as far as a
+    question needs. ``candidates`` lists them all, in order; the other questions stop early."""
+
     level: int
+
+    def some(self, limit: int) -> list[Candidate]:
+        """Up to ``limit`` copies (the first ones found, nearest the hinted line first)."""
+        return self.candidates[:limit]
+
+    def __bool__(self) -> bool:
+        return bool(self.some(1))
+
+    def at(self, start: int) -> Candidate | None:
+        """The copy starting at line ``start`` of the current file, if there is one."""
+        return next((c for c in self.candidates if c.start == start), None)
+
+    def at_original(self, original: int) -> Candidate | None:
+        """The copy made of untouched lines that starts at ``original`` in the original file."""
+        return next((c for c in self.candidates if c.original == original), None)
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        raise NotImplementedError
+
+
+class Found(Matches):
+    """Copies already listed (a search's answer narrowed down, or the exhaustive reference)."""
+
+    def __init__(self, candidates: list[Candidate], level: int) -> None:
+        self._candidates = candidates
+        self.level = level
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        return self._candidates
+
+
+class _LineMatches(Matches):
+    """Copies in a RunningFile: every copy holds the old side's ``anchor`` line, so the
+    places of that line (in the original file's index, and in the lines earlier hunks added)
+    are the places to try; they are tried outward from ``pivot`` (an original line)."""
+
+    def __init__(self, running: RunningFile, keys: list[bytes], level: int, at_end: bool,
+                 anchor: int, pivot: int) -> None:
+        self.running, self.keys, self.level = running, keys, level
+        self.at_end, self.anchor, self.pivot = at_end, anchor, pivot
+        self._found: list[Candidate] = []
+        self._pending: Iterator[int] | None = None  # starts not yet tried
+        self._all: list[Candidate] | None = None
+
+    def _starts(self) -> Iterator[int]:
+        running, anchor = self.running, self.anchor
+        key, want = KEYS[self.level], self.keys[anchor]
+        if running._added[self.level].get(want):
+            for edit, cstart in zip(running._edits, running._cstarts, strict=True):
+                for offset, line in enumerate(edit.new):
+                    if key(line) == want:
+                        yield cstart + offset - anchor
+        places = running._index(self.level).positions(want)
+        right = bisect_left(places, self.pivot + anchor)
+        left = right - 1
+        while left >= 0 or right < len(places):
+            if right < len(places):
+                cur = running.to_current(places[right])
+                if cur is not None:
+                    yield cur - anchor
+                right += 1
+            if left >= 0:
+                cur = running.to_current(places[left])
+                if cur is not None:
+                    yield cur - anchor
+                left -= 1
+
+    def some(self, limit: int) -> list[Candidate]:
+        if self._all is not None:
+            return self._all[:limit]
+        if self._pending is None:
+            self._pending = self._starts()
+        while len(self._found) < limit:
+            start = next(self._pending, None)
+            if start is None:
+                break
+            found = self.at(start)
+            if found is not None and found not in self._found:
+                self._found.append(found)
+        return self._found[:limit]
+
+    def at(self, start: int) -> Candidate | None:
+        size, running = len(self.keys), self.running
+        if start < 0 or start + size > running.length or (
+                self.at_end and start + size != running.length):
+            return None
+        window, keys = running.window(start, size), self.keys
+        if self.level:
+            same = all(map(eq, map(KEYS[self.level], window), keys))
+        else:  # equal lists, or the file's last line without its newline (the key adds one)
+            same = window == keys or (start + size == running.length
+                                      and all(map(eq, map(_key_exact, window), keys)))
+        return Candidate(start, running.to_original(start, size)) if same else None
+
+    def at_original(self, original: int) -> Candidate | None:
+        start = self.running.to_current(original)
+        found = None if start is None else self.at(start)
+        return found if found is not None and found.original == original else None
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        if self._all is None:
+            starts = set(self._starts())
+            self._all = [c for c in map(self.at, sorted(starts)) if c is not None]
+        return self._all
+
+
+class _ListedMatches(_LineMatches):
+    """The exhaustive reference, for tests: every window of the current file compared with
+    the old side by the level's definition alone (no index, no anchor line), then every
+    question answered from that list."""
+
+    def some(self, limit: int) -> list[Candidate]:
+        return self.candidates[:limit]
+
+    def at(self, start: int) -> Candidate | None:
+        return Matches.at(self, start)
+
+    def at_original(self, original: int) -> Candidate | None:
+        return Matches.at_original(self, original)
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        if self._all is None:
+            lines, size, key = self.running.lines(), len(self.keys), KEYS[self.level]
+            self._all = [Candidate(start, self.running.to_original(start, size))
+                         for start in range(len(lines) - size + 1)
+                         if (not self.at_end or start + size == len(lines))
+                         and [key(line) for line in lines[start : start + size]] == self.keys]
+        return self._all
 
 
 class RunningFile:
@@ -159,8 +298,11 @@ class RunningFile:
     of edits, and any window of it is read through that list. ``lines()`` builds it once.
     """
 
+    exhaustive = False  # True: list every copy before deciding (the reference, for tests)
+
     def __init__(self, lines: list[bytes]) -> None:
         self.original = lines
+        self._base = len(lines)  # lines of the original file
         self._edits: list[_Edit] = []
         self._ends: list[int] = []  # original end of each edit
         self._cstarts: list[int] = []  # current index of each edit's new lines
@@ -197,6 +339,10 @@ class RunningFile:
         """The whole current file."""
         return self.window(0, self.length)
 
+    def content(self) -> bytes:
+        """The whole current file, as bytes."""
+        return b"".join(self.lines())
+
     @property
     def current(self) -> list[bytes]:
         return self.lines()
@@ -227,11 +373,8 @@ class RunningFile:
         current file's lines from ``start`` on, or None."""
         if start < 0 or start + len(lines) > self.length or not lines:
             return None
-        window = self.window(start, len(lines))
-        for level, key in enumerate(KEYS[:levels]):
-            if all(key(a) == key(b) for a, b in zip(window, lines, strict=True)):
-                return level
-        return None
+        level = equal_level(self.window(start, len(lines)), lines, levels)
+        return level if level < levels else None
 
     # -- which hunks made what ---------------------------------------------------------------
     def hunks_in_current(self, start: int, length: int) -> list[int]:
@@ -275,14 +418,19 @@ class RunningFile:
             self._added[level] = Counter(key(line) for e in self._edits for line in e.new)
         return index
 
-    def find(self, old: Sequence[bytes], level: int, at_end: bool = False) -> list[Candidate]:
-        """Every current position where ``old`` matches under ``level``."""
-        key = KEYS[level]
+    def keys_of(self, old: Sequence[bytes], level: int) -> list[bytes]:
+        """The old side's lines as ``level`` compares them."""
         if level == 0:  # _key_exact, inline: this runs for every line of every hunk
-            keys = list(old) if whole_lines(old) else [
+            return list(old) if whole_lines(old) else [
                 line if line.endswith(b"\n") else line + b"\n" for line in old]
-        else:
-            keys = [key(line) for line in old]
+        key = KEYS[level]
+        return [key(line) for line in old]
+
+    def matches(self, old: Sequence[bytes], level: int, at_end: bool = False,
+                near: int | None = None) -> Matches:
+        """The copies of ``old`` under ``level``, found lazily outward from the original line
+        ``near`` (the hinted line)."""
+        keys = self.keys_of(old, level)
         index = self._index(level)
         added = self._added[level]
         # Every match contains every old line, so any line finds them all; a rare one finds
@@ -294,41 +442,27 @@ class RunningFile:
             zeros = repeat(0)
             rarity = list(map(add, map(index.count.get, keys, zeros), map(added.get, keys, zeros)))
             anchor = rarity.index(min(rarity))
-        starts: set[int] = set()
-        for pos in index.positions(keys[anchor]):
-            cur = self.to_current(pos)
-            if cur is not None:
-                starts.add(cur - anchor)
-        if added.get(keys[anchor]):
-            for edit, cstart in zip(self._edits, self._cstarts, strict=True):
-                for offset, line in enumerate(edit.new):
-                    if key(line) == keys[anchor]:
-                        starts.add(cstart + offset - anchor)
-        size, length = len(keys), self.length
-        found = []
-        for start in sorted(starts):
-            if start < 0 or start + size > length or (at_end and start + size != length):
-                continue
-            window = self.window(start, size)
-            if (level == 0 and window == keys) or all(
-                    key(line) == want for line, want in zip(window, keys, strict=True)):
-                found.append(Candidate(start, self.to_original(start, size)))
-        return found
+        kind = _ListedMatches if self.exhaustive else _LineMatches
+        return kind(self, keys, level, at_end, anchor, near or 0)
+
+    def find(self, old: Sequence[bytes], level: int, at_end: bool = False) -> list[Candidate]:
+        """Every current position where ``old`` matches under ``level``."""
+        return self.matches(old, level, at_end).candidates
 
     def search(self, old: Sequence[bytes], at_end: bool = False,
-               levels: Iterable[int] = range(len(LEVELS))) -> Found:
-        """Candidates at the first level that finds any (empty list if none does)."""
+               levels: Iterable[int] = range(len(LEVELS)), near: int | None = None) -> Matches:
+        """The copies at the first level that finds any (none if no level does)."""
         for level in levels:
-            found = self.find(old, level, at_end)
+            found = self.matches(old, level, at_end, near)
             if found:
-                return Found(found, level)
+                return found
         return Found([], len(LEVELS) - 1)
 
     # -- editing -----------------------------------------------------------------------------
-    def replace(self, start: int, old_size: int, new: list[bytes], hunk: int = 0) -> None:
+    def replace(self, start: int, old_size: int, new: list[bytes], hunk: int = 0) -> int:
         """Replace a clean window of the current file; only the lines that differ are recorded
         as the edit (made by ``hunk``), so later hunks may still use this hunk's unchanged
-        context."""
+        context. Returns the edit's place in the sorted list of edits."""
         window = self.window(start, old_size)
         head = 0
         while head < min(len(window), len(new)) and window[head] == new[head]:
@@ -354,12 +488,31 @@ class RunningFile:
             self._cstarts.append(cstart)
             self._bends.append(cstart + len(later.new))
             self._shift.append(self._shift[-1] + len(later.new) - (later.end - later.start))
-        self.length = len(self.original) + self._shift[-1]
+        self.length = self._base + self._shift[-1]
         for level, counter in self._added.items():
             if level == 0 and whole_lines(edit.new):
                 counter.update(edit.new)  # every line ends with a newline: its own exact key
             else:
                 counter.update(map(KEYS[level], edit.new))
+        return k
+
+
+def equal_level(first: Sequence[bytes], second: Sequence[bytes],
+                limit: int = len(LEVELS)) -> int:
+    """The first comparison level at which two runs of lines (of one length) are equal, or
+    ``limit`` when none below it makes them so. Each level makes equal whatever a stricter
+    one does, so the answer is the loosest level any one pair of lines needs: a pair is
+    compared level by level only from the level the pairs before it needed."""
+    level = 0
+    loosest = KEYS[limit - 1] if limit else None
+    for a, b in zip(first, second, strict=True):
+        if a == b:
+            continue
+        if loosest is None or loosest(a) != loosest(b):
+            return limit  # no level up to the limit makes this pair equal
+        while KEYS[level](a) != KEYS[level](b):
+            level += 1
+    return level
 
 
 def telling_levels(old: Sequence[bytes], new: Sequence[bytes]) -> int:
@@ -368,21 +521,20 @@ def telling_levels(old: Sequence[bytes], new: Sequence[bytes]) -> int:
     cannot say which of them a file holds)."""
     if len(old) != len(new):
         return len(LEVELS)
-    for level, key in enumerate(KEYS):
-        if all(key(a) == key(b) for a, b in zip(old, new, strict=True)):
-            return level
-    return len(LEVELS)
+    return equal_level(old, new)
 
 
-def choose(found: Found, hints: Sequence[int | None]) -> tuple[Candidate, bool]:
-    """Pick the one candidate; returns (candidate, decided_by_hint) or raises."""
-    cands = found.candidates
-    if len(cands) == 1:
-        return cands[0], False
-    wanted = {h for h in hints if h is not None}
-    at_hint = [c for c in cands if c.original is not None and c.original in wanted]
+def choose(found: Matches, hints: Sequence[int | None]) -> tuple[Candidate, bool]:
+    """Pick the one candidate; returns (candidate, decided_by_hint) or raises. Only as many
+    copies are sought as decide it: a second one, then the copies at the hinted lines."""
+    some = found.some(2)
+    if len(some) == 1:
+        return some[0], False
+    at_hint = [c for h in sorted({h for h in hints if h is not None})
+               if (c := found.at_original(h)) is not None]
     if len(at_hint) == 1:
         return at_hint[0], True
+    cands = found.candidates
     lines = [(c.original if c.original is not None else c.start) + 1 for c in cands]
     raise PatchError(
         "ambiguous_context",

@@ -153,7 +153,7 @@ def sides(lines: Sequence[HunkLine]) -> tuple[list[bytes], list[bytes]]:
     return old_side(lines), new_side(lines)
 
 
-@dataclass
+@dataclass(slots=True)
 class Hunk:
     old_start: int | None  # as written; None for a bare "@@" header
     old_count: int | None
@@ -214,7 +214,7 @@ class Hunk:
         )
 
 
-@dataclass
+@dataclass(slots=True)
 class FilePatch:
     kind: FileKind
     old_path: str | None  # None for an added file

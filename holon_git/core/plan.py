@@ -20,6 +20,7 @@ from .match import (
     LEVELS,
     WHITESPACE,
     Found,
+    Matches,
     RunningFile,
     choose,
     key_ws,
@@ -53,7 +54,7 @@ EXECUTABLE = 0o100755
 _SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 
 
-@dataclass
+@dataclass(slots=True)
 class SourceFile:
     """A file's pre-image as a target read it."""
 
@@ -74,7 +75,7 @@ class SourceFile:
 Reader = Callable[[str], "SourceFile | None"]
 
 
-@dataclass
+@dataclass(slots=True)
 class HunkResult:
     index: int  # 1-based
     hinted_line: int | None  # old_start as written
@@ -102,7 +103,7 @@ class HunkResult:
         return out
 
 
-@dataclass
+@dataclass(slots=True)
 class FileChange:
     """One file's planned change. After a working-tree write ``after`` is None (the new
     content is on disk), and so is ``before.content`` unless --emit-diff needed it or the
@@ -364,11 +365,40 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
     return change
 
 
-def _apply_hunks(fp: FilePatch, content: bytes,
-                 reverse: bool) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
+# A file is searched on its bytes while hunks x size stays under this: each hunk's search
+# reads the whole file (in C), where the line search splits and indexes it once.
+BYTES_FIRST_BUDGET = 8 << 20
+
+
+def _apply_hunks(fp: FilePatch, content: bytes, reverse: bool,
+                 matching: str = "auto") -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     """The file patch's hunks applied to ``content``: the new content, where each hunk went,
-    and the notes; raises the first hunk's refusal, located."""
+    and the notes; raises the first hunk's refusal, located.
+
+    ``matching``: "auto" places on the file's bytes first (exact.py) and falls back to the
+    line search for anything unusual; "lines" uses the line search only; "exhaustive" also
+    lists every copy of an old side before deciding (the reference the tests compare with).
+    """
+    if matching == "auto" and _bytes_first(fp, content):
+        from .exact import ByteFile, Unusual
+
+        try:
+            return _apply_on(ByteFile(content), fp, content, reverse)
+        except (Unusual, PatchError):
+            pass  # the line search decides, and words any refusal
     running = RunningFile(split_lines(content))
+    running.exhaustive = matching == "exhaustive"
+    return _apply_on(running, fp, content, reverse)
+
+
+def _bytes_first(fp: FilePatch, content: bytes) -> bool:
+    return (content.endswith(b"\n") and len(fp.hunks) * len(content) <= BYTES_FIRST_BUDGET
+            and not any(h.anchor_text or h.anchor_end or h.old_no_newline or h.new_no_newline
+                        for h in fp.hunks))
+
+
+def _apply_on(running: RunningFile, fp: FilePatch, content: bytes,
+              reverse: bool) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     applier = _HunkApplier(running, content, reverse)
     results = []
     for number, hunk in enumerate(fp.hunks, 1):
@@ -376,7 +406,7 @@ def _apply_hunks(fp: FilePatch, content: bytes,
             results.append(applier.apply(hunk, number))
         except PatchError as err:
             raise err.located(hunk=number, patch_line=hunk.patch_line) from None
-    return b"".join(running.lines()), results, applier.diagnostics
+    return running.content(), results, applier.diagnostics
 
 
 def _rescue(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
@@ -426,6 +456,7 @@ class _HunkApplier:
         self.reverse = reverse
         self.drift = 0
         self.diagnostics: list[Diagnostic] = []
+        self._sits: dict[int, bool] = {}  # claims of the current hunk: its new side is there
 
     @cached_property
     def eol(self) -> bytes | None:
@@ -445,6 +476,7 @@ class _HunkApplier:
 
     def apply(self, hunk: Hunk, number: int) -> HunkResult:
         running = self.running
+        self._sits.clear()
         lines: Sequence[HunkLine] = hunk.lines  # a packed body stays packed unless needed
         old, new = sides(lines)
         raw_hint = None
@@ -474,20 +506,20 @@ class _HunkApplier:
             original, level, by_hint = running.to_original(start, 0), 0, False
             assert original is not None
         else:
-            found = running.search(old, at_end)
-            if not found.candidates and 0 < hunk.optional_tail < len(old):
+            near = hints[1]
+            found = running.search(old, at_end, near=near)
+            if not found and 0 < hunk.optional_tail < len(old):
                 lines = list(lines)[: len(lines) - hunk.optional_tail]
                 old, new = sides(lines)
-                found = running.search(old, at_end)
+                found = running.search(old, at_end, near=near)
                 tolerances.append("trailing_blank_lines_as_separator")
-            if not found.candidates:
+            if not found:
                 raise self._not_found(hunk, number, new, old, hints[1])
             if new != old:
                 hinted = self._hint_claims(hunk, hints[1], new)
                 hinted += self._anchor_claims(hunk, new, found)
                 edges = [at for at in self._edge_claims(hunk, lines, new) if at not in hinted]
-                self._refuse_if_applied(hunk, new, [*hinted, *edges], old,
-                                        [c.start for c in found.candidates], edges)
+                self._refuse_if_applied(hunk, new, [*hinted, *edges], old, found, edges)
             if not new and raw_hint is not None and len(old) < running.length:
                 found = _at_hint_only(found, hints)
             try:
@@ -511,7 +543,7 @@ class _HunkApplier:
             start, original, level = candidate.start, candidate.original, found.level
             if new != old:  # the new side where this match would put it
                 self._refuse_if_applied(hunk, new, [start, start + len(old) - len(new)], old,
-                                        [start])
+                                        Found([candidate], level))
         if level:
             tolerances.append(LEVELS[level])
         size = len(old)
@@ -560,7 +592,7 @@ class _HunkApplier:
         already has under a strict level: the patch was applied (a re-send), and the loose
         copy is another place that merely looks alike. Never edit that one."""
         strict = range(min(WHITESPACE, telling_levels(old, new)))
-        if new and new != old and self.running.search(new, at_end, levels=strict).candidates:
+        if new and new != old and self.running.search(new, at_end, levels=strict):
             raise self._applied_error("the hunk's new lines are already in the file; its old "
                                       "lines match elsewhere only with whitespace or "
                                       "punctuation ignored")
@@ -612,7 +644,7 @@ class _HunkApplier:
         return claims
 
     def _refuse_if_applied(self, hunk: Hunk, new: list[bytes], claims: Iterable[int],
-                           old: Sequence[bytes] = (), matches: Iterable[int] = (),
+                           old: Sequence[bytes] = (), matches: Matches | None = None,
                            edges: Sequence[int] = ()) -> None:
         """Refuse when the hunk's new side already sits at a place the hunk claims.
 
@@ -622,28 +654,37 @@ class _HunkApplier:
         old side: a hunk whose context was cut short in the middle of a file does not claim
         the file's end. A hunk that changes whether the file ends with a newline sits only at
         the end, with the ending its new side has (the comparison levels ignore a missing
-        final newline).
+        final newline). Only the matches near a claim where the new side sits are sought.
         """
         if not new:
             return
         running = self.running
         ending = None if hunk.old_no_newline == hunk.new_no_newline else not hunk.new_no_newline
-        wanted = [key_ws(line) for line in new]
-        olds = [key_ws(line) for line in old]
-        matches = list(matches)
+        wanted = olds = None
+        size, telling = len(new), telling_levels(old, new)
+
+        def match_at(start: int) -> bool:
+            return matches is not None and matches.at(start) is not None
+
         for at in dict.fromkeys(claims):
-            if ending is not None and (at + len(new) != running.length or ending != (
+            if ending is not None and (at + size != running.length or ending != (
                     running.last_line() or b"").endswith(b"\n")):
                 continue
-            if any(m <= at and at + len(new) <= m + len(olds)
-                   and olds[at - m : at - m + len(new)] == wanted for m in matches):
+            sits = self._sits.get(at)
+            if sits is None:
+                sits = self._sits[at] = running.sits_at(at, new, telling) is not None
+            if not sits:
                 continue
-            if at in edges and not any(at < m + len(olds) and m < at + len(new)
-                                       for m in matches):
+            if wanted is None:
+                wanted, olds = [key_ws(line) for line in new], [key_ws(line) for line in old]
+            assert olds is not None
+            if any(olds[at - m : at - m + size] == wanted and match_at(m)
+                   for m in range(at + size - len(olds), at + 1)):
+                continue
+            if at in edges and not any(map(match_at, range(at - len(olds) + 1, at + size))):
                 continue  # an edge the new side would reach only away from the old side
-            if running.sits_at(at, new, telling_levels(old, new)) is not None:
-                raise self._applied_error(
-                    f"the hunk's new lines are already at line {at + 1}, where the hunk goes")
+            raise self._applied_error(
+                f"the hunk's new lines are already at line {at + 1}, where the hunk goes")
 
     def _not_found(self, hunk: Hunk, number: int, new: list[bytes], old: list[bytes],
                    hint: int | None) -> PatchError:
@@ -653,7 +694,7 @@ class _HunkApplier:
             earlier = running.hunks_in_original(start, len(old))
             if earlier:
                 return _overlapping(earlier, number)
-        if new and new != old and running.search(new, at_end).candidates:
+        if new and new != old and running.search(new, at_end):
             return self._applied_error("the hunk's new lines are already in the file and its "
                                        "old lines are not")
         # near misses are shown in the file as it is on disk, never as earlier hunks left it
@@ -668,13 +709,13 @@ class _HunkApplier:
         return PatchError("context_not_found", message, details=details)
 
 
-def _at_hint_only(found: Found, hints: Sequence[int | None]) -> Found:
+def _at_hint_only(found: Matches, hints: Sequence[int | None]) -> Found:
     """A hunk that only removes lines, with no context (diff -U0), leaves nothing behind to
     recognise it by: sent again, it would remove the next copy of its lines. So when it has
     a line number, it is placed only where that number (or the drift-corrected one) says
     (unless it removes the whole file, which has no second copy)."""
-    wanted = {h for h in hints if h is not None}
-    at_hint = [c for c in found.candidates if c.original in wanted]
+    at_hint = [c for h in sorted({h for h in hints if h is not None})
+               if (c := found.at_original(h)) is not None]
     if not at_hint:
         lines = ", ".join(str((c.original if c.original is not None else c.start) + 1)
                           for c in found.candidates[:10])
@@ -682,7 +723,7 @@ def _at_hint_only(found: Found, hints: Sequence[int | None]) -> Found:
                          f"its line number does not hold them (they are at line {lines}), so "
                          "nothing says which lines are meant",
                          hint="add a few unchanged lines around the removed lines as context")
-    return Found(at_hint, found.level)
+    return Found(sorted(at_hint), found.level)
 
 
 def _overlapping(earlier: list[int], number: int) -> PatchError:

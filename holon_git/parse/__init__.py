@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..core.model import Diagnostic, Patch
 from ..errors import PatchError
+from . import limits
 from .checks import check_duplicates
 from .text import Lines, header_text, split_lines, unfence
 from .unified import parse_unified
@@ -48,6 +49,7 @@ def parse_patch(data: bytes | str, *, format: str = "auto", strip: int | None = 
     if format not in FORMATS:
         raise PatchError("usage_error", f"unknown patch format {format!r}")
     data, bom = _without_bom(data)
+    limits.check_text(data)
     lines, notes = unfence(split_lines(data))
     if bom:
         notes.insert(0, Diagnostic("byte_order_mark", "the UTF-8 byte order mark before the "
@@ -69,6 +71,7 @@ def merge_patches(patches: list[Patch]) -> Patch:
     if len(patches) == 1:
         return patches[0]
     files = [fp for patch in patches for fp in patch.files]
+    limits.check_totals(len(files), sum(len(fp.hunks) for fp in files))
     check_duplicates(files)
     formats = {patch.format for patch in patches}
     return Patch(files, formats.pop() if len(formats) == 1 else "mixed",

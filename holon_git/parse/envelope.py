@@ -29,6 +29,7 @@ from ..core.model import (
 )
 from ..errors import PatchError
 from .checks import check_duplicates
+from .limits import Tally
 from .text import Lines, header_text
 
 BEGIN = b"*** Begin Patch"
@@ -63,6 +64,7 @@ class EnvelopeParser:
         self.numbers = lines.numbers
         self.pos = 0
         self.diagnostics: list[Diagnostic] = []
+        self.tally = Tally()  # file patches and hunks, against the caps
 
     # -- helpers -----------------------------------------------------------------------------
     def _no(self, index: int) -> int:
@@ -108,6 +110,7 @@ class EnvelopeParser:
             text = _marker(self.items[self.pos])
             if text == END:
                 break
+            self.tally.file(self._no(self.pos))
             files.append(self._section(text))
         self.pos += 1
         self._skip_blank()
@@ -250,6 +253,7 @@ class EnvelopeParser:
             lines.pop()
             ends_in_newline = True
         if lines:
+            self.tally.hunk(fp.patch_line)
             fp.hunks.append(Hunk(None, None, None, None, lines, fp.patch_line,
                                  new_no_newline=not ends_in_newline))
 
@@ -280,6 +284,7 @@ class EnvelopeParser:
                 raise self._error("malformed_hunk", f"expected an '@@' hunk, found "
                                   f"'{_decode(header_text(line)[:60])}'", path=fp.path,
                                   hunk=number, hint=_HUNK_HINT)
+            self.tally.hunk(hunk.patch_line)
             self._hunk_body(hunk, fp, number)
             fp.hunks.append(hunk)
 

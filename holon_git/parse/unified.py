@@ -25,6 +25,7 @@ from ..errors import PatchError
 from .checks import check_duplicates
 from .epoch import epoch_stamp, missing_side
 from .header import FileHeader, HeaderResolver, split_git_header
+from .limits import Tally
 from .names import header_name, unquote
 from .other_formats import UNIFIED_HINT, other_format_hunk, other_format_of
 from .text import Lines, header_text
@@ -59,6 +60,7 @@ class UnifiedParser:
         self.strip = strip
         self.pos = 0
         self.diagnostics: list[Diagnostic] = []
+        self.tally = Tally()  # file patches and hunks, against the caps
 
     # -- helpers -----------------------------------------------------------------------------
     def _line(self, index: int) -> bytes | None:
@@ -91,6 +93,7 @@ class UnifiedParser:
                 if skipped_from is not None:
                     self._note_skipped(skipped_from, self.pos)
                     skipped_from = None
+                self.tally.file(self._no(self.pos))
                 files.append(self._file_patch())
                 continue
             self._refuse_stray(self.pos)
@@ -238,6 +241,7 @@ class UnifiedParser:
             text = header_text(self.items[self.pos])
             if not text.startswith(b"@@"):
                 return
+            self.tally.hunk(self._no(self.pos))
             hunk = self._hunk_header(text, fp, len(fp.hunks) + 1)
             self.pos += 1
             if self._plain_body(hunk):
