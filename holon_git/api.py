@@ -23,7 +23,6 @@ from .core.plan import check_expected, plan_patch
 from .core.policy import check_protected, select_files
 from .core.threeway import KnownVersions
 from .errors import PatchError
-from .git.diff import render_diff
 from .git.libgit2 import coded_failure
 from .parse import parse_patch
 from .receipt import APPLIED, CHECKED, PARTIAL, REFUSED, Receipt
@@ -169,7 +168,11 @@ def apply_patch(
                                   keep_preimages=keep, on_planned=on_planned,
                                   three_way=versions)
                 destination.validate(plan)
-                diff = render_diff(destination.diff_sides(plan)) if emit_diff else None
+                diff = None
+                if emit_diff:
+                    from .git.diff import render_diff  # --emit-diff only: start-up counts
+
+                    diff = render_diff(destination.diff_sides(plan))
                 receipt = Receipt.from_plan(plan, CHECKED if check else APPLIED, target=target,
                                             reverse=reverse)
                 if not check:

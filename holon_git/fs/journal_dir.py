@@ -15,8 +15,8 @@ import stat
 from typing import Any
 
 from ..errors import PatchError
+from ..git.location import JOURNAL_DIR
 
-JOURNAL_DIR = "holon-apply"  # crash journals of working-tree applies, in the git dir
 JOURNAL_FILE = "journal.json"
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
 

@@ -1,8 +1,7 @@
 """--emit-diff: the canonical git diff of what was applied, produced by libgit2's diff.
 
-A plan's changes become pairs of contents (``Side``); a target whose write stores something
-other than what the plan holds (the index stores cleaned blobs) gives its own sides
-(targets/base.py ``diff_sides``).
+The sides come from the target (targets/base.py ``Side``, ``diff_sides``): a plan's changes as
+pairs of contents, as the target read and wrote them.
 
 Each changed file's old and new contents are stored in a throwaway object database (an
 in-memory repository over a temporary loose-object directory: nothing touches the target
@@ -13,40 +12,13 @@ as git sorts it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
+from typing import Any
 
-from ..core.plan import REGULAR, Plan
 from .libgit2 import pygit2
 
 
-@dataclass(frozen=True)
-class Side:
-    old_path: str | None
-    new_path: str | None
-    old: bytes | None  # None: the file did not exist
-    new: bytes | None
-    old_mode: int = REGULAR
-    new_mode: int = REGULAR
-
-
-def plan_sides(plan: Plan) -> list[Side]:
-    """The sides of a plan as its target read and wrote them."""
-    sides = []
-    for change in plan.changes:
-        before = change.before
-        old_mode = before.mode if before is not None else REGULAR
-        sides.append(Side(
-            change.old_path if before is not None else None,
-            change.new_path if change.after is not None else None,
-            before.data if before is not None else None,
-            change.after,
-            old_mode,
-            change.mode if change.mode is not None else old_mode,
-        ))
-    return sides
-
-
-def render_diff(sides: list[Side]) -> bytes:
+def render_diff(sides: Iterable[Any]) -> bytes:
     import tempfile  # only --emit-diff needs it: start-up counts
 
     with tempfile.TemporaryDirectory(prefix="holon-diff-") as objects:

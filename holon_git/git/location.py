@@ -16,6 +16,7 @@ from ..errors import PatchError
 from .libgit2 import pygit2
 from .ownership import ensure_valid_ownership
 
+JOURNAL_DIR = "holon-apply"  # crash journals of working-tree applies, in the git dir (fs/)
 _TRUE = ("1", "true", "yes", "on")
 
 

@@ -19,20 +19,17 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 from ..core.model import Patch
-from ..core.plan import FileChange, Plan, SourceFile
+from ..core.plan import REGULAR, FileChange, Plan, SourceFile
 from ..core.policy import Protection
 from ..core.threeway import KnownVersions
-from ..git.diff import Side, plan_sides
 
 OnPlanned = Callable[[FileChange], None]
 
 
-@dataclass(frozen=True)
-class CommitSpec:
+class CommitSpec(NamedTuple):  # a named tuple: cheaper to build at start-up than a dataclass
     """What to commit with, and where: the current branch, or ``ref`` (a branch name)."""
 
     message: str
@@ -41,6 +38,34 @@ class CommitSpec:
     # Called after the commit object exists and before the branch is compare-and-swapped;
     # lets tests (and cautious automation) observe or provoke a concurrent update.
     on_ref_update: Callable[[], None] | None = None
+
+
+class Side(NamedTuple):  # a named tuple: cheaper to build at start-up than a dataclass
+    """One changed file as --emit-diff compares it (git/diff.py renders the diff)."""
+
+    old_path: str | None
+    new_path: str | None
+    old: bytes | None  # None: the file did not exist
+    new: bytes | None
+    old_mode: int = REGULAR
+    new_mode: int = REGULAR
+
+
+def plan_sides(plan: Plan) -> list[Side]:
+    """The sides of a plan as its target read and wrote them."""
+    sides = []
+    for change in plan.changes:
+        before = change.before
+        old_mode = before.mode if before is not None else REGULAR
+        sides.append(Side(
+            change.old_path if before is not None else None,
+            change.new_path if change.after is not None else None,
+            before.data if before is not None else None,
+            change.after,
+            old_mode,
+            change.mode if change.mode is not None else old_mode,
+        ))
+    return sides
 
 
 class Target(ABC):

@@ -29,7 +29,6 @@ from ..fs.lock import IndexLock
 from ..fs.signals import FORWARD, HeldSignals, checkpoint
 from ..git import history
 from ..git.commit import BranchUpdate
-from ..git.diff import Side, plan_sides
 from ..git.location import git_directories
 from ..git.loose import keep_preimages
 from ..git.objects import PlannedBlobs, blob_id, require_objects
@@ -38,7 +37,7 @@ from ..git.refs import current_tip, head_commit, tree_of
 from ..git.repository import GitRepo, open_repository
 from ..git.stage import Entry, Stage, load_index, write_index
 from ..git.versions import RepositoryVersions
-from .base import CommitSpec, OnPlanned, Target
+from .base import CommitSpec, OnPlanned, Side, Target, plan_sides
 from .worktree import WorktreeTarget
 
 
@@ -150,8 +149,8 @@ class IndexTarget(Target):
         for change, side in zip(plan.changes, plan_sides(plan), strict=True):
             old = self.old_blob(change)
             new = self.blob_content(change) if change.after is not None else None
-            sides.append(replace(side, old=old[0] if old else None, new=new,
-                                 old_mode=old[1] if old else side.old_mode))
+            sides.append(side._replace(old=old[0] if old else None, new=new,
+                                       old_mode=old[1] if old else side.old_mode))
         return sides
 
     # -- writing ------------------------------------------------------------------------------

@@ -16,10 +16,9 @@ from ..core.model import FileKind, Patch
 from ..core.plan import EXECUTABLE, REGULAR, FileChange, Plan, SourceFile
 from ..core.policy import Protection
 from ..errors import PatchError
-from ..fs.journal_dir import refuse_if_pending
 from ..fs.tree import Tree, identity, split
 from ..git import history
-from ..git.location import git_directories
+from ..git.location import JOURNAL_DIR, git_directories
 from ..git.protect import worktree_protection
 from ..git.versions import RepositoryVersions
 from .base import OnPlanned, Target
@@ -52,7 +51,11 @@ class WorktreeTarget(Target):
         self.removals: frozenset[str] = frozenset()
         self.early: Transaction | None = None  # staging while the plan runs (a large patch)
         try:
-            refuse_if_pending(git_dir)
+            if git_dir is not None and os.path.lexists(os.path.join(git_dir, JOURNAL_DIR)):
+                # only then: a plain apply (or --check) need not load the journal code
+                from ..fs.journal_dir import refuse_if_pending
+
+                refuse_if_pending(git_dir)
             self.tree = Tree(self.root, self.guarded)
         except OSError as exc:
             raise _read_error(exc, None) from exc
