@@ -32,8 +32,8 @@ from .fs.journal_check import SHA256, check_preimage_ranges, load_json
 from .fs.journal_dir import JOURNAL_FILE, has_record, invalid, open_base, read_file, try_lock
 from .fs.leftovers import remove_leftovers
 from .fs.tree import Missing, Tree, split
+from .git.branches import is_branch_name
 from .git.location import git_directories, locate
-from .git.refs import is_branch_name
 
 _OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _SCRATCH = re.compile(r"\.holon-[0-9a-f]{12}")

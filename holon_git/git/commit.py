@@ -18,8 +18,8 @@ from typing import Any
 
 from ..core.model import Diagnostic
 from ..errors import PatchError
+from .branches import Tip, head_branch, ref_value
 from .libgit2 import pygit2
-from .refs import Tip, head_branch, ref_value
 from .repository import GitRepo, git_error
 
 FALLBACK_NAME, FALLBACK_EMAIL = "holon-git", "holon-git@localhost"

@@ -137,7 +137,7 @@ def worktree_protection(root: str, git_dir: str | None) -> Protection:
 def head_protection(root: str) -> Protection:
     """git config holon.protect (files and command line) and .holon/protect as committed
     at HEAD."""
-    from .refs import tree_of  # the repository is opened only when a policy may exist
+    from .branches import tree_of  # the repository is opened only when a policy may exist
     from .repository import open_repository
 
     git = open_repository(root)

@@ -97,7 +97,7 @@ class RepositoryVersions:
         return str(entry.id) if int(entry.mode) in (0o100644, 0o100755) else None
 
     def _head_blob(self, path: str) -> str | None:
-        from .refs import head_commit  # the rescue runs rarely: start-up counts
+        from .branches import head_commit  # the rescue runs rarely: start-up counts
 
         try:
             commit = head_commit(self.git.repo)

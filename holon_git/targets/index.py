@@ -28,12 +28,12 @@ from ..fs.gitdir_guard import GitDirGuard
 from ..fs.lock import IndexLock
 from ..fs.signals import FORWARD, HeldSignals, checkpoint
 from ..git import history
+from ..git.branches import current_tip, head_commit, tree_of
 from ..git.commit import BranchUpdate
 from ..git.location import git_directories
 from ..git.loose import keep_preimages
 from ..git.objects import PlannedBlobs, blob_id, require_objects
 from ..git.protect import repo_protection
-from ..git.refs import current_tip, head_commit, tree_of
 from ..git.repository import GitRepo, open_repository
 from ..git.stage import Entry, Stage, load_index, write_index
 from ..git.versions import RepositoryVersions
@@ -163,8 +163,9 @@ class IndexTarget(Target):
 
     def record_history(self, plan: Plan) -> None:
         """After the working tree was written: the pre-images go to the history log."""
-        history.record(self.git.git_dir, keep_preimages(self.git.git_dir, plan.changes,
-                                                lambda change: change.before.data))  # type: ignore[union-attr]
+        kept = keep_preimages(self.git.git_dir, plan.changes,
+                              lambda change: change.before.data)  # type: ignore[union-attr]
+        history.record(self.git.git_dir, kept)
 
     def write(self, plan: Plan) -> dict[str, object]:
         assert self.lock is not None and self.scratch is not None, "opened with check=True"

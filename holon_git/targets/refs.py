@@ -10,11 +10,11 @@ from ..core.plan import Plan, SourceFile, removed_paths
 from ..core.policy import Protection
 from ..fs.gitdir_guard import GitDirGuard
 from ..fs.signals import FORWARD, HeldSignals, checkpoint
+from ..git.branches import named_tip, tree_of
 from ..git.commit import BranchUpdate
 from ..git.location import git_directories
 from ..git.objects import PlannedBlobs, require_objects
 from ..git.protect import repo_protection
-from ..git.refs import named_tip, tree_of
 from ..git.repository import open_repository
 from ..git.stage import Stage
 from ..git.versions import RepositoryVersions
