@@ -265,12 +265,16 @@ def test_envelope_with_repeated_lines_applies_right_or_not_at_all(
         if receipt.ok:
             assert tree(repo_e) == want
         else:
+            # Without line numbers, copies are ambiguous; and in a run of identical lines an
+            # insertion's new side already sits where its context is (a\na\n + 'a' after 'a'),
+            # which cannot be told from a re-sent patch: refused too, never applied elsewhere.
+            refusals = ("ambiguous_context", "already_applied")
             assert receipt.error is not None
-            assert receipt.error.code == "ambiguous_context", (receipt.error, envelope)
+            assert receipt.error.code in refusals, (receipt.error, envelope)
             assert tree(repo_e) == original
             try:
                 convert_patch(envelope, repo_e)
             except PatchError as err:
-                assert err.code == "ambiguous_context"
+                assert err.code == receipt.error.code
             else:
                 raise AssertionError("convert accepted an envelope that apply refused")

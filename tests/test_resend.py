@@ -115,6 +115,23 @@ def test_a_fresh_deletion_from_a_run_of_blank_lines_still_applies(tmp_path: Path
     assert (repo / "f.txt").read_text() == "x\n\n"
 
 
+def test_a_fresh_deletion_is_not_taken_for_applied_by_a_looser_level(tmp_path: Path):
+    """The new side is checked at claimed places no more loosely than the old side was found:
+    here the old side matches exactly, and the new side's first line '    )' sits where the
+    hunk would end only with indentation ignored (')'). Django 4.2 -> 5.0, forms/utils.py."""
+    text = ("def f():\n    return g(\n        x,\n    )\n\n\nMSG = (\n    'a'\n    % v()\n"
+            ")\n\n\nclass Mixin:\n    pass\n")
+    repo = make_repo(tmp_path / "r", {"f.txt": text})
+    patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -4,11 +4,4 @@\n     )\n \n \n-MSG = (\n-    'a'\n"
+             "-    % v()\n-)\n-\n-\n class Mixin:\n     pass\n")
+    done = run(repo, patch)
+    assert done.returncode == 0, done.stderr
+    assert (repo / "f.txt").read_text() == text.replace("MSG = (\n    'a'\n    % v()\n)\n\n\n",
+                                                        "")
+    again = run(repo, patch)
+    assert again.returncode == 1 and "already_applied" in again.stderr, again.stderr
+
+
 @pytest.mark.parametrize("target", ["worktree", "cached", "index"])
 def test_a_resent_deletion_is_already_applied(tmp_path: Path, target: str):
     """The file is gone; the index, HEAD or the history log held exactly the deleted lines."""

@@ -456,7 +456,7 @@ class _HunkApplier:
         self.reverse = reverse
         self.drift = 0
         self.diagnostics: list[Diagnostic] = []
-        self._sits: dict[int, bool] = {}  # claims of the current hunk: its new side is there
+        self._sits: dict[tuple[int, int], bool] = {}  # (claim, levels): the new side is there
 
     @cached_property
     def eol(self) -> bytes | None:
@@ -655,13 +655,20 @@ class _HunkApplier:
         the file's end. A hunk that changes whether the file ends with a newline sits only at
         the end, with the ending its new side has (the comparison levels ignore a missing
         final newline). Only the matches near a claim where the new side sits are sought.
+
+        The new side is compared no more loosely than the old side was found: an apply at a
+        level writes the new side so that it matches there, and a looser level would take a
+        fresh hunk's new lines for lines that only look like them (a deletion's trailing
+        context '    )' for the ')' before it, with indentation ignored). A hunk with no old
+        side was never placed loosely.
         """
         if not new:
             return
         running = self.running
         ending = None if hunk.old_no_newline == hunk.new_no_newline else not hunk.new_no_newline
         wanted = olds = None
-        size, telling = len(new), telling_levels(old, new)
+        loosest = WHITESPACE if matches is None else matches.level + 1
+        size, telling = len(new), min(telling_levels(old, new), loosest)
 
         def match_at(start: int) -> bool:
             return matches is not None and matches.at(start) is not None
@@ -670,9 +677,9 @@ class _HunkApplier:
             if ending is not None and (at + size != running.length or ending != (
                     running.last_line() or b"").endswith(b"\n")):
                 continue
-            sits = self._sits.get(at)
+            sits = self._sits.get((at, telling))
             if sits is None:
-                sits = self._sits[at] = running.sits_at(at, new, telling) is not None
+                sits = self._sits[at, telling] = running.sits_at(at, new, telling) is not None
             if not sits:
                 continue
             if wanted is None:
