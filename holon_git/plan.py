@@ -482,6 +482,8 @@ class _HunkApplier:
         tolerances: list[str] = []
         by_anchor = False
         last_line = running.last_line()
+        # a hunk with no context says nothing about the file's line endings (see below)
+        no_context = not old and running.length > 0
         if not old and hunk.anchor_end and last_line and not last_line.endswith(b"\n"):
             # Appending after a last line that has no line ending: that line gains one, so it
             # joins the hunk as context (and is found at the end like any other).
@@ -551,6 +553,13 @@ class _HunkApplier:
                                                  self.indent_style)
             tolerances.extend(rewritten)
             new = new_side(lines)
+        added_eol = self.eol if level else None
+        if no_context and self._endings_differ(lines):
+            # Its added lines take the file's usual ending, as under a tolerance: an LF
+            # envelope's append to a CRLF file writes CRLF lines (and the reverse).
+            added_eol = self.eol
+            if LEVELS[1] not in tolerances:
+                tolerances.append(LEVELS[1])
         if hunk.blank_context_lines:
             tolerances.append("blank_context_line")
         if hunk.unprefixed_context_lines:
@@ -564,7 +573,7 @@ class _HunkApplier:
             final_newline = hunk.old_no_newline
         new = new_window(
             window, lines,
-            added_eol=self.eol if level else None,
+            added_eol=added_eol,
             fill_eol=self.fill_eol,
             at_end=at_end_now,
             final_newline=final_newline,
@@ -580,6 +589,14 @@ class _HunkApplier:
                 f"line {original + 1} was used", hunk.patch_line))
         hinted = hunk.old_start
         return HunkResult(number, hinted, original + 1, tolerances, by_hint, by_anchor)
+
+    def _endings_differ(self, lines: Sequence[HunkLine]) -> bool:
+        """Does an added line end other than the file's usual way (LF in a CRLF file, or
+        CRLF in an LF file)?"""
+        eol = self.eol
+        return eol is not None and any(
+            line.kind == ADD and line.text.endswith(b"\n")
+            and line.text.endswith(b"\r\n") != (eol == b"\r\n") for line in lines)
 
     def _refuse_if_applied_strictly(self, old: list[bytes], new: list[bytes],
                                     at_end: bool) -> None:
