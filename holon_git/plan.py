@@ -519,6 +519,10 @@ class _HunkApplier:
                 self._refuse_if_applied(hunk, new, [*hinted, *edges], old, found, edges)
             if not new and raw_hint is not None and len(old) < running.length:
                 found = _at_hint_only(found, hints)
+            if hunk.anchor_text and len(some := found.some(2)) == 1:
+                from .anchor import refuse_copy_before_anchor
+
+                refuse_copy_before_anchor(running.lines(), some[0], len(old), hunk.anchor_text)
             try:
                 candidate, by_hint = choose(found, hints)
             except PatchError as err:
