@@ -389,7 +389,7 @@ def _apply_hunks(fp: FilePatch, content: bytes, reverse: bool,
 def _bytes_first(fp: FilePatch, content: bytes) -> bool:
     return (content.endswith(b"\n") and len(fp.hunks) * len(content) <= BYTES_FIRST_BUDGET
             and not any(h.anchor_text or h.anchor_end or h.old_no_newline or h.new_no_newline
-                        for h in fp.hunks))
+                        or h.unfinished for h in fp.hunks))
 
 
 def _apply_on(running: RunningFile, fp: FilePatch, content: bytes,
@@ -478,7 +478,8 @@ class _HunkApplier:
         if hunk.old_start is not None:
             raw_hint = max(hunk.old_start - (1 if old else 0), 0)
         hints = [raw_hint, None if raw_hint is None else raw_hint + self.drift]
-        at_end = hunk.old_no_newline or hunk.new_no_newline or hunk.anchor_end
+        at_end = (hunk.old_no_newline or hunk.new_no_newline or hunk.anchor_end
+                  or hunk.unfinished)
         tolerances: list[str] = []
         by_anchor = False
         last_line = running.last_line()
@@ -510,6 +511,8 @@ class _HunkApplier:
                 old, new = sides(lines)
                 found = running.search(old, at_end, near=near)
                 tolerances.append("trailing_blank_lines_as_separator")
+            if not found and hunk.unfinished and running.search(old):
+                raise _cut_off(hunk)  # found, but not where a cut-off hunk may end
             if not found:
                 raise self._not_found(hunk, number, new, old, hints[1])
             if new != old:
@@ -730,6 +733,16 @@ class _HunkApplier:
                         + ("the end of the file" if diff["found"] is None
                            else repr(diff["found"])))
         return PatchError("context_not_found", message, details=details)
+
+
+def _cut_off(hunk: Hunk) -> PatchError:
+    """A hunk the input ended inside (Hunk.unfinished) whose old side does not reach the end
+    of the file: lines after it may be missing."""
+    return PatchError(
+        "truncated_patch", f"the patch ends inside this hunk, after a change line, with "
+        f"{hunk.old_count} old lines in its header but fewer in its body; the hunk's lines do "
+        "not reach the end of the file, so the rest of it looks cut off",
+        details={"header": [hunk.old_count, hunk.new_count]})
 
 
 def _at_hint_only(found: Matches, hints: Sequence[int | None]) -> Found:
