@@ -445,6 +445,33 @@ class RunningFile:
         kind = _ListedMatches if self.exhaustive else _LineMatches
         return kind(self, keys, level, at_end, anchor, near or 0)
 
+    def starts_near(self, lines: Sequence[bytes], level: int, center: int,
+                    radius: int) -> list[int]:
+        """The current starts strictly within ``radius`` of line ``center`` where ``lines``
+        may sit under ``level``: every copy's start is among them (the caller checks each),
+        found through the places of one of its lines, not by reading every window."""
+        keys = self.keys_of(lines, level)
+        sizes = list(map(len, keys))
+        anchor = sizes.index(max(sizes))
+        want, key = keys[anchor], KEYS[level]
+        lo, hi = center - radius + 1, center + radius - 1
+        out = []
+        index = self._index(level)
+        if self._added[level].get(want):
+            for edit, cstart in zip(self._edits, self._cstarts, strict=True):
+                out.extend(start for offset, line in enumerate(edit.new)
+                           if lo <= (start := cstart + offset - anchor) <= hi
+                           and key(line) == want)
+        places = index.positions(want)
+        slack = max(map(abs, self._shift))  # how far an original line may have moved
+        first = bisect_left(places, lo + anchor - slack)
+        last = bisect_right(places, hi + anchor + slack)
+        for place in places[first:last]:
+            cur = self.to_current(place)
+            if cur is not None and lo <= cur - anchor <= hi:
+                out.append(cur - anchor)
+        return out
+
     def find(self, old: Sequence[bytes], level: int, at_end: bool = False) -> list[Candidate]:
         """Every current position where ``old`` matches under ``level``."""
         return self.matches(old, level, at_end).candidates

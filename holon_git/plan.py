@@ -548,6 +548,8 @@ class _HunkApplier:
             if new != old:  # the new side where this match would put it
                 self._refuse_if_applied(hunk, new, [start, start + len(old) - len(new)], old,
                                         Found([candidate], level))
+                if not by_hint and hints[1] is not None:
+                    self._refuse_if_nearer(hunk, new, old, Found([candidate], level), hints[1])
         if level:
             tolerances.append(LEVELS[level])
         size = len(old)
@@ -616,6 +618,31 @@ class _HunkApplier:
                                       "lines match elsewhere only with whitespace or "
                                       "punctuation ignored")
 
+    def _refuse_if_nearer(self, hunk: Hunk, new: list[bytes], old: list[bytes],
+                          found: Found, hint: int) -> None:
+        """The old side was found away from the hinted line; if the new side sits nearer
+        to it, the hunk was applied there, and the match is another copy that a shift of
+        the lines (an edit above, since) moved away from it: a hunk placed by its line
+        number among copies, re-sent after an unrelated edit, must not edit the next copy.
+        A fresh hunk is refused so only when the file already holds its new text, nearer
+        its line number than its old text."""
+        running = self.running
+        center = running.to_current(hint)
+        (candidate,) = found.candidates
+        if center is None or candidate.start == center:
+            return
+        radius = abs(candidate.start - center)
+        levels = min(telling_levels(old, new), found.level + 1)
+        claims = sorted({at for level in range(levels)
+                         for at in running.starts_near(new, level, center, radius)},
+                        key=lambda at: abs(at - center))
+        if claims:
+            self._refuse_if_applied(
+                hunk, new, claims, old, found,
+                where=f"nearer its line number ({center + 1}) than its old lines, at line "
+                f"{candidate.start + 1}: an edit since moved the lines, and the old lines "
+                "there are another copy")
+
     def _anchor_claims(self, hunk: Hunk, new: list[bytes], found: Found) -> list[int]:
         """An envelope hunk's '@@ <text>' says where it goes: after the one line matching the
         text. Where its new side sits first after that line (before any copy of its old
@@ -664,7 +691,8 @@ class _HunkApplier:
 
     def _refuse_if_applied(self, hunk: Hunk, new: list[bytes], claims: Iterable[int],
                            old: Sequence[bytes] = (), matches: Matches | None = None,
-                           edges: Sequence[int] = ()) -> None:
+                           edges: Sequence[int] = (),
+                           where: str = "where the hunk goes") -> None:
         """Refuse when the hunk's new side already sits at a place the hunk claims.
 
         New lines that lie inside a match of the old side and equal its lines there say
@@ -710,7 +738,7 @@ class _HunkApplier:
             if at in edges and not any(map(match_at, range(at - len(olds) + 1, at + size))):
                 continue  # an edge the new side would reach only away from the old side
             raise self._applied_error(
-                f"the hunk's new lines are already at line {at + 1}, where the hunk goes")
+                f"the hunk's new lines are already at line {at + 1}, {where}")
 
     def _not_found(self, hunk: Hunk, number: int, new: list[bytes], old: list[bytes],
                    hint: int | None) -> PatchError:
