@@ -43,7 +43,7 @@ from .model import (
     sides,
 )
 from .splice import dominant_eol, new_window
-from .threeway import KnownVersions, conflict_error, conflicts, marker_size_for
+from .threeway import KnownVersions
 
 if TYPE_CHECKING:
     from .reindent import FileIndent
@@ -167,6 +167,34 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
     file patch whose old side is not in the current text (threeway.py); None turns it off.
     """
     check_expected(expect_sha256 or {}, read)
+    try:
+        return _plan_patch(patch, read, reverse, progress, keep_preimages, on_planned, three_way)
+    except PatchError as err:
+        if err.code != "merge_conflict" or not _reverse_applies(patch, read, reverse):
+            raise
+        code = "not_applied" if reverse else "already_applied"
+        raise PatchError(code, f"merged from {err.details.get('base')}, the patch conflicts "
+                         "with the current text, but the whole patch, reversed, applies to it: "
+                         + ("its edit is not there" if reverse else "its edit is there already"),
+                         path=err.path, patch_line=err.patch_line) from None
+
+
+def _reverse_applies(patch: Patch, read: Reader, reverse: bool) -> bool:
+    """Would the patch, reversed, apply to the current text (no rescue)? A merge that
+    conflicts while the undo applies means the change is in: a re-sent series whose later
+    file patches changed the lines around the earlier ones' (git merge-file conflicts on
+    changes next to each other, where the reversed series places every hunk)."""
+    try:
+        _plan_patch(patch.reversed(), read, not reverse, None, True, None, None)
+    except PatchError:
+        return False
+    return True
+
+
+def _plan_patch(patch: Patch, read: Reader, reverse: bool,
+                progress: Callable[[str, int, int], None] | None, keep_preimages: bool,
+                on_planned: Callable[[FileChange], None] | None,
+                three_way: KnownVersions | None) -> Plan:
     if shares_a_path(patch.files):
         from .sequence import plan_sequence  # only then: start-up counts
 
@@ -355,7 +383,15 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
         except PatchError as err:
             if err.code != "context_not_found" or three_way is None:
                 raise
-            return _rescue(fp, change, existing.data, three_way, reverse, err)
+            from .rescue import rescue
+
+            return rescue(fp, change, existing.data, three_way, reverse, err)
+        if three_way is not None:
+            from .rescue import loosely_placed, rescue_loose
+
+            if loosely_placed(change.hunks) and rescue_loose(
+                    fp, change, existing.data, three_way, reverse, change.hunks) is not None:
+                return change  # merged from a version where the hunks match more strictly
         change.diagnostics.extend(notes)
     return change
 
@@ -402,44 +438,6 @@ def _apply_on(running: RunningFile, fp: FilePatch, content: bytes,
         except PatchError as err:
             raise err.located(hunk=number, patch_line=hunk.patch_line) from None
     return running.content(), results, applier.diagnostics
-
-
-def _rescue(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
-            reverse: bool, refusal: PatchError) -> FileChange:
-    """The three-way rescue (threeway.py): the first other version of the file that the whole
-    file patch applies to is the base; the current text is merged with base + patch."""
-    assert fp.old_path is not None
-    tried = {ours}
-    for version in three_way.versions(fp, fp.old_path):
-        if version.content in tried:
-            continue
-        tried.add(version.content)
-        try:
-            theirs, results, notes = _apply_hunks(fp, version.content, reverse)
-        except PatchError:
-            continue
-        size = marker_size_for(version.content, ours, theirs)
-        merged = three_way.merge(version.content, ours, theirs, size)
-        if not merged.clean:
-            raise conflict_error(conflicts(merged.content, size), ours, version.label)
-        if merged.content == ours:  # e.g. a patch written against HEAD, re-sent
-            code = "not_applied" if reverse else "already_applied"
-            raise PatchError(code, f"the patch was written against {version.label}; merged "
-                             "with the current text it changes nothing: "
-                             + ("its edit is not in the file" if reverse
-                                else "its edit is already there"))
-        for result in results:
-            result.tolerances.append("three_way")
-        change.after, change.hunks = merged.content, results
-        change.three_way = {"base": version.label}
-        if version.blob is not None:
-            change.three_way["blob"] = version.blob
-        change.diagnostics.extend(notes)
-        change.diagnostics.append(Diagnostic(
-            "three_way", f"the hunks did not match the current text; merged from "
-            f"{version.label}, where they apply", fp.patch_line))
-        return change
-    raise refusal
 
 
 class _HunkApplier:
