@@ -381,11 +381,17 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
         try:
             change.after, change.hunks, notes = _apply_hunks(fp, existing.data, reverse)
         except PatchError as err:
-            if err.code != "context_not_found" or three_way is None:
+            if three_way is None:
                 raise
-            from .rescue import rescue
+            if err.code == "context_not_found":
+                from .rescue import rescue
 
-            return rescue(fp, change, existing.data, three_way, reverse, err)
+                return rescue(fp, change, existing.data, three_way, reverse, err)
+            if "repeats" not in err.details:
+                raise
+            from .rescue import decide_repeat
+
+            return decide_repeat(fp, change, existing.data, three_way, reverse, err)
         if three_way is not None:
             from .rescue import loosely_placed, rescue_loose
 
@@ -735,8 +741,48 @@ class _HunkApplier:
                 continue
             if at in edges and not any(map(match_at, range(at - len(olds) + 1, at + size))):
                 continue  # an edge the new side would reach only away from the old side
+            beside = next((m for m in range(at - len(olds) + 1, at + size)
+                           if match_at(m) and self._could_go(hunk, m, len(olds))), None)
+            if beside is not None:
+                raise self._repeat_error(at, beside)
             raise self._applied_error(
                 f"the hunk's new lines are already at line {at + 1}, {where}")
+
+    def _could_go(self, hunk: Hunk, start: int, size: int) -> bool:
+        """Could a fresh hunk go at this match of its old side, by its own edge claims (a
+        hunk whose context runs out at the file's end or start matches only there)?"""
+        kinds = _edge_kinds(hunk.lines)
+        if kinds is None:
+            return True
+        _, last, has_context = kinds
+        if (hunk.anchor_end or (has_context and last != CONTEXT)) \
+                and start + size != self.running.length:
+            return False
+        return not (hunk.old_start == 0 or (hunk.old_start == 1 and has_context)) or start == 0
+
+    def _repeat_error(self, at: int, beside: int) -> PatchError:
+        """The file holds the hunk's new lines where it goes, and its old lines overlapping
+        them at a place it could go too: the lines the hunk adds equal the lines beside them
+        (a fifth blank line after four). Applied or not, the file reads the same; so the hunk
+        is refused, saying so (the plan may tell more from the history log: rescue.py)."""
+        details = {"repeats": {"new_lines_at": at + 1, "old_lines_at": beside + 1}}
+        if self.reverse:
+            return PatchError(
+                "not_applied", f"the reversed hunk's new lines are already at line {at + 1}, "
+                f"where it goes, and its old lines are there too, at line {beside + 1}: the "
+                "lines it would put back repeat the lines beside them, so the file reads the "
+                "same whether the patch is applied or not",
+                hint="the lines repeat their neighbours, so nothing in the file tells whether "
+                "the patch is applied; if it is, undo it with a hunk whose context tells the "
+                "places apart", details=details)
+        return PatchError(
+            "already_applied", f"the hunk's new lines are already at line {at + 1}, where the "
+            f"hunk goes, but its old lines are there too, at line {beside + 1}: the lines it "
+            "adds repeat the lines beside them, so a re-sent patch and a new insertion of "
+            "those lines look the same",
+            hint="the file may or may not hold your edit: the added lines equal their "
+            "neighbours, so a re-send and a new insertion look the same; if the edit is not in "
+            "yet, add a context line that tells the places apart", details=details)
 
     def _not_found(self, hunk: Hunk, number: int, new: list[bytes], old: list[bytes],
                    hint: int | None) -> PatchError:

@@ -140,3 +140,46 @@ def _applied(version: Version, reverse: bool, why: str) -> PatchError:
     return PatchError(code, f"the patch was written against {version.label}; {why}: "
                       + ("its edit is not in the file" if reverse
                          else "its edit is already there"))
+
+
+def decide_repeat(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
+                  reverse: bool, refusal: PatchError) -> FileChange:
+    """A hunk refused because its added lines repeat their neighbours (already_applied or,
+    with -R, not_applied: the file reads the same applied or not). The history log can tell:
+    when the newest pre-image this tool recorded for the path, with the (forward) patch
+    applied, gives exactly the current text, this tool applied this patch and nothing
+    changed the file since. Then a re-send is refused saying so, and -R is no re-send (a
+    -R through this tool would have been recorded after it): it restores that pre-image.
+    Otherwise ``refusal`` stands."""
+    from .plan import HunkResult, _apply_hunks
+
+    assert fp.old_path is not None
+    newest = next((v for v in three_way.versions(fp, fp.old_path) if v.recorded), None)
+    if newest is None:
+        raise refusal
+    forward = fp.reversed() if reverse else fp
+    try:
+        result, placed, notes = _apply_hunks(forward, newest.content, False)
+    except PatchError:
+        raise refusal from None
+    if result != ours:
+        raise refusal
+    if not reverse:
+        raise PatchError("already_applied", f"this tool applied this patch to "
+                         f"{fp.old_path!r}: the newest pre-image it recorded for the path "
+                         f"({newest.label}) with the patch applied is the file as it is now "
+                         "(the added lines repeat their neighbours, but the history log tells)",
+                         details={"history": newest.label})
+    hunks, moved = [], 0
+    for result_line, hunk, done in zip(placed, fp.hunks, forward.hunks, strict=True):
+        hunks.append(HunkResult(result_line.index, hunk.old_start,
+                                result_line.applied_line + moved, list(result_line.tolerances)))
+        moved += done.added - done.removed
+    change.after, change.hunks = newest.content, hunks
+    change.diagnostics.extend(notes)
+    change.diagnostics.append(Diagnostic(
+        "undone_from_history", "the lines the reversed patch puts back repeat their "
+        f"neighbours; the history log shows this tool applied the patch to {newest.label}, "
+        "and the file is still its result: that pre-image was restored", fp.patch_line))
+    return change
+

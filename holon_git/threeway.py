@@ -26,6 +26,7 @@ class Version:
     label: str  # "HEAD", "index", "patch index line <id>", "blob <id> recorded <time>"
     content: bytes
     blob: str | None = None  # its blob id, when known
+    recorded: bool = False  # a pre-image of this tool's own apply (the history log)
 
 
 class Merged(NamedTuple):

@@ -61,7 +61,8 @@ class RepositoryVersions:
                 continue
             when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(entry.time))
             content = found[1] if self.worktree_form else git.to_blob(path, found[1])
-            yield Version(f"blob {entry.blob} recorded {when}", content, entry.blob)
+            yield Version(f"blob {entry.blob} recorded {when}", content, entry.blob,
+                          recorded=True)
 
     def _from_blob(self, path: str, data: bytes) -> bytes:
         return self.git.to_worktree(path, data) if self.worktree_form else data
