@@ -133,8 +133,8 @@ class ByteFile(RunningFile):
             raise Unusual("no exact copy: the line search tries the tolerance levels")
         return found
 
-    def starts_near(self, lines: Sequence[bytes], level: int, center: int,
-                    radius: int) -> list[int]:
+    def starts_near(self, lines: Sequence[bytes], level: int, center: int, radius: int,
+                    limit: int | None = None) -> list[int] | None:
         if level or not lines or not whole_lines(lines):
             raise Unusual("not an exact search of whole lines")
         lo = max(center - radius + 1, 0)
@@ -147,6 +147,8 @@ class ByteFile(RunningFile):
         at = data.find(needle, first, stop)
         while at >= 0:
             if at == 0 or data[at - 1] == 10:  # a copy starts a line
+                if limit is not None and len(out) == limit:
+                    return None
                 out.append(self.line_of(at))
             at = data.find(needle, at + 1, stop)
         return out

@@ -445,19 +445,29 @@ class RunningFile:
         kind = _ListedMatches if self.exhaustive else _LineMatches
         return kind(self, keys, level, at_end, anchor, near or 0)
 
-    def starts_near(self, lines: Sequence[bytes], level: int, center: int,
-                    radius: int) -> list[int]:
+    def starts_near(self, lines: Sequence[bytes], level: int, center: int, radius: int,
+                    limit: int | None = None) -> list[int] | None:
         """The current starts strictly within ``radius`` of line ``center`` where ``lines``
         may sit under ``level``: every copy's start is among them (the caller checks each),
-        found through the places of one of its lines, not by reading every window."""
+        found through the places of one of its lines, not by reading every window. None when
+        that line occurs more than ``limit`` times in the file (a line repeated throughout)."""
         keys = self.keys_of(lines, level)
-        sizes = list(map(len, keys))
-        anchor = sizes.index(max(sizes))
+        index = self._index(level)
+        added = self._added[level]
+        if index.count is None:
+            sizes = list(map(len, keys))
+            anchor = sizes.index(max(sizes))
+        else:
+            rarity = [index.count.get(k, 0) + added.get(k, 0) for k in keys]
+            anchor = rarity.index(min(rarity))
         want, key = keys[anchor], KEYS[level]
+        if limit is not None and added.get(want, 0) + (
+                index.count.get(want, 0) if index.count is not None
+                else index.keys.count(want)) > limit:
+            return None
         lo, hi = center - radius + 1, center + radius - 1
         out = []
-        index = self._index(level)
-        if self._added[level].get(want):
+        if added.get(want):
             for edit, cstart in zip(self._edits, self._cstarts, strict=True):
                 out.extend(start for offset, line in enumerate(edit.new)
                            if lo <= (start := cstart + offset - anchor) <= hi

@@ -82,6 +82,9 @@ class HunkResult:
     tolerances: list[str] = field(default_factory=list)
     by_line_number: bool = False  # several copies matched; the one at the hinted line won
     by_anchor: bool = False  # several copies matched; the one after the '@@ text' line won
+    # placed away from its line number while its new side sits elsewhere in the file (not
+    # in the receipt: the plan asks the history log whether this tool applied it there)
+    new_side_elsewhere: bool = False
 
     @property
     def offset(self) -> int | None:
@@ -392,6 +395,10 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
             from .rescue import decide_repeat
 
             return decide_repeat(fp, change, existing.data, three_way, reverse, err)
+        if three_way is not None and any(r.new_side_elsewhere for r in change.hunks):
+            from .rescue import refuse_if_applied_before
+
+            refuse_if_applied_before(fp, existing.data, three_way, reverse)
         if three_way is not None:
             from .rescue import loosely_placed, rescue_loose
 
@@ -446,6 +453,9 @@ def _apply_on(running: RunningFile, fp: FilePatch, content: bytes,
     return running.content(), results, applier.diagnostics
 
 
+_FEW = 64  # copies of a new side's rarest line sought in the whole file, at most
+
+
 class _HunkApplier:
     """Applies the hunks of one file in order, carrying the drift between hint and match."""
 
@@ -456,6 +466,9 @@ class _HunkApplier:
         self.drift = 0
         self.diagnostics: list[Diagnostic] = []
         self._sits: dict[tuple[int, int], bool] = {}  # (claim, levels): the new side is there
+        # a hunk was placed away from its line number while its new side sits elsewhere,
+        # farther from it: a re-send after a large shift looks so (_refuse_if_nearer)
+        self.new_side_elsewhere = False
 
     @cached_property
     def eol(self) -> bytes | None:
@@ -476,6 +489,7 @@ class _HunkApplier:
     def apply(self, hunk: Hunk, number: int) -> HunkResult:
         running = self.running
         self._sits.clear()
+        self.new_side_elsewhere = False
         lines: Sequence[HunkLine] = hunk.lines  # a packed body stays packed unless needed
         old, new = sides(lines)
         raw_hint = None
@@ -552,8 +566,9 @@ class _HunkApplier:
             if new != old:  # the new side where this match would put it
                 self._refuse_if_applied(hunk, new, [start, start + len(old) - len(new)], old,
                                         Found([candidate], level))
-                if not by_hint and hints[1] is not None:
-                    self._refuse_if_nearer(hunk, new, old, Found([candidate], level), hints[1])
+                if hints[1] is not None:
+                    self._refuse_if_nearer(hunk, new, old, Found([candidate], level), hints[1],
+                                           by_hint)
         if level:
             tolerances.append(LEVELS[level])
         size = len(old)
@@ -601,7 +616,8 @@ class _HunkApplier:
                 f"hunk {number}: its old lines occur more than once; the copy at the hinted "
                 f"line {original + 1} was used", hunk.patch_line))
         hinted = hunk.old_start
-        return HunkResult(number, hinted, original + 1, tolerances, by_hint, by_anchor)
+        return HunkResult(number, hinted, original + 1, tolerances, by_hint, by_anchor,
+                          self.new_side_elsewhere)
 
     def _endings_differ(self, lines: Sequence[HunkLine]) -> bool:
         """Does an added line end other than the file's usual way (LF in a CRLF file, or
@@ -623,29 +639,42 @@ class _HunkApplier:
                                       "punctuation ignored")
 
     def _refuse_if_nearer(self, hunk: Hunk, new: list[bytes], old: list[bytes],
-                          found: Found, hint: int) -> None:
-        """The old side was found away from the hinted line; if the new side sits nearer
-        to it, the hunk was applied there, and the match is another copy that a shift of
-        the lines (an edit above, since) moved away from it: a hunk placed by its line
-        number among copies, re-sent after an unrelated edit, must not edit the next copy.
-        A fresh hunk is refused so only when the file already holds its new text, nearer
-        its line number than its old text."""
+                          found: Found, hint: int, by_hint: bool) -> None:
+        """Where does the new side sit, seen from the hinted line (item 7e)?
+
+        The old side was found (not by the line number) away from the hinted line: if the
+        new side sits nearer to it, the hunk was applied there, and the match is another
+        copy that an edit since moved away from it. A hunk placed by its line number among
+        copies, re-sent after an unrelated edit above, must not edit the next copy. A fresh
+        hunk is refused so only when the file already holds its new text nearer its line
+        number than its old text. When the new side sits elsewhere, farther, the file alone
+        cannot tell: the hunk is marked, and the plan asks the history log (rescue.py)."""
         running = self.running
         center = running.to_current(hint)
         (candidate,) = found.candidates
-        if center is None or candidate.start == center:
+        if center is None or not new:
             return
-        radius = abs(candidate.start - center)
+        radius = 0 if by_hint else abs(candidate.start - center)
         levels = min(telling_levels(old, new), found.level + 1)
-        claims = sorted({at for level in range(levels)
-                         for at in running.starts_near(new, level, center, radius)},
-                        key=lambda at: abs(at - center))
-        if claims:
+        claims: list[int] = []
+        if radius:
+            claims = sorted({at for level in range(levels)
+                             for at in running.starts_near(new, level, center, radius) or ()},
+                            key=lambda at: abs(at - center))
             self._refuse_if_applied(
                 hunk, new, claims, old, found,
                 where=f"nearer its line number ({center + 1}) than its old lines, at line "
                 f"{candidate.start + 1}: an edit since moved the lines, and the old lines "
                 "there are another copy")
+        farther: set[int] = set()
+        for level in range(levels):
+            # a new side made of lines repeated throughout the file is not sought everywhere
+            starts = running.starts_near(new, level, center, running.length + 1, _FEW)
+            if starts is None:
+                return
+            farther.update(starts)
+        if self._first_applied(hunk, new, sorted(farther - set(claims)), old, found, ()):
+            self.new_side_elsewhere = True
 
     def _anchor_claims(self, hunk: Hunk, new: list[bytes], found: Found) -> list[int]:
         """An envelope hunk's '@@ <text>' says where it goes: after the one line matching the
@@ -713,8 +742,22 @@ class _HunkApplier:
         context '    )' for the ')' before it, with indentation ignored). A hunk with no old
         side was never placed loosely.
         """
-        if not new:
+        found = self._first_applied(hunk, new, claims, old, matches, edges)
+        if found is None:
             return
+        at, beside = found
+        if beside is not None:
+            raise self._repeat_error(at, beside)
+        raise self._applied_error(f"the hunk's new lines are already at line {at + 1}, {where}")
+
+    def _first_applied(self, hunk: Hunk, new: list[bytes], claims: Iterable[int],
+                       old: Sequence[bytes], matches: Matches | None,
+                       edges: Sequence[int]) -> tuple[int, int | None] | None:
+        """The first claim where the new side counts as sitting (see _refuse_if_applied),
+        and where a copy of the old side overlaps it at a place the hunk could go (its added
+        lines repeat their neighbours), if one does."""
+        if not new:
+            return None
         running = self.running
         ending = None if hunk.old_no_newline == hunk.new_no_newline else not hunk.new_no_newline
         wanted = olds = None
@@ -743,10 +786,8 @@ class _HunkApplier:
                 continue  # an edge the new side would reach only away from the old side
             beside = next((m for m in range(at - len(olds) + 1, at + size)
                            if match_at(m) and self._could_go(hunk, m, len(olds))), None)
-            if beside is not None:
-                raise self._repeat_error(at, beside)
-            raise self._applied_error(
-                f"the hunk's new lines are already at line {at + 1}, {where}")
+            return at, beside
+        return None
 
     def _could_go(self, hunk: Hunk, start: int, size: int) -> bool:
         """Could a fresh hunk go at this match of its old side, by its own edge claims (a

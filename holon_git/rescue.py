@@ -183,3 +183,30 @@ def decide_repeat(fp: FilePatch, change: FileChange, ours: bytes, three_way: Kno
         "and the file is still its result: that pre-image was restored", fp.patch_line))
     return change
 
+
+def refuse_if_applied_before(fp: FilePatch, ours: bytes, three_way: KnownVersions,
+                             reverse: bool) -> None:
+    """A hunk was placed away from its line number while its new side sits elsewhere,
+    farther from it (a re-send after an edit moved a hint-placed copy more than half-way to
+    another): refuse if the history log shows this tool applied this very file patch to the
+    path (one recorded pre-image, patched, is the next recorded one, or the current file).
+    Without such a record nothing tells a re-send from a fresh patch, and it applies."""
+    from .plan import _apply_hunks
+
+    assert fp.old_path is not None
+    later = ours
+    for version in three_way.versions(fp, fp.old_path):
+        if not version.recorded:
+            continue
+        try:
+            result = _apply_hunks(fp, version.content, reverse)[0]
+        except PatchError:
+            result = None
+        if result == later:
+            code = "not_applied" if reverse else "already_applied"
+            raise PatchError(code, f"this tool applied this patch to {fp.old_path!r} before "
+                             f"(to {version.label}); its old lines, found now away from its "
+                             "line number, are another copy, and its new lines are elsewhere "
+                             "in the file", details={"history": version.label})
+        later = version.content
+
