@@ -8,10 +8,15 @@ from pathlib import Path
 
 import pytest
 from gitsupport import applied, git_apply, refused, twin
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from repos.builders import make_repo, snapshot
+from strategies import apply_edits, difflib_patch, edits, file_lines, join
 
 from holon_git.errors import PatchError
+from holon_git.match import split_lines
 from holon_git.parse import parse_patch
+from holon_git.plan import SourceFile, plan_patch
 
 TEXT = ("hey!\nthis is some context!\naround some lines\nthat will change\nyes it is!\n"
         "(this line is changed)\nand this\nis additional context\nbelow it!\n")
@@ -120,3 +125,39 @@ def test_a_blank_line_before_the_next_hunk_is_unchanged(tmp_path: Path) -> None:
     patch = (HUNK + "\n@@ -5,2 +5,2 @@\n def g():\n-    return 2\n+    return 20\n")
     applied(repo, patch)
     assert (repo / "x.py").read_text() == SOURCE.replace("1", "10").replace("2", "20")
+
+
+@st.composite
+def cut_patch(draw: st.DrawFn) -> tuple[bytes, bytes, bytes]:
+    """(file, whole patch, the patch cut right after one of its change lines, inside a hunk:
+    a body line of the same hunk followed it)."""
+    lines = draw(file_lines(max_lines=40))
+    new_lines = apply_edits(lines, draw(edits(lines)))
+    assume(lines and new_lines != lines)
+    old = join(lines)
+    patch = difflib_patch("f.txt", old, join(new_lines), draw(st.integers(0, 3)))
+    rows = patch.splitlines(keepends=True)
+    cuts = [i for i in range(len(rows) - 1) if rows[i][:1] in (b"-", b"+")
+            and not rows[i].startswith((b"--- ", b"+++ ")) and rows[i + 1][:1] in b" -+"
+            and not rows[i + 1].startswith((b"--- ", b"+++ "))]
+    assume(cuts)
+    cut = draw(st.sampled_from(cuts))
+    return old, patch, b"".join(rows[: cut + 1])
+
+
+@settings(max_examples=200)
+@given(cut_patch())
+def test_a_cut_patch_never_applies_a_hunk_short_of_the_file_end(case) -> None:
+    """Cut after a change line inside a hunk, a patch is refused, or its cut hunk's old side
+    still reaches the end of the file (nothing after it could be missing)."""
+    old, _, cut = case
+    try:
+        parsed = parse_patch(cut)
+        plan = plan_patch(parsed, {"f.txt": SourceFile(old)}.get)
+    except PatchError:
+        return
+    (change,) = plan.changes
+    last = parsed.files[0].hunks[-1]
+    assert last.unfinished
+    end = change.hunks[-1].applied_line - 1 + len(last.old_lines)
+    assert end == len(split_lines(old))
