@@ -308,6 +308,7 @@ class RunningFile:
         self._cstarts: list[int] = []  # current index of each edit's new lines
         self._bends: list[int] = []  # current index after each edit's new lines
         self._shift = [0]  # _shift[k]: how far edits[:k] moved the lines after them
+        self._moved = 0  # the largest shift any line had (edits only add to the list)
         self.length = len(lines)  # of the current file
         self._indexes: dict[int, _Index] = {}
         self._added: dict[int, Counter[bytes]] = {}
@@ -473,7 +474,9 @@ class RunningFile:
                            if lo <= (start := cstart + offset - anchor) <= hi
                            and key(line) == want)
         places = index.positions(want)
-        slack = max(map(abs, self._shift))  # how far an original line may have moved
+        if not places:
+            return out
+        slack = self._moved  # how far an original line may have moved
         first = bisect_left(places, lo + anchor - slack)
         last = bisect_right(places, hi + anchor + slack)
         for place in places[first:last]:
@@ -525,6 +528,7 @@ class RunningFile:
             self._cstarts.append(cstart)
             self._bends.append(cstart + len(later.new))
             self._shift.append(self._shift[-1] + len(later.new) - (later.end - later.start))
+            self._moved = max(self._moved, abs(self._shift[-1]))
         self.length = self._base + self._shift[-1]
         for level, counter in self._added.items():
             if level == 0 and whole_lines(edit.new):

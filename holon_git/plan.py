@@ -23,6 +23,7 @@ from .match import (
     Matches,
     RunningFile,
     choose,
+    equal_level,
     key_ws,
     near_miss,
     split_lines,
@@ -382,7 +383,11 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
     change = _change(fp, existing, existing.data, existing.mode)
     if fp.hunks:
         try:
-            change.after, change.hunks, notes = _apply_hunks(fp, existing.data, reverse)
+            # a hunk's new side is sought in the whole file only when the history log
+            # could then say whether this tool applied it there (_refuse_if_nearer)
+            seek = three_way is not None and three_way.recorded(fp.old_path)
+            change.after, change.hunks, notes = _apply_hunks(fp, existing.data, reverse,
+                                                             seek_elsewhere=seek)
         except PatchError as err:
             if three_way is None:
                 raise
@@ -414,8 +419,9 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
 BYTES_FIRST_BUDGET = 8 << 20
 
 
-def _apply_hunks(fp: FilePatch, content: bytes, reverse: bool,
-                 matching: str = "auto") -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
+def _apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "auto",
+                 seek_elsewhere: bool = False
+                 ) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     """The file patch's hunks applied to ``content``: the new content, where each hunk went,
     and the notes; raises the first hunk's refusal, located.
 
@@ -427,12 +433,12 @@ def _apply_hunks(fp: FilePatch, content: bytes, reverse: bool,
         from .exact import ByteFile, Unusual
 
         try:
-            return _apply_on(ByteFile(content), fp, content, reverse)
+            return _apply_on(ByteFile(content), fp, content, reverse, seek_elsewhere)
         except (Unusual, PatchError):
             pass  # the line search decides, and words any refusal
     running = RunningFile(split_lines(content))
     running.exhaustive = matching == "exhaustive"
-    return _apply_on(running, fp, content, reverse)
+    return _apply_on(running, fp, content, reverse, seek_elsewhere)
 
 
 def _bytes_first(fp: FilePatch, content: bytes) -> bool:
@@ -441,9 +447,10 @@ def _bytes_first(fp: FilePatch, content: bytes) -> bool:
                         or h.unfinished for h in fp.hunks))
 
 
-def _apply_on(running: RunningFile, fp: FilePatch, content: bytes,
-              reverse: bool) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
+def _apply_on(running: RunningFile, fp: FilePatch, content: bytes, reverse: bool,
+              seek_elsewhere: bool = False) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     applier = _HunkApplier(running, content, reverse)
+    applier.seek_elsewhere = seek_elsewhere
     results = []
     for number, hunk in enumerate(fp.hunks, 1):
         try:
@@ -469,6 +476,7 @@ class _HunkApplier:
         # a hunk was placed away from its line number while its new side sits elsewhere,
         # farther from it: a re-send after a large shift looks so (_refuse_if_nearer)
         self.new_side_elsewhere = False
+        self.seek_elsewhere = False  # look for that at all (the history log can answer)
 
     @cached_property
     def eol(self) -> bytes | None:
@@ -655,7 +663,9 @@ class _HunkApplier:
         if center is None or not new:
             return
         radius = 0 if by_hint else abs(candidate.start - center)
-        levels = min(telling_levels(old, new), found.level + 1)
+        levels = found.level + 1
+        if len(old) == len(new):  # only the levels that tell the new side from the old
+            levels = equal_level(old, new, levels)
         claims: list[int] = []
         if radius:
             claims = sorted({at for level in range(levels)
@@ -666,6 +676,8 @@ class _HunkApplier:
                 where=f"nearer its line number ({center + 1}) than its old lines, at line "
                 f"{candidate.start + 1}: an edit since moved the lines, and the old lines "
                 "there are another copy")
+        if not self.seek_elsewhere:
+            return
         farther: set[int] = set()
         for level in range(levels):
             # a new side made of lines repeated throughout the file is not sought everywhere
@@ -756,7 +768,7 @@ class _HunkApplier:
         """The first claim where the new side counts as sitting (see _refuse_if_applied),
         and where a copy of the old side overlaps it at a place the hunk could go (its added
         lines repeat their neighbours), if one does."""
-        if not new:
+        if not new or not claims:
             return None
         running = self.running
         ending = None if hunk.old_no_newline == hunk.new_no_newline else not hunk.new_no_newline

@@ -45,6 +45,10 @@ class KnownVersions(Protocol):
         """A three-way text merge of whole files (libgit2's, as `git merge-file`)."""
         ...
 
+    def recorded(self, path: str) -> bool:
+        """Has this tool recorded a pre-image of the path (the history log)?"""
+        ...
+
 
 _RUN = re.compile(rb"^([<=>|])\1*", re.M)
 
