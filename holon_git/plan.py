@@ -537,10 +537,12 @@ class _HunkApplier:
                 old, new = sides(lines)
                 found = running.search(old, at_end, near=near)
                 tolerances.append("trailing_blank_lines_as_separator")
-            if not found and hunk.unfinished and running.search(old):
-                raise _cut_off(hunk)  # found, but not where a cut-off hunk may end
             if not found:
-                raise self._not_found(hunk, number, new, old, hints[1])
+                refusal = self._not_found(hunk, number, new, old, hints[1])
+                if hunk.unfinished and refusal.code == "context_not_found" \
+                        and running.search(old):
+                    raise _cut_off(hunk)  # found, but not where a cut-off hunk may end
+                raise refusal
             if new != old:
                 hinted = self._hint_claims(hunk, hints[1], new)
                 hinted += self._anchor_claims(hunk, new, found)
@@ -839,7 +841,8 @@ class _HunkApplier:
 
     def _not_found(self, hunk: Hunk, number: int, new: list[bytes], old: list[bytes],
                    hint: int | None) -> PatchError:
-        at_end = hunk.old_no_newline or hunk.new_no_newline or hunk.anchor_end
+        at_end = (hunk.old_no_newline or hunk.new_no_newline or hunk.anchor_end
+                  or hunk.unfinished)
         running = self.running
         for start in running.find_original(old, at_end):
             earlier = running.hunks_in_original(start, len(old))

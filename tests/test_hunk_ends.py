@@ -161,3 +161,13 @@ def test_a_cut_patch_never_applies_a_hunk_short_of_the_file_end(case) -> None:
     assert last.unfinished
     end = change.hunks[-1].applied_line - 1 + len(last.old_lines)
     assert end == len(split_lines(old))
+
+
+def test_an_append_with_counts_too_large_resent_is_already_applied(tmp_path: Path) -> None:
+    """Its old side (the context) is still in the file, no longer at the end; its new side
+    ends the file: a re-send, not a cut."""
+    repo = make_repo(tmp_path / "r", {"m.py": FUNC})
+    patch = "--- a/m.py\n+++ b/m.py\n@@ -3,4 +3,9 @@\n     return x\n+\n+\n+def g():\n+    pass\n"
+    applied(repo, patch)
+    assert (repo / "m.py").read_text() == FUNC + "\n\ndef g():\n    pass\n"
+    refused(repo, patch, "already_applied")
