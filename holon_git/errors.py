@@ -18,6 +18,8 @@ HINTS: dict[str, str] = {
     "invalid_hunk_header": "a hunk header reads '@@ -old_start,old_count +new_start,new_count @@'",
     "malformed_hunk": "every hunk body line starts with ' ' (context), '-' (remove) or "
     "'+' (add); re-emit the hunk with each line's prefix",
+    "truncated_patch": "the patch ends inside a hunk, as if it was cut off (an output limit); "
+    "re-emit the whole patch, ending every hunk as its header counts say",
     "hunk_kind_mismatch": "an added file (--- /dev/null) has only '+' lines; a deleted file "
     "(+++ /dev/null) has only '-' lines",
     "missing_hunks": "a file patch needs at least one '@@' hunk (only git's empty-file "

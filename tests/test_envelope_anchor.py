@@ -58,12 +58,31 @@ def test_two_anchored_hunks_of_one_file(tmp_path: Path) -> None:
     assert text.index("x + 2") < text.index("def b():") < text.index("x + 1")
 
 
-def test_a_unique_copy_needs_no_anchor(tmp_path: Path) -> None:
-    """The text only breaks ties: a hunk whose old lines occur once is placed there, wherever
-    the anchor line is (Codex would search only after it)."""
-    repo = make_repo(tmp_path / "r", {"m.py": "def a():\n    return 1\n\ndef b():\n    pass\n"})
-    applied(repo, envelope("@@ def b():\n", "-    return 1\n+    return 2\n"))
-    assert "return 2" in (repo / "m.py").read_text()
+def test_a_unique_copy_before_the_anchor_line_is_refused(tmp_path: Path) -> None:
+    """The '@@ class B:' line says the hunk comes after it; the old lines occur once, in
+    class A, before it. Codex refuses (it seeks them only after the line), and so does
+    holon-git, rather than edit the copy the patch did not name."""
+    source = "class A:\n    def run(self):\n        pass\n\nclass B:\n    def run(self):\n" \
+             "        return 1\n"
+    repo = make_repo(tmp_path / "r", {"m.py": source})
+    patch = envelope("@@ class B:\n", "-        pass\n+        return 2\n")
+    err = refused(repo, patch, "context_not_found")
+    assert "line 3, before line 5" in err.message and "'@@ class B:'" in err.hint
+    assert err.details["anchor"] == {"text": "class B:", "lines": [5]}
+    # named where it is, the same hunk applies
+    applied(repo, patch.replace("@@ class B:", "@@ class A:"))
+    assert (repo / "m.py").read_text() == source.replace("pass", "return 2")
+
+
+def test_an_anchor_that_matches_no_line_or_starts_the_copy_says_nothing(
+        tmp_path: Path) -> None:
+    """A text that matches no line of the file is informational; a copy that starts at the
+    anchor line itself (the context repeats it) is not before it."""
+    source = "def a():\n    return 1\n\ndef b():\n    pass\n"
+    repo = make_repo(tmp_path / "r", {"m.py": source})
+    applied(repo, envelope("@@ def c():\n", "-    return 1\n+    return 2\n"))
+    applied(repo, envelope("@@ def b():\n", " def b():\n-    pass\n+    return 3\n"))
+    assert (repo / "m.py").read_text() == source.replace("1", "2").replace("pass", "return 3")
 
 
 @pytest.mark.parametrize("anchor, why", [

@@ -385,3 +385,32 @@ def test_appending_after_a_last_line_without_ending_gives_it_the_files_ending(
     patch = "*** Begin Patch\n*** Update File: f\n@@\n+d\n*** End of File\n*** End Patch\n"
     assert apply_patch(patch, repo).ok
     assert (repo / "f").read_bytes() == after
+
+
+@pytest.mark.parametrize(("before", "append", "after"), [
+    # Codex's own expectation (test_preserve_crlf_embedded_carriage_returns_on_append)
+    (b"foo\r\r\nbar\r\n", b"+BAZ\n", b"foo\r\r\nbar\r\nBAZ\r\n"),
+    (b"a\nb\n", b"+c\r\n+d\r\n", b"a\nb\nc\nd\n"),  # a CRLF patch appending to an LF file
+], ids=["lf-patch-crlf-file", "crlf-patch-lf-file"])
+def test_an_append_without_context_takes_the_files_line_ending(
+        tmp_path: Path, before: bytes, append: bytes, after: bytes) -> None:
+    """A hunk with no context shows nothing of the file's line endings: its added lines take
+    the file's usual one, as under the line_endings tolerance, and say so."""
+    repo = make_repo(tmp_path / "r", {"f": before})
+    patch = (b"*** Begin Patch\n*** Update File: f\n@@\n" + append
+             + b"*** End of File\n*** End Patch\n")
+    receipt = applied(repo, patch)
+    assert (repo / "f").read_bytes() == after
+    assert receipt.files[0].hunks[0].tolerances == ["line_endings"]
+    refused(repo, patch, "already_applied")
+    applied(repo, patch, reverse=True)
+    assert (repo / "f").read_bytes() == before
+
+
+def test_an_append_without_context_in_the_files_own_ending_reports_nothing(
+        tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"f": b"a\r\n"})
+    patch = b"*** Begin Patch\n*** Update File: f\n@@\n+b\r\n*** End of File\n*** End Patch\n"
+    receipt = applied(repo, patch)
+    assert (repo / "f").read_bytes() == b"a\r\nb\r\n"
+    assert receipt.files[0].hunks[0].tolerances == []

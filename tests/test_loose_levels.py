@@ -57,6 +57,22 @@ def test_inner_blanks_only_keep_the_added_lines(tmp_path: Path) -> None:
     assert tolerances(receipt) == [["whitespace"]]
 
 
+def test_mixed_tab_and_space_indentation_that_matches_exactly_is_kept(tmp_path: Path) -> None:
+    """Kernel-style continuation lines ('\\t    ') in the context, identical in file and
+    patch; only inner blanks differ: nothing maps, the added line is written unchanged."""
+    source = "int f(void)\n{\n\tint  x = 1;\n\tif (x)\n\t    return  x;\n\treturn 0;\n}\n"
+    repo = make_repo(tmp_path / "r", {"f.c": source})
+    patch = ("--- a/f.c\n+++ b/f.c\n@@ -3,4 +3,5 @@\n \tint x = 1;\n \tif (x)\n"
+             " \t    return x;\n+\tx++;\n \treturn 0;\n")
+    receipt = applied(repo, patch)
+    assert (repo / "f.c").read_text() == source.replace("\treturn 0;", "\tx++;\n\treturn 0;")
+    assert tolerances(receipt) == [["whitespace"]]
+    applied(repo, patch, reverse=True)
+    assert (repo / "f.c").read_text() == source
+    # an added line at another indentation still has nothing to map it by: refused
+    refused(repo, patch.replace("+\tx++", "+  x++"), "indentation_mismatch")
+
+
 @pytest.mark.parametrize("patch, why", [
     # the context lost its indentation unevenly: no one mapping
     ("@@ -1,4 +1,5 @@\n def f(x):\n if x:\n+  print(x)\n   return 1\n return 2\n",

@@ -54,6 +54,28 @@ def copy_after_anchor(current: Sequence[bytes], candidates: Sequence[Candidate],
     raise ambiguous
 
 
+def refuse_copy_before_anchor(current: Sequence[bytes], copy: Candidate, size: int,
+                              text: str) -> None:
+    """A hunk whose old lines occur once, wholly before the first line matching ``text``:
+    the '@@' line says the hunk comes after that line, and no copy is there. Codex refuses it
+    (it seeks the old lines only after the line); so does holon-git, rather than edit a copy
+    the patch did not name. A copy that reaches the line (the hunk's context may start with
+    it) is not before it; a text that matches no line says nothing."""
+    lines = anchor_lines(current, text)
+    if not lines or copy.start + size > lines[0]:
+        return
+    where = f"line {lines[0] + 1}" if len(lines) == 1 else f"lines {lines[0] + 1}, ..."
+    raise PatchError(
+        "context_not_found",
+        f"the hunk's old lines occur only at line {copy.start + 1}, before {where}, which "
+        f"matches its '@@ {text}' line: no copy follows it",
+        hint=f"the '@@ {text}' line says the hunk comes after line {lines[0] + 1}, but its old "
+        "lines are only before it: fix the '@@' line or copy the context from the lines after "
+        "it",
+        details={"anchor": {"text": text, "lines": [i + 1 for i in lines[:50]]},
+                 "candidate_lines": [copy.start + 1]})
+
+
 def claim_after_anchor(running: RunningFile, new: Sequence[bytes], old_starts: Sequence[int],
                        text: str) -> list[int]:
     """Where the hunk claims its new side goes: the first copy of it after the one line

@@ -133,6 +133,26 @@ class ByteFile(RunningFile):
             raise Unusual("no exact copy: the line search tries the tolerance levels")
         return found
 
+    def starts_near(self, lines: Sequence[bytes], level: int, center: int, radius: int,
+                    limit: int | None = None) -> list[int] | None:
+        if level or not lines or not whole_lines(lines):
+            raise Unusual("not an exact search of whole lines")
+        lo = max(center - radius + 1, 0)
+        hi = min(center + radius - 1, self.length - len(lines))
+        if lo > hi:
+            return []
+        data, needle = self.data, b"".join(lines)
+        first, stop = self.offset(lo), self.offset(hi) + len(needle)
+        out = []
+        at = data.find(needle, first, stop)
+        while at >= 0:
+            if at == 0 or data[at - 1] == 10:  # a copy starts a line
+                if limit is not None and len(out) == limit:
+                    return None
+                out.append(self.line_of(at))
+            at = data.find(needle, at + 1, stop)
+        return out
+
     def matches(self, old: Sequence[bytes], level: int, at_end: bool = False,
                 near: int | None = None) -> Matches:
         raise Unusual("only the exact level is searched on bytes")

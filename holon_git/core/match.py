@@ -308,6 +308,7 @@ class RunningFile:
         self._cstarts: list[int] = []  # current index of each edit's new lines
         self._bends: list[int] = []  # current index after each edit's new lines
         self._shift = [0]  # _shift[k]: how far edits[:k] moved the lines after them
+        self._moved = 0  # the largest shift any line had (edits only add to the list)
         self.length = len(lines)  # of the current file
         self._indexes: dict[int, _Index] = {}
         self._added: dict[int, Counter[bytes]] = {}
@@ -445,6 +446,45 @@ class RunningFile:
         kind = _ListedMatches if self.exhaustive else _LineMatches
         return kind(self, keys, level, at_end, anchor, near or 0)
 
+    def starts_near(self, lines: Sequence[bytes], level: int, center: int, radius: int,
+                    limit: int | None = None) -> list[int] | None:
+        """The current starts strictly within ``radius`` of line ``center`` where ``lines``
+        may sit under ``level``: every copy's start is among them (the caller checks each),
+        found through the places of one of its lines, not by reading every window. None when
+        that line occurs more than ``limit`` times in the file (a line repeated throughout)."""
+        keys = self.keys_of(lines, level)
+        index = self._index(level)
+        added = self._added[level]
+        if index.count is None:
+            sizes = list(map(len, keys))
+            anchor = sizes.index(max(sizes))
+        else:
+            rarity = [index.count.get(k, 0) + added.get(k, 0) for k in keys]
+            anchor = rarity.index(min(rarity))
+        want, key = keys[anchor], KEYS[level]
+        if limit is not None and added.get(want, 0) + (
+                index.count.get(want, 0) if index.count is not None
+                else index.keys.count(want)) > limit:
+            return None
+        lo, hi = center - radius + 1, center + radius - 1
+        out = []
+        if added.get(want):
+            for edit, cstart in zip(self._edits, self._cstarts, strict=True):
+                out.extend(start for offset, line in enumerate(edit.new)
+                           if lo <= (start := cstart + offset - anchor) <= hi
+                           and key(line) == want)
+        places = index.positions(want)
+        if not places:
+            return out
+        slack = self._moved  # how far an original line may have moved
+        first = bisect_left(places, lo + anchor - slack)
+        last = bisect_right(places, hi + anchor + slack)
+        for place in places[first:last]:
+            cur = self.to_current(place)
+            if cur is not None and lo <= cur - anchor <= hi:
+                out.append(cur - anchor)
+        return out
+
     def find(self, old: Sequence[bytes], level: int, at_end: bool = False) -> list[Candidate]:
         """Every current position where ``old`` matches under ``level``."""
         return self.matches(old, level, at_end).candidates
@@ -488,6 +528,7 @@ class RunningFile:
             self._cstarts.append(cstart)
             self._bends.append(cstart + len(later.new))
             self._shift.append(self._shift[-1] + len(later.new) - (later.end - later.start))
+            self._moved = max(self._moved, abs(self._shift[-1]))
         self.length = self._base + self._shift[-1]
         for level, counter in self._added.items():
             if level == 0 and whole_lines(edit.new):

@@ -171,6 +171,10 @@ class Hunk:
     # envelope '@@ <text>': a line of the file the hunk comes after (Codex's change context);
     # breaks a tie between copies of the old lines (holon_git.core.anchor)
     anchor_text: str = ""
+    # the input ended inside this hunk, on a change line, before its header's old count was
+    # met: the rest may have been cut off, so it applies only where its old side reaches the
+    # end of the file (nothing can be missing after that)
+    unfinished: bool = False
 
     @property
     def old_lines(self) -> list[bytes]:

@@ -23,6 +23,7 @@ from .match import (
     Matches,
     RunningFile,
     choose,
+    equal_level,
     key_ws,
     near_miss,
     split_lines,
@@ -44,7 +45,7 @@ from .model import (
     sides,
 )
 from .splice import dominant_eol, new_window
-from .threeway import KnownVersions, conflict_error, conflicts, marker_size_for
+from .threeway import KnownVersions
 
 if TYPE_CHECKING:
     from .reindent import FileIndent
@@ -83,6 +84,9 @@ class HunkResult:
     tolerances: list[str] = field(default_factory=list)
     by_line_number: bool = False  # several copies matched; the one at the hinted line won
     by_anchor: bool = False  # several copies matched; the one after the '@@ text' line won
+    # placed away from its line number while its new side sits elsewhere in the file (not
+    # in the receipt: the plan asks the history log whether this tool applied it there)
+    new_side_elsewhere: bool = False
 
     @property
     def offset(self) -> int | None:
@@ -172,6 +176,34 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
     file patch whose old side is not in the current text (threeway.py); None turns it off.
     """
     check_expected(expect_sha256 or {}, read)
+    try:
+        return _plan_patch(patch, read, reverse, progress, keep_preimages, on_planned, three_way)
+    except PatchError as err:
+        if err.code != "merge_conflict" or not _reverse_applies(patch, read, reverse):
+            raise
+        code = "not_applied" if reverse else "already_applied"
+        raise PatchError(code, f"merged from {err.details.get('base')}, the patch conflicts "
+                         "with the current text, but the whole patch, reversed, applies to it: "
+                         + ("its edit is not there" if reverse else "its edit is there already"),
+                         path=err.path, patch_line=err.patch_line) from None
+
+
+def _reverse_applies(patch: Patch, read: Reader, reverse: bool) -> bool:
+    """Would the patch, reversed, apply to the current text (no rescue)? A merge that
+    conflicts while the undo applies means the change is in: a re-sent series whose later
+    file patches changed the lines around the earlier ones' (git merge-file conflicts on
+    changes next to each other, where the reversed series places every hunk)."""
+    try:
+        _plan_patch(patch.reversed(), read, not reverse, None, True, None, None)
+    except PatchError:
+        return False
+    return True
+
+
+def _plan_patch(patch: Patch, read: Reader, reverse: bool,
+                progress: Callable[[str, int, int], None] | None, keep_preimages: bool,
+                on_planned: Callable[[FileChange], None] | None,
+                three_way: KnownVersions | None) -> Plan:
     if shares_a_path(patch.files):
         from .sequence import plan_sequence  # only then: start-up counts
 
@@ -356,11 +388,33 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
     change = _change(fp, existing, existing.data, existing.mode)
     if fp.hunks:
         try:
-            change.after, change.hunks, notes = _apply_hunks(fp, existing.data, reverse)
+            # a hunk's new side is sought in the whole file only when the history log
+            # could then say whether this tool applied it there (_refuse_if_nearer)
+            seek = three_way is not None and three_way.recorded(fp.old_path)
+            change.after, change.hunks, notes = _apply_hunks(fp, existing.data, reverse,
+                                                             seek_elsewhere=seek)
         except PatchError as err:
-            if err.code != "context_not_found" or three_way is None:
+            if three_way is None:
                 raise
-            return _rescue(fp, change, existing.data, three_way, reverse, err)
+            if err.code == "context_not_found":
+                from .rescue import rescue
+
+                return rescue(fp, change, existing.data, three_way, reverse, err)
+            if "repeats" not in err.details:
+                raise
+            from .rescue import decide_repeat
+
+            return decide_repeat(fp, change, existing.data, three_way, reverse, err)
+        if three_way is not None and any(r.new_side_elsewhere for r in change.hunks):
+            from .rescue import refuse_if_applied_before
+
+            refuse_if_applied_before(fp, existing.data, three_way, reverse)
+        if three_way is not None:
+            from .rescue import loosely_placed, rescue_loose
+
+            if loosely_placed(change.hunks) and rescue_loose(
+                    fp, change, existing.data, three_way, reverse, change.hunks) is not None:
+                return change  # merged from a version where the hunks match more strictly
         change.diagnostics.extend(notes)
     return change
 
@@ -370,8 +424,9 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
 BYTES_FIRST_BUDGET = 8 << 20
 
 
-def _apply_hunks(fp: FilePatch, content: bytes, reverse: bool,
-                 matching: str = "auto") -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
+def _apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "auto",
+                 seek_elsewhere: bool = False
+                 ) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     """The file patch's hunks applied to ``content``: the new content, where each hunk went,
     and the notes; raises the first hunk's refusal, located.
 
@@ -383,23 +438,24 @@ def _apply_hunks(fp: FilePatch, content: bytes, reverse: bool,
         from .exact import ByteFile, Unusual
 
         try:
-            return _apply_on(ByteFile(content), fp, content, reverse)
+            return _apply_on(ByteFile(content), fp, content, reverse, seek_elsewhere)
         except (Unusual, PatchError):
             pass  # the line search decides, and words any refusal
     running = RunningFile(split_lines(content))
     running.exhaustive = matching == "exhaustive"
-    return _apply_on(running, fp, content, reverse)
+    return _apply_on(running, fp, content, reverse, seek_elsewhere)
 
 
 def _bytes_first(fp: FilePatch, content: bytes) -> bool:
     return (content.endswith(b"\n") and len(fp.hunks) * len(content) <= BYTES_FIRST_BUDGET
             and not any(h.anchor_text or h.anchor_end or h.old_no_newline or h.new_no_newline
-                        for h in fp.hunks))
+                        or h.unfinished for h in fp.hunks))
 
 
-def _apply_on(running: RunningFile, fp: FilePatch, content: bytes,
-              reverse: bool) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
+def _apply_on(running: RunningFile, fp: FilePatch, content: bytes, reverse: bool,
+              seek_elsewhere: bool = False) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     applier = _HunkApplier(running, content, reverse)
+    applier.seek_elsewhere = seek_elsewhere
     results = []
     for number, hunk in enumerate(fp.hunks, 1):
         try:
@@ -409,42 +465,7 @@ def _apply_on(running: RunningFile, fp: FilePatch, content: bytes,
     return running.content(), results, applier.diagnostics
 
 
-def _rescue(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
-            reverse: bool, refusal: PatchError) -> FileChange:
-    """The three-way rescue (threeway.py): the first other version of the file that the whole
-    file patch applies to is the base; the current text is merged with base + patch."""
-    assert fp.old_path is not None
-    tried = {ours}
-    for version in three_way.versions(fp, fp.old_path):
-        if version.content in tried:
-            continue
-        tried.add(version.content)
-        try:
-            theirs, results, notes = _apply_hunks(fp, version.content, reverse)
-        except PatchError:
-            continue
-        size = marker_size_for(version.content, ours, theirs)
-        merged = three_way.merge(version.content, ours, theirs, size)
-        if not merged.clean:
-            raise conflict_error(conflicts(merged.content, size), ours, version.label)
-        if merged.content == ours:  # e.g. a patch written against HEAD, re-sent
-            code = "not_applied" if reverse else "already_applied"
-            raise PatchError(code, f"the patch was written against {version.label}; merged "
-                             "with the current text it changes nothing: "
-                             + ("its edit is not in the file" if reverse
-                                else "its edit is already there"))
-        for result in results:
-            result.tolerances.append("three_way")
-        change.after, change.hunks = merged.content, results
-        change.three_way = {"base": version.label}
-        if version.blob is not None:
-            change.three_way["blob"] = version.blob
-        change.diagnostics.extend(notes)
-        change.diagnostics.append(Diagnostic(
-            "three_way", f"the hunks did not match the current text; merged from "
-            f"{version.label}, where they apply", fp.patch_line))
-        return change
-    raise refusal
+_FEW = 64  # copies of a new side's rarest line sought in the whole file, at most
 
 
 class _HunkApplier:
@@ -457,6 +478,10 @@ class _HunkApplier:
         self.drift = 0
         self.diagnostics: list[Diagnostic] = []
         self._sits: dict[tuple[int, int], bool] = {}  # (claim, levels): the new side is there
+        # a hunk was placed away from its line number while its new side sits elsewhere,
+        # farther from it: a re-send after a large shift looks so (_refuse_if_nearer)
+        self.new_side_elsewhere = False
+        self.seek_elsewhere = False  # look for that at all (the history log can answer)
 
     @cached_property
     def eol(self) -> bytes | None:
@@ -477,16 +502,20 @@ class _HunkApplier:
     def apply(self, hunk: Hunk, number: int) -> HunkResult:
         running = self.running
         self._sits.clear()
+        self.new_side_elsewhere = False
         lines: Sequence[HunkLine] = hunk.lines  # a packed body stays packed unless needed
         old, new = sides(lines)
         raw_hint = None
         if hunk.old_start is not None:
             raw_hint = max(hunk.old_start - (1 if old else 0), 0)
         hints = [raw_hint, None if raw_hint is None else raw_hint + self.drift]
-        at_end = hunk.old_no_newline or hunk.new_no_newline or hunk.anchor_end
+        at_end = (hunk.old_no_newline or hunk.new_no_newline or hunk.anchor_end
+                  or hunk.unfinished)
         tolerances: list[str] = []
         by_anchor = False
         last_line = running.last_line()
+        # a hunk with no context says nothing about the file's line endings (see below)
+        no_context = not old and running.length > 0
         if not old and hunk.anchor_end and last_line and not last_line.endswith(b"\n"):
             # Appending after a last line that has no line ending: that line gains one, so it
             # joins the hunk as context (and is found at the end like any other).
@@ -514,7 +543,11 @@ class _HunkApplier:
                 found = running.search(old, at_end, near=near)
                 tolerances.append("trailing_blank_lines_as_separator")
             if not found:
-                raise self._not_found(hunk, number, new, old, hints[1])
+                refusal = self._not_found(hunk, number, new, old, hints[1])
+                if hunk.unfinished and refusal.code == "context_not_found" \
+                        and running.search(old):
+                    raise _cut_off(hunk)  # found, but not where a cut-off hunk may end
+                raise refusal
             if new != old:
                 hinted = self._hint_claims(hunk, hints[1], new)
                 hinted += self._anchor_claims(hunk, new, found)
@@ -522,6 +555,10 @@ class _HunkApplier:
                 self._refuse_if_applied(hunk, new, [*hinted, *edges], old, found, edges)
             if not new and raw_hint is not None and len(old) < running.length:
                 found = _at_hint_only(found, hints)
+            if hunk.anchor_text and len(some := found.some(2)) == 1:
+                from .anchor import refuse_copy_before_anchor
+
+                refuse_copy_before_anchor(running.lines(), some[0], len(old), hunk.anchor_text)
             try:
                 candidate, by_hint = choose(found, hints)
             except PatchError as err:
@@ -544,6 +581,9 @@ class _HunkApplier:
             if new != old:  # the new side where this match would put it
                 self._refuse_if_applied(hunk, new, [start, start + len(old) - len(new)], old,
                                         Found([candidate], level))
+                if hints[1] is not None:
+                    self._refuse_if_nearer(hunk, new, old, Found([candidate], level), hints[1],
+                                           by_hint)
         if level:
             tolerances.append(LEVELS[level])
         size = len(old)
@@ -556,6 +596,13 @@ class _HunkApplier:
                                                  self.indent_style)
             tolerances.extend(rewritten)
             new = new_side(lines)
+        added_eol = self.eol if level else None
+        if no_context and self._endings_differ(lines):
+            # Its added lines take the file's usual ending, as under a tolerance: an LF
+            # envelope's append to a CRLF file writes CRLF lines (and the reverse).
+            added_eol = self.eol
+            if LEVELS[1] not in tolerances:
+                tolerances.append(LEVELS[1])
         if hunk.blank_context_lines:
             tolerances.append("blank_context_line")
         if hunk.unprefixed_context_lines:
@@ -569,7 +616,7 @@ class _HunkApplier:
             final_newline = hunk.old_no_newline
         new = new_window(
             window, lines,
-            added_eol=self.eol if level else None,
+            added_eol=added_eol,
             fill_eol=self.fill_eol,
             at_end=at_end_now,
             final_newline=final_newline,
@@ -584,7 +631,16 @@ class _HunkApplier:
                 f"hunk {number}: its old lines occur more than once; the copy at the hinted "
                 f"line {original + 1} was used", hunk.patch_line))
         hinted = hunk.old_start
-        return HunkResult(number, hinted, original + 1, tolerances, by_hint, by_anchor)
+        return HunkResult(number, hinted, original + 1, tolerances, by_hint, by_anchor,
+                          self.new_side_elsewhere)
+
+    def _endings_differ(self, lines: Sequence[HunkLine]) -> bool:
+        """Does an added line end other than the file's usual way (LF in a CRLF file, or
+        CRLF in an LF file)?"""
+        eol = self.eol
+        return eol is not None and any(
+            line.kind == ADD and line.text.endswith(b"\n")
+            and line.text.endswith(b"\r\n") != (eol == b"\r\n") for line in lines)
 
     def _refuse_if_applied_strictly(self, old: list[bytes], new: list[bytes],
                                     at_end: bool) -> None:
@@ -596,6 +652,48 @@ class _HunkApplier:
             raise self._applied_error("the hunk's new lines are already in the file; its old "
                                       "lines match elsewhere only with whitespace or "
                                       "punctuation ignored")
+
+    def _refuse_if_nearer(self, hunk: Hunk, new: list[bytes], old: list[bytes],
+                          found: Found, hint: int, by_hint: bool) -> None:
+        """Where does the new side sit, seen from the hinted line (item 7e)?
+
+        The old side was found (not by the line number) away from the hinted line: if the
+        new side sits nearer to it, the hunk was applied there, and the match is another
+        copy that an edit since moved away from it. A hunk placed by its line number among
+        copies, re-sent after an unrelated edit above, must not edit the next copy. A fresh
+        hunk is refused so only when the file already holds its new text nearer its line
+        number than its old text. When the new side sits elsewhere, farther, the file alone
+        cannot tell: the hunk is marked, and the plan asks the history log (rescue.py)."""
+        running = self.running
+        center = running.to_current(hint)
+        (candidate,) = found.candidates
+        if center is None or not new:
+            return
+        radius = 0 if by_hint else abs(candidate.start - center)
+        levels = found.level + 1
+        if len(old) == len(new):  # only the levels that tell the new side from the old
+            levels = equal_level(old, new, levels)
+        claims: list[int] = []
+        if radius:
+            claims = sorted({at for level in range(levels)
+                             for at in running.starts_near(new, level, center, radius) or ()},
+                            key=lambda at: abs(at - center))
+            self._refuse_if_applied(
+                hunk, new, claims, old, found,
+                where=f"nearer its line number ({center + 1}) than its old lines, at line "
+                f"{candidate.start + 1}: an edit since moved the lines, and the old lines "
+                "there are another copy")
+        if not self.seek_elsewhere:
+            return
+        farther: set[int] = set()
+        for level in range(levels):
+            # a new side made of lines repeated throughout the file is not sought everywhere
+            starts = running.starts_near(new, level, center, running.length + 1, _FEW)
+            if starts is None:
+                return
+            farther.update(starts)
+        if self._first_applied(hunk, new, sorted(farther - set(claims)), old, found, ()):
+            self.new_side_elsewhere = True
 
     def _anchor_claims(self, hunk: Hunk, new: list[bytes], found: Found) -> list[int]:
         """An envelope hunk's '@@ <text>' says where it goes: after the one line matching the
@@ -645,7 +743,8 @@ class _HunkApplier:
 
     def _refuse_if_applied(self, hunk: Hunk, new: list[bytes], claims: Iterable[int],
                            old: Sequence[bytes] = (), matches: Matches | None = None,
-                           edges: Sequence[int] = ()) -> None:
+                           edges: Sequence[int] = (),
+                           where: str = "where the hunk goes") -> None:
         """Refuse when the hunk's new side already sits at a place the hunk claims.
 
         New lines that lie inside a match of the old side and equal its lines there say
@@ -662,8 +761,22 @@ class _HunkApplier:
         context '    )' for the ')' before it, with indentation ignored). A hunk with no old
         side was never placed loosely.
         """
-        if not new:
+        found = self._first_applied(hunk, new, claims, old, matches, edges)
+        if found is None:
             return
+        at, beside = found
+        if beside is not None:
+            raise self._repeat_error(at, beside)
+        raise self._applied_error(f"the hunk's new lines are already at line {at + 1}, {where}")
+
+    def _first_applied(self, hunk: Hunk, new: list[bytes], claims: Iterable[int],
+                       old: Sequence[bytes], matches: Matches | None,
+                       edges: Sequence[int]) -> tuple[int, int | None] | None:
+        """The first claim where the new side counts as sitting (see _refuse_if_applied),
+        and where a copy of the old side overlaps it at a place the hunk could go (its added
+        lines repeat their neighbours), if one does."""
+        if not new or not claims:
+            return None
         running = self.running
         ending = None if hunk.old_no_newline == hunk.new_no_newline else not hunk.new_no_newline
         wanted = olds = None
@@ -690,12 +803,51 @@ class _HunkApplier:
                 continue
             if at in edges and not any(map(match_at, range(at - len(olds) + 1, at + size))):
                 continue  # an edge the new side would reach only away from the old side
-            raise self._applied_error(
-                f"the hunk's new lines are already at line {at + 1}, where the hunk goes")
+            beside = next((m for m in range(at - len(olds) + 1, at + size)
+                           if match_at(m) and self._could_go(hunk, m, len(olds))), None)
+            return at, beside
+        return None
+
+    def _could_go(self, hunk: Hunk, start: int, size: int) -> bool:
+        """Could a fresh hunk go at this match of its old side, by its own edge claims (a
+        hunk whose context runs out at the file's end or start matches only there)?"""
+        kinds = _edge_kinds(hunk.lines)
+        if kinds is None:
+            return True
+        _, last, has_context = kinds
+        if (hunk.anchor_end or (has_context and last != CONTEXT)) \
+                and start + size != self.running.length:
+            return False
+        return not (hunk.old_start == 0 or (hunk.old_start == 1 and has_context)) or start == 0
+
+    def _repeat_error(self, at: int, beside: int) -> PatchError:
+        """The file holds the hunk's new lines where it goes, and its old lines overlapping
+        them at a place it could go too: the lines the hunk adds equal the lines beside them
+        (a fifth blank line after four). Applied or not, the file reads the same; so the hunk
+        is refused, saying so (the plan may tell more from the history log: rescue.py)."""
+        details = {"repeats": {"new_lines_at": at + 1, "old_lines_at": beside + 1}}
+        if self.reverse:
+            return PatchError(
+                "not_applied", f"the reversed hunk's new lines are already at line {at + 1}, "
+                f"where it goes, and its old lines are there too, at line {beside + 1}: the "
+                "lines it would put back repeat the lines beside them, so the file reads the "
+                "same whether the patch is applied or not",
+                hint="the lines repeat their neighbours, so nothing in the file tells whether "
+                "the patch is applied; if it is, undo it with a hunk whose context tells the "
+                "places apart", details=details)
+        return PatchError(
+            "already_applied", f"the hunk's new lines are already at line {at + 1}, where the "
+            f"hunk goes, but its old lines are there too, at line {beside + 1}: the lines it "
+            "adds repeat the lines beside them, so a re-sent patch and a new insertion of "
+            "those lines look the same",
+            hint="the file may or may not hold your edit: the added lines equal their "
+            "neighbours, so a re-send and a new insertion look the same; if the edit is not in "
+            "yet, add a context line that tells the places apart", details=details)
 
     def _not_found(self, hunk: Hunk, number: int, new: list[bytes], old: list[bytes],
                    hint: int | None) -> PatchError:
-        at_end = hunk.old_no_newline or hunk.new_no_newline or hunk.anchor_end
+        at_end = (hunk.old_no_newline or hunk.new_no_newline or hunk.anchor_end
+                  or hunk.unfinished)
         running = self.running
         for start in running.find_original(old, at_end):
             earlier = running.hunks_in_original(start, len(old))
@@ -714,6 +866,16 @@ class _HunkApplier:
                         + ("the end of the file" if diff["found"] is None
                            else repr(diff["found"])))
         return PatchError("context_not_found", message, details=details)
+
+
+def _cut_off(hunk: Hunk) -> PatchError:
+    """A hunk the input ended inside (Hunk.unfinished) whose old side does not reach the end
+    of the file: lines after it may be missing."""
+    return PatchError(
+        "truncated_patch", f"the patch ends inside this hunk, after a change line, with "
+        f"{hunk.old_count} old lines in its header but fewer in its body; the hunk's lines do "
+        "not reach the end of the file, so the rest of it looks cut off",
+        details={"header": [hunk.old_count, hunk.new_count]})
 
 
 def _at_hint_only(found: Matches, hints: Sequence[int | None]) -> Found:

@@ -78,6 +78,10 @@ def indentation_mappings(pairs: Sequence[tuple[bytes, bytes]]) -> list[Mapping] 
     if not any(p or f for p, f in indents):
         return None
     found = []
+    if all(p == f for p, f in indents):
+        # the same indentation, byte for byte, whatever mix of tabs and spaces it holds
+        # (`\t    ` continuation lines): only inner blanks differed, so nothing maps
+        return [Mapping("shift", SPACE, 0)]
     used = set(b"".join(p + f for p, f in indents))
     shifts = {len(f) - len(p) for p, f in indents}
     if len(used) == 1 and len(shifts) == 1:

@@ -26,6 +26,7 @@ class Version:
     label: str  # "HEAD", "index", "patch index line <id>", "blob <id> recorded <time>"
     content: bytes
     blob: str | None = None  # its blob id, when known
+    recorded: bool = False  # a pre-image of this tool's own apply (the history log)
 
 
 class Merged(NamedTuple):
@@ -42,6 +43,10 @@ class KnownVersions(Protocol):
 
     def merge(self, base: bytes, ours: bytes, theirs: bytes, marker_size: int) -> Merged:
         """A three-way text merge of whole files (libgit2's, as `git merge-file`)."""
+        ...
+
+    def recorded(self, path: str) -> bool:
+        """Has this tool recorded a pre-image of the path (the history log)?"""
         ...
 
 

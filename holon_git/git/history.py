@@ -78,10 +78,10 @@ def read(git_dir: str) -> list[Entry]:
     return out[-MAX_ENTRIES:]
 
 
-def entries(git_dir: str, path: str) -> Iterator[Entry]:
-    """The entries for ``path``, newest first."""
+def entries(log: list[Entry], path: str) -> Iterator[Entry]:
+    """The entries of ``log`` (as read) for ``path``, newest first."""
     seen: set[str] = set()
-    for entry in reversed(read(git_dir)):
+    for entry in reversed(log):
         if entry.path == path and entry.blob not in seen:
             seen.add(entry.blob)
             yield entry

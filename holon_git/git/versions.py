@@ -32,6 +32,7 @@ class RepositoryVersions:
         self._git: Any = None
         self.git_dir = git_dir
         self.worktree_form = worktree_form
+        self._log: list[history.Entry] | None = None  # read once per apply
 
     @classmethod
     def of_worktree(cls, root: str, git_dir: str) -> RepositoryVersions:
@@ -66,13 +67,22 @@ class RepositoryVersions:
                 yield Version(label, self._from_blob(path, found[1]), found[0])
         if self.git_dir is None:
             return
-        for entry in history.entries(self.git_dir, path):
+        for entry in history.entries(self._entries(), path):
             found = self._blob(entry.blob)
             if found is None:
                 continue
             when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(entry.time))
             content = found[1] if self.worktree_form else git.to_blob(path, found[1])
-            yield Version(f"blob {entry.blob} recorded {when}", content, entry.blob)
+            yield Version(f"blob {entry.blob} recorded {when}", content, entry.blob,
+                          recorded=True)
+
+    def recorded(self, path: str) -> bool:
+        return self.git_dir is not None and any(e.path == path for e in self._entries())
+
+    def _entries(self) -> list[history.Entry]:
+        if self._log is None:
+            self._log = history.read(self.git_dir) if self.git_dir is not None else []
+        return self._log
 
     def _from_blob(self, path: str, data: bytes) -> bytes:
         return self.git.to_worktree(path, data) if self.worktree_form else data

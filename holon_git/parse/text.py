@@ -22,6 +22,8 @@ class Lines:
     items: list[bytes]
     numbers: Sequence[int]  # a range until fences are taken out: no int object per line
     fence_mark: bool = True  # whether any line may open a markdown fence
+    # the lines end where a markdown fence closed: the text that held them was not cut off
+    closed: bool = False
 
     def __len__(self) -> int:
         return len(self.items)
@@ -58,6 +60,7 @@ def unfence(lines: Lines) -> tuple[Lines, list[Diagnostic]]:
     if first_header is None or first_header < first_fence:
         return lines, []
     kept: list[int] = []
+    closed = False
     i = first_fence
     while i < len(items):
         opener = _FENCE.match(items[i])
@@ -74,6 +77,7 @@ def unfence(lines: Lines) -> tuple[Lines, list[Diagnostic]]:
         block = range(i + 1, close)
         if any(_HEADER.match(items[j]) for j in block):
             kept.extend(block)
+            closed = close < len(items)
         i = close + 1
     if not kept:
         return lines, []
@@ -82,4 +86,5 @@ def unfence(lines: Lines) -> tuple[Lines, list[Diagnostic]]:
         "the patch was inside a markdown code fence; text outside the fence was ignored",
         lines.numbers[first_fence],
     )
-    return Lines([items[j] for j in kept], [lines.numbers[j] for j in kept]), [note]
+    return Lines([items[j] for j in kept], [lines.numbers[j] for j in kept],
+                 closed=closed), [note]

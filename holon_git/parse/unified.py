@@ -57,6 +57,8 @@ class UnifiedParser:
     def __init__(self, lines: Lines, strip: int | None = None) -> None:
         self.items = lines.items
         self.numbers = lines.numbers
+        self.closed = lines.closed
+        self._context_ahead = -1  # a context line known to continue the hunk lines here
         self.strip = strip
         self.pos = 0
         self.diagnostics: list[Diagnostic] = []
@@ -349,12 +351,16 @@ class UnifiedParser:
                 ):
                     break
             if blanks:
+                if self._counts_met(hunk, old, new) and not self._continues(pos):
+                    break  # the blank line ended a complete hunk: what follows is text
                 old, new = self._take_blanks(hunk, blanks, old, new)
             append(make(kind, line[1:]))
             old += kind != ADD
             new += kind != REMOVE
             pos += 1
         self.pos = pos
+        if pos >= count and lines and not self.closed:
+            self._cut_off(hunk, fp, old, new)
         self._trailing_blanks(hunk, blanks, old, new)
         old += hunk.optional_tail
         new += hunk.optional_tail
@@ -369,6 +375,48 @@ class UnifiedParser:
                 unprefixed_at, fp.path, len(fp.hunks) + 1,
             )
         return self._after_hunk(hunk, fp, old, new)
+
+    def _continues(self, index: int) -> bool:
+        """After a blank line that follows a hunk whose header counts are met: do the hunk
+        lines from ``index`` on hold a context line before the next header, the end, or other
+        text? Only then do they continue the hunk (the blank was stripped blank context);
+        otherwise they are text after it, such as markdown bullets ('- ...', '+ ...')."""
+        if index <= self._context_ahead:
+            return True
+        items = self.items
+        while index < len(items):
+            line = items[index]
+            first = line[:1]
+            if first == b" ":
+                self._context_ahead = index
+                return True
+            if line not in (b"\n", b"\r\n") and (
+                    first not in (b"-", b"+", b"\\") or self._is_file_start(index)):
+                return False
+            index += 1
+        return False
+
+    def _cut_off(self, hunk: Hunk, fp: FilePatch, old: int, new: int) -> None:
+        """The input ended inside this hunk. When its last line is a change line and its
+        header counts are not met, the text may have been cut off (a model's output limit):
+        with the old side complete and added lines missing, it is refused; with old lines
+        missing, the hunk is marked to apply only where its old side ends the file."""
+        if hunk.old_count is None or hunk.new_count is None:
+            return
+        last = hunk.lines[-1].kind
+        if last == CONTEXT:
+            return
+        if old < hunk.old_count and not hunk.old_no_newline:
+            hunk.unfinished = True
+        elif old == hunk.old_count and new < hunk.new_count and not hunk.new_no_newline:
+            number = len(fp.hunks) + 1
+            kind = "an added" if last == ADD else "a removed"
+            raise PatchError(
+                "truncated_patch",
+                f"the patch ends inside hunk {number}, after {kind} line: its header says "
+                f"{hunk.new_count} new lines, the body has {new}, so its last lines look cut off",
+                patch_line=hunk.patch_line, path=fp.path, hunk=number,
+                details={"header": [hunk.old_count, hunk.new_count], "body": [old, new]})
 
     def _lost_context_prefix(self, hunk: Hunk, old: int, new: int) -> bool:
         """Is this unprefixed line an unchanged line whose leading space was lost?

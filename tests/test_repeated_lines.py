@@ -1,0 +1,96 @@
+"""Hunks whose added lines equal the lines beside them (audit finding 05), on real
+repositories: a fifth blank line after four, a list element equal to the one before it.
+Applied or not, the file reads the same, so the hunk is refused, and the refusal says so
+honestly; the history log of this tool's own applies tells the two apart exactly when the
+file is still what this tool made of it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gitsupport import applied, everything, git_apply, refused
+from repos.builders import git, make_repo
+
+LIST = "def f():\n    return [\n        0,\n        0,\n    ]\n"
+ONE_MORE = ("--- a/a.py\n+++ b/a.py\n@@ -4,2 +4,3 @@ def f():\n         0,\n+        0,\n"
+            "     ]\n")
+BLANKS = "x = 1\n\n\n\n\ny = 2\n"
+FIFTH_BLANK = "--- a/b.py\n+++ b/b.py\n@@ -3,4 +3,5 @@ x = 1\n \n \n \n+\n y = 2\n"  # git diff
+
+
+def test_an_insertion_equal_to_its_neighbours_is_refused_honestly(tmp_path: Path) -> None:
+    """git apply takes these; holon-git cannot tell them from a re-send, and says so rather
+    than let an agent believe its edit is in."""
+    repo = make_repo(tmp_path / "r", {"a.py": LIST, "b.py": BLANKS})
+    for patch in (ONE_MORE, FIFTH_BLANK):
+        err = refused(repo, patch, "already_applied")
+        assert "repeat the lines beside them" in err.message
+        assert "a re-send and a new insertion look the same" in err.hint
+        assert "add a context line" in err.hint
+        assert set(err.details["repeats"]) == {"new_lines_at", "old_lines_at"}
+    git_apply(repo, ONE_MORE)  # the reference takes it
+    assert (repo / "a.py").read_text() == LIST.replace("0,\n", "0,\n        0,\n", 1)
+
+
+def test_an_append_resent_keeps_the_plain_message(tmp_path: Path) -> None:
+    """The old side of an append that is already in no longer ends the file, where the hunk
+    must go: the file cannot be read as 'not applied', and the message says applied."""
+    repo = make_repo(tmp_path / "r", {"f.txt": "alpha\nbeta\n"})
+    patch = "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,3 @@\n alpha\n beta\n+beta\n"
+    applied(repo, patch)
+    err = refused(repo, patch, "already_applied")
+    assert "repeats" not in err.details and "where the hunk goes" in err.message
+
+
+def test_the_history_log_tells_a_resend_of_this_tools_apply(tmp_path: Path) -> None:
+    """One element becomes two through this tool; sent again, the refusal is the same, but
+    the message can say what happened: the file is what this tool made of it."""
+    repo = make_repo(tmp_path / "r", {"a.py": LIST.replace("        0,\n", "", 1)})
+    patch = ONE_MORE.replace("-4,2 +4,3", "-3,2 +3,3")
+    applied(repo, patch)
+    assert (repo / "a.py").read_text() == LIST
+    err = refused(repo, patch, "already_applied")
+    assert "this tool applied this patch" in err.message
+    # once the file changed since, the log no longer tells: the honest refusal again
+    (repo / "a.py").write_text(LIST + "# more\n")
+    err = refused(repo, patch, "already_applied")
+    assert "repeat the lines beside them" in err.message
+
+
+def test_removing_one_of_identical_lines_undoes_through_the_history(tmp_path: Path) -> None:
+    """Apply, then -R, gives the original back (patch-format.md section 5): the reversed hunk
+    puts back a line equal to its neighbours, which alone cannot tell; the history log shows
+    this tool made the file from its recorded pre-image, so -R restores that. -R again is
+    refused: the newest pre-image is now the patched file, which tells nothing."""
+    original = "l0\nl0\nl0\nl1\n"
+    repo = make_repo(tmp_path / "r", {"c.txt": original})
+    patch = "--- a/c.txt\n+++ b/c.txt\n@@ -2,3 +2,2 @@\n l0\n-l0\n l1\n"
+    applied(repo, patch)
+    assert (repo / "c.txt").read_text() == "l0\nl0\nl1\n"
+    receipt = applied(repo, patch, reverse=True)
+    assert (repo / "c.txt").read_text() == original
+    assert "undone_from_history" in [d.code for c in receipt.files for d in c.diagnostics]
+    state = everything(repo)
+    err = refused(repo, patch, "not_applied", reverse=True)
+    assert "repeat the lines beside them" in err.message
+    assert everything(repo) == state
+
+
+def test_without_the_history_the_reverse_stays_refused(tmp_path: Path) -> None:
+    """Applied by git apply, nothing recorded it: -R cannot tell, and refuses."""
+    repo = make_repo(tmp_path / "r", {"c.txt": "l0\nl0\nl0\nl1\n"})
+    patch = "--- a/c.txt\n+++ b/c.txt\n@@ -2,3 +2,2 @@\n l0\n-l0\n l1\n"
+    git_apply(repo, patch)
+    err = refused(repo, patch, "not_applied", reverse=True)
+    assert "whether the patch is applied or not" in err.message
+    git(repo, "add", "c.txt")
+    refused(repo, patch, "not_applied", reverse=True, three_way=False)
+
+
+def test_the_models_view_does_not_say_the_edit_is_in(tmp_path: Path) -> None:
+    from holon_git import apply_patch
+    from holon_git.provider.results import format_result
+
+    repo = make_repo(tmp_path / "r", {"a.py": LIST})
+    shown = format_result(apply_patch(ONE_MORE, repo))
+    assert "may or may not have this change" in shown and "already has" not in shown

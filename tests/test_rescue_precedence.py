@@ -1,0 +1,155 @@
+"""The three-way rescue against a loose match, and re-sends after a rescue, on real
+repositories (audit findings 00 and 07).
+
+A stale-base patch whose old side the current text holds only at the `whitespace` level, at a
+look-alike block, is decided by the version where it matches exactly (merged, or refused
+merge_conflict), never placed on the look-alike. A loose match that is the very place the
+merge points at (the agent re-indented those lines) still applies there. A patch the rescue
+merged, sent again, is already_applied even when its merge would conflict."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from gitsupport import applied, everything, refused
+from repos.builders import git, git_env, make_repo
+
+OUTER = ("def outer(xs):\n    for x in xs:\n        if x:\n            process(x)\n"
+         "            log(x)\n            done()\n    return xs\n\n\n"
+         "if DEBUG:\n    process(x)\n    log(x)\n    done()\n")
+LOG_PATCH = ("--- a/m.py\n+++ b/m.py\n@@ -4,3 +4,3 @@ def outer(xs):\n             process(x)\n"
+             "-            log(x)\n+            log(x, level=2)\n             done()\n")
+
+
+def merge_file(tmp: Path, ours: str, base: str, theirs: str) -> int:
+    for name, text in (("ours", ours), ("base", base), ("theirs", theirs)):
+        (tmp / name).write_text(text)
+    return subprocess.run(["git", "merge-file", "-p", "ours", "base", "theirs"], cwd=tmp,
+                          capture_output=True, env=git_env()).returncode
+
+
+@pytest.mark.parametrize("with_index_line", [False, True])
+def test_a_stale_patch_is_not_placed_on_a_look_alike_block(tmp_path: Path,
+                                                            with_index_line: bool) -> None:
+    """The agent's own uncommitted edit (process -> handle) is beside the patch's line; the
+    patch's old side is found, indentation ignored, only in the DEBUG block. HEAD holds it
+    exactly, and git merge-file conflicts on the three texts: merge_conflict."""
+    repo = make_repo(tmp_path / "r", {"m.py": OUTER})
+    current = OUTER.replace("            process(x)", "            handle(x)")
+    (repo / "m.py").write_text(current)
+    patch = LOG_PATCH
+    blob = git(repo, "rev-parse", "HEAD:m.py").strip()
+    if with_index_line:
+        patch = f"diff --git a/m.py b/m.py\nindex {blob[:7]}..1234567 100644\n" + patch
+    err = refused(repo, patch, "merge_conflict")
+    assert err.details["base"] == ("patch index line " + blob[:7] if with_index_line
+                                   else "index")
+    assert [row["line"] for row in err.details["region"]][:1] == [2]  # outer(), not DEBUG
+    theirs = OUTER.replace("            log(x)", "            log(x, level=2)")
+    assert merge_file(tmp_path, current, OUTER, theirs) == 1  # git conflicts too
+    # without the rescue there is no other version to ask: the loose match is all there is
+    receipt = applied(repo, patch, three_way=False)
+    assert receipt.files[0].hunks[0].tolerances == ["whitespace", "reindented"]
+
+
+def test_a_clean_merge_beats_the_loose_match(tmp_path: Path) -> None:
+    """The agent's edit is two lines above the patch's change: the merge is clean and edits
+    outer(), where HEAD says the patch goes; the look-alike block stays as it was."""
+    text = OUTER.replace("        if x:\n", "        if x:\n            start(x)\n            "
+                         "step(x)\n").replace("if DEBUG:\n", "if DEBUG:\n    start(x)\n    "
+                                              "step(x)\n")
+    repo = make_repo(tmp_path / "r", {"m.py": text})
+    (repo / "m.py").write_text(text.replace("            start(x)", "            begin(x)"))
+    patch = ("--- a/m.py\n+++ b/m.py\n@@ -4,5 +4,5 @@ def outer(xs):\n             start(x)\n"
+             "             step(x)\n             process(x)\n-            log(x)\n"
+             "+            log(x, level=2)\n             done()\n")
+    receipt = applied(repo, patch)
+    (change,) = receipt.files
+    assert change.three_way is not None and change.three_way["base"] == "index"
+    assert change.hunks[0].tolerances == ["three_way"]
+    assert "whitespace ignored" in change.diagnostics[-1].message
+    assert (repo / "m.py").read_text() == text.replace(
+        "            start(x)", "            begin(x)").replace(
+        "            log(x)", "            log(x, level=2)")
+
+
+def test_a_loose_match_on_the_lines_the_agent_reindented_still_applies(tmp_path: Path) -> None:
+    """The agent wrapped the loop in a `with` block (uncommitted): every line of the hunk
+    moved four spaces right. HEAD matches exactly and the merge conflicts over those very
+    lines, where the loose match is: it is the same place, and the added line is re-indented
+    there, as without the rescue."""
+    text = "def f(xs):\n    for x in xs:\n        a(x)\n        b(x)\n    return xs\n"
+    repo = make_repo(tmp_path / "r", {"m.py": text})
+    wrapped = ("def f(xs):\n    with lock:\n        for x in xs:\n            a(x)\n"
+               "            b(x)\n    return xs\n")
+    (repo / "m.py").write_text(wrapped)
+    patch = ("--- a/m.py\n+++ b/m.py\n@@ -2,3 +2,4 @@ def f(xs):\n     for x in xs:\n"
+             "         a(x)\n+        c(x)\n         b(x)\n")
+    receipt = applied(repo, patch)
+    (change,) = receipt.files
+    assert change.three_way is None
+    assert change.hunks[0].tolerances == ["whitespace", "reindented"]
+    assert (repo / "m.py").read_text() == wrapped.replace("            b(x)",
+                                                          "            c(x)\n            b(x)")
+
+
+def test_line_endings_and_trailing_blanks_keep_their_match(tmp_path: Path) -> None:
+    """A CRLF working tree over LF blobs (uncommitted), and trailing blanks an editor added:
+    the two levels that never make different code look alike. Every line of the versions
+    differs, a merge would conflict everywhere; the patch applies to the current text."""
+    repo = make_repo(tmp_path / "r", {"f.txt": "a\nb\nc\n", "g.txt": "a\nb\nc\n"})
+    (repo / "f.txt").write_bytes(b"a\r\nb\r\nc\r\n")
+    (repo / "g.txt").write_text("a  \nb\t\nc \n")
+    patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"
+             "--- a/g.txt\n+++ b/g.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n")
+    receipt = applied(repo, patch)
+    assert [c.three_way for c in receipt.files] == [None, None]
+    assert (repo / "f.txt").read_bytes() == b"a\r\nB\r\nc\r\n"
+    assert (repo / "g.txt").read_text() == "a  \nB\nc \n"
+
+
+# -- re-sends after a three-way apply (finding 07) --------------------------------------------
+
+def test_a_resent_series_over_a_file_without_final_newline_is_already_applied(
+        tmp_path: Path) -> None:
+    """format-patch mails 1 (b -> B) and 2 (append d) of a file without a final newline.
+    Sent again, mail 1 merges with a conflict next to mail 2's change (git merge-file
+    conflicts on neighbouring changes), but the whole series, reversed, applies: it is in."""
+    repo = make_repo(tmp_path / "r", {"f": "a\nb\nc"})
+    (repo / "f").write_text("a\nB\nc")
+    git(repo, "commit", "-qam", "1")
+    (repo / "f").write_text("a\nB\nc\nd")
+    git(repo, "commit", "-qam", "2")
+    series = git(repo, "format-patch", "-q", "--stdout", "HEAD~2")
+    git(repo, "reset", "-q", "--hard", "HEAD~2")
+    applied(repo, series)
+    assert (repo / "f").read_text() == "a\nB\nc\nd"
+    state = everything(repo)
+    err = refused(repo, series, "already_applied")
+    assert "reversed, applies" in err.message
+    assert everything(repo) == state
+
+
+P = "config = 1\n}\n}\nrun()\nsetup()\nsetup()\n}\n"
+H1 = P.replace("run()\nsetup()\n", "fast_0()\nfast_1()\n")  # the agent's uncommitted edit
+STALE = "--- a/f.py\n+++ b/f.py\n@@ -4,4 +4,4 @@\n run()\n setup()\n setup()\n-}\n+finish()\n"
+
+
+def test_a_resent_merged_patch_whose_merge_now_conflicts_is_already_applied(
+        tmp_path: Path) -> None:
+    """The first send merges cleanly; sent again, git merge-file on (current, HEAD,
+    HEAD + patch) conflicts, the agent's lines and the patch's being neighbours. Undone by a
+    merge the change comes out cleanly, and done again gives the current text: it is in."""
+    repo = make_repo(tmp_path / "r", {"f.py": P})
+    (repo / "f.py").write_text(H1)
+    receipt = applied(repo, STALE)
+    assert receipt.files[0].three_way is not None
+    merged = H1.replace("setup()\n}\n", "setup()\nfinish()\n")
+    assert (repo / "f.py").read_text() == merged
+    assert merge_file(tmp_path, merged, P, P.replace("setup()\n}\n", "setup()\nfinish()\n")) == 1
+    state = everything(repo)
+    err = refused(repo, STALE, "already_applied")
+    assert "holds its change already" in err.message
+    assert everything(repo) == state
