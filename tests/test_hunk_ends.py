@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 from repos.builders import make_repo, snapshot
 from strategies import apply_edits, difflib_patch, edits, file_lines, join
 
+from holon_git.core.match import split_lines
+from holon_git.core.plan import SourceFile, plan_patch
 from holon_git.errors import PatchError
-from holon_git.match import split_lines
 from holon_git.parse import parse_patch
-from holon_git.plan import SourceFile, plan_patch
 
 TEXT = ("hey!\nthis is some context!\naround some lines\nthat will change\nyes it is!\n"
         "(this line is changed)\nand this\nis additional context\nbelow it!\n")

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .errors import PatchError
+from ..errors import PatchError
 from .match import LEVELS, WHITESPACE
 from .model import Diagnostic, FilePatch, old_side
 from .threeway import Conflict, KnownVersions, Version, conflict_error, conflicts, marker_size_for
