@@ -211,9 +211,10 @@ def _finish_index(mark: dict) -> None:
 
 
 def _current(tree: Tree, entry: Entry, new_dirs: Collection[str] = ()) -> str | None:
-    """The sha256 of what is at the entry's path; None for nothing, which includes a file
-    on the way (a type change made it a file again) and a directory where the transaction
-    had yet to add its file or had made one in place of a removed file."""
+    """What is at the entry's path: "old" (its old content), "new" (what the transaction
+    staged for it), "other", or None for nothing, which includes a file on the way (a type
+    change made it a file again) and a directory where the transaction had yet to add its
+    file or had made one in place of a removed file."""
     try:
         got = tree.read(entry.path)
     except PatchError as err:
@@ -221,7 +222,15 @@ def _current(tree: Tree, entry: Entry, new_dirs: Collection[str] = ()) -> str | 
                 entry.before_sha is None or entry.path in new_dirs)):
             return None
         raise
-    return None if got is None else sha256(got[0])
+    if got is None:
+        return None
+    content, st = got
+    if entry.after_stat is not None and entry.holds_new(None, st):
+        return "new"  # the staged file itself, renamed into place: no need to hash it
+    digest = sha256(content)
+    if digest == entry.before_sha:
+        return "old"
+    return "new" if entry.holds_new(digest, st) else "other"
 
 
 def _remove_temps(tree: Tree, path: str, txid: str, number: int) -> None:
@@ -250,8 +259,8 @@ def _restore(tree: Tree, record: Record, preimages: bytes, result: Recovery) -> 
         try:
             now = _current(tree, entry, record.new_dirs)
         except PatchError:
-            now = "?"
-        if now not in (None, entry.before_sha, entry.after_sha):
+            now = "other"
+        if now not in (None, "old", "new"):
             conflicts.append(entry.path)
     if conflicts:
         raise PatchError(
@@ -279,7 +288,7 @@ def _restore(tree: Tree, record: Record, preimages: bytes, result: Recovery) -> 
             os.rmdir(name, dir_fd=tree.dir_fd(up))
             tree.forget(rel)
     for number, entry in enumerate(record.entries):
-        if entry.before_sha is None or _current(tree, entry) == entry.before_sha:
+        if entry.before_sha is None or _current(tree, entry) == "old":
             continue
         old = preimages[entry.offset:entry.offset + entry.size]
         if sha256(old) != entry.before_sha:

@@ -1,9 +1,10 @@
-"""A working-tree patch of many files stages its files while it is planned, every few
-megabytes of new content together.
+"""A working-tree patch of many files stages its files while it is planned: every few hundred
+kilobytes of new content go to a few staging threads, and the plan goes on.
 
-Its new contents then never all sit in memory. Staging early must not change what an apply
-does: the same tree as `git apply`, and on any refusal, failure or interruption while the
-plan is still running, the old tree with no temporary file left behind.
+Its new contents then never all sit in memory, and the plan does not wait for the disk
+(unless the disk falls megabytes behind). Staging early must not change what an apply does:
+the same tree as `git apply`, and on any refusal, failure or interruption while the plan is
+still running, the old tree with no temporary file left behind.
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -18,6 +22,7 @@ from repos.builders import git, make_repo, repo_and_git_patch, snapshot
 
 from holon_git import apply_patch
 from holon_git.fs import transaction
+from holon_git.fs.tree import Tree
 
 MANY = transaction.PARALLEL_STAGING + 4
 
@@ -38,10 +43,20 @@ def _temporaries(repo: Path) -> list[str]:
     return [p for p in snapshot(repo) if os.path.basename(p).startswith(".holon-")]
 
 
+def _soon(done: Callable[[], object], seconds: float = 20) -> bool:
+    """Whether ``done()`` comes true within ``seconds`` (the stagers are other threads)."""
+    end = time.monotonic() + seconds
+    while not done():
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.005)
+    return True
+
+
 @pytest.fixture(autouse=True, params=[2000, 10000], ids=["small batches", "pooled batches"])
 def batch(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Stage every few files (the real threshold is megabytes, more than these files hold);
-    a batch of 16 files or more is written by the thread pool."""
+    """Hand every few files to the stagers (the real threshold is more than these files
+    hold), in batches of a few files or of all of them."""
     monkeypatch.setattr(transaction, "_BATCH", request.param)
 
 
@@ -64,17 +79,75 @@ def test_a_many_file_patch_gives_git_apply_s_tree(case: tuple[Path, bytes], tmp_
 
 
 def test_files_are_staged_while_the_plan_runs(case: tuple[Path, bytes]):
-    """By the time the last file is planned, earlier files' new contents are on disk."""
+    """Before the last file is planned, earlier files' new contents are on disk."""
     repo, patch = case
-    seen: list[int] = []
+    seen: list[bool] = []
 
     def progress(stage: str, done: int, total: int) -> None:
         if stage == "planning" and done == total - 1:
-            seen.append(len(_temporaries(repo)))
+            seen.append(_soon(lambda: _temporaries(repo)))
 
     assert apply_patch(patch, repo, progress=progress).ok
-    assert seen and seen[0] > 0
+    assert seen == [True]
     assert not _temporaries(repo)
+
+
+def _hold_first_stage(monkeypatch: pytest.MonkeyPatch, seconds: float) -> tuple[
+        threading.Event, list[bool]]:
+    """Hold the first staged file's write until the returned event is set (or ``seconds``
+    pass); the list gets whether the event released it."""
+    planned, released_by_the_plan = threading.Event(), []
+    real_write_new = Tree.write_new
+    first = threading.Lock()
+
+    def held_write_new(self: Tree, rel_dir: str, name: str, *args: object,
+                       **kwargs: object) -> os.stat_result:
+        if first.acquire(blocking=False):
+            released_by_the_plan.append(planned.wait(seconds))
+        return real_write_new(self, rel_dir, name, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Tree, "write_new", held_write_new)
+    return planned, released_by_the_plan
+
+
+def test_the_plan_never_waits_for_a_file_being_staged(case: tuple[Path, bytes],
+                                                       monkeypatch: pytest.MonkeyPatch):
+    """The first staged file's write is held until the plan has planned every file: the
+    plan goes on meanwhile (staging that made it wait would hold it for the full timeout),
+    and the apply then completes."""
+    repo, patch = case
+    planned, released_by_the_plan = _hold_first_stage(monkeypatch, 20)
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if stage == "planning" and done == total:
+            planned.set()
+
+    receipt = apply_patch(patch, repo, progress=progress)
+    assert receipt.ok, receipt.error
+    assert released_by_the_plan == [True]
+
+
+def test_the_plan_waits_once_the_stagers_fall_far_behind(case: tuple[Path, bytes],
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         tmp_path: Path):
+    """Past the in-flight bound (megabytes for real; none here) the plan waits for the
+    oldest batch: with the first staged file held, the plan cannot finish until the hold
+    times out (so new contents cannot pile up in memory behind a slow disk)."""
+    repo, patch = case
+    monkeypatch.setattr(transaction, "_IN_FLIGHT", 0)
+    planned, released_by_the_plan = _hold_first_stage(monkeypatch, 1)
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if stage == "planning" and done == total:
+            planned.set()
+
+    twin = tmp_path / "twin"
+    shutil.copytree(repo, twin, symlinks=True)
+    git(twin, "apply", "-", input=patch)
+    receipt = apply_patch(patch, repo, progress=progress)
+    assert receipt.ok, receipt.error
+    assert released_by_the_plan == [False]
+    assert snapshot(repo) == snapshot(twin)
 
 
 def test_a_refusal_after_files_were_staged_leaves_the_old_tree(case: tuple[Path, bytes]):
@@ -82,16 +155,17 @@ def test_a_refusal_after_files_were_staged_leaves_the_old_tree(case: tuple[Path,
     last = sorted(f"src/m{i}.py" for i in range(MANY))[-1]  # git diff's order: the last file
     (repo / last).write_text("someone rewrote this file\n")
     before = snapshot(repo)
-    staged: list[int] = []
+    staged: list[bool] = []
 
     def progress(stage: str, done: int, total: int) -> None:
-        staged.append(len(_temporaries(repo)))
+        if stage == "planning" and done == total - 1:
+            staged.append(_soon(lambda: _temporaries(repo)))
 
     receipt = apply_patch(patch, repo, progress=progress)
     # the hunks match HEAD's version, which the rewrite conflicts with
     assert receipt.error is not None and receipt.error.code == "merge_conflict"
     assert receipt.error.path == last
-    assert max(staged) > 0  # files were staged before the refusal
+    assert staged == [True]  # files were staged before the refusal
     assert snapshot(repo) == before  # and none is left: nothing replaced, no temporary file
 
 

@@ -3,8 +3,17 @@
 Layout: ``<git dir>/holon-apply/<id>/`` holds ``preimages`` (the old contents of every file
 the apply changes, concatenated) and ``journal.json`` (what each path held before and will
 hold after, and the temporary names the apply stages under). Both are written (and, for a
-durable apply, fsync'd), and journal.json is renamed into place, before the first byte is
-written to the working tree.
+durable apply, fsync'd), and journal.json is renamed into place, before the first file of
+the working tree is replaced.
+
+What a path will hold is proven one of two ways. A file staged before the journal is
+written is named by its inode, size and modification time (``after_stat``): the commit
+renames that very file into place, so a path showing them holds the apply's new content,
+and any later edit (a write moves the modification time; an editor's save makes a new
+inode) shows as someone else's. Hashing the new contents would cost a large patch as much
+as hashing the old ones. Only a file staged after the journal (into a directory the apply
+makes, which the journal must name first) carries the sha256 of its content
+(``after_sha``). Version 1 journals, written before ``after_stat`` existed, are still read.
 Removing journal.json is the apply's commit point; a journal that still has one after its
 process died is *unrecovered* (journal_dir.py finds those), and ``git holon-apply --recover``
 restores every path to its old content (holon_git/recover.py).
@@ -22,14 +31,15 @@ import os
 import time
 from collections.abc import Iterable
 from contextlib import suppress
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from .journal_check import check_record
 from .journal_dir import JOURNAL_DIR, JOURNAL_FILE
 
 PREIMAGES = "preimages"
 COMMIT_POINT = "commit-point.json"  # --index/--commit: how to tell the git side went through
-VERSION = 1
+VERSION = 2
+READ_VERSIONS = (1, 2)  # a journal an older holon-git left behind is still recovered
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
 _FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
 
@@ -46,16 +56,42 @@ def temp_name(txid: str, number: int, kind: str = "") -> str:
     return f".holon-{txid}-{kind}{number}.tmp"
 
 
-@dataclass
+def file_stat(st: os.stat_result) -> list[int]:
+    """What ``after_stat`` records of a staged file: inode, size, modification time (ns).
+    Not the device: a filesystem may be mounted under another device number after a reboot,
+    and the inode of a renamed file never leaves its filesystem."""
+    return [st.st_ino, st.st_size, st.st_mtime_ns]
+
+
+@dataclass(slots=True)
 class Entry:
-    """One path of the transaction."""
+    """One path of the transaction. What will be at path is proven by ``after_sha`` or by
+    ``after_stat`` (see the module's docstring); neither: nothing will be there."""
 
     path: str
     before_sha: str | None  # None: nothing was at path
-    after_sha: str | None  # None: nothing will be at path
+    after_sha: str | None  # sha256 of the new content, for a file staged after the journal
     perm: int | None = None  # permission bits of the old file
     offset: int = 0  # where the old content starts in the preimages file
     size: int = 0
+    after_stat: list[int] | None = None  # file_stat() of the file staged before the journal
+
+    @property
+    def is_new(self) -> bool:
+        """Something will be at path."""
+        return self.after_sha is not None or self.after_stat is not None
+
+    def holds_new(self, content_sha: str | None, st: os.stat_result | None) -> bool:
+        """Whether a file with this content (or, for ``after_stat``, this stat) is the new
+        content this entry stages."""
+        if self.after_stat is not None:
+            return st is not None and file_stat(st) == self.after_stat
+        return self.after_sha is not None and content_sha == self.after_sha
+
+    def to_dict(self) -> dict[str, object]:
+        return {"path": self.path, "before_sha": self.before_sha, "after_sha": self.after_sha,
+                "after_stat": self.after_stat, "perm": self.perm, "offset": self.offset,
+                "size": self.size}
 
 
 @dataclass
@@ -68,14 +104,17 @@ class Record:
     created: float = 0.0
 
     def to_json(self) -> bytes:
-        data = asdict(self)
-        data["version"] = VERSION
-        return json.dumps(data, indent=1).encode()
+        """Compact, built field by field (asdict's deep copies and indentation cost a large
+        patch's journal more than its write)."""
+        return json.dumps({"version": VERSION, "txid": self.txid,
+                           "entries": [entry.to_dict() for entry in self.entries],
+                           "new_dirs": self.new_dirs, "root": self.root, "pid": self.pid,
+                           "created": self.created}, separators=(",", ":")).encode()
 
     @classmethod
     def from_json(cls, raw: bytes, txid: str | None = None) -> Record:
         """A record read back, checked (journal_check.py); raises journal_invalid."""
-        data = check_record(raw, txid if txid is not None else _txid_of(raw), VERSION)
+        data = check_record(raw, txid if txid is not None else _txid_of(raw), READ_VERSIONS)
         data.pop("version")
         data["entries"] = [Entry(**entry) for entry in data["entries"]]
         return cls(**data)

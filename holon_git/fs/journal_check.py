@@ -23,7 +23,8 @@ from .journal_dir import invalid
 TXID = re.compile(r"\d+-\d+-[0-9a-f]{8}")
 SHA256 = re.compile(r"[0-9a-f]{64}")
 _RECORD_KEYS = {"version", "txid", "entries", "new_dirs", "root", "pid", "created"}
-_ENTRY_KEYS = {"path", "before_sha", "after_sha", "perm", "offset", "size"}
+_ENTRY_KEYS = {1: {"path", "before_sha", "after_sha", "perm", "offset", "size"}}
+_ENTRY_KEYS[2] = _ENTRY_KEYS[1] | {"after_stat"}
 
 
 def _int(value: object) -> bool:
@@ -54,14 +55,22 @@ def _path(txid: str, value: object) -> str:
     return clean
 
 
-def check_record(raw: bytes, txid: str, version: int) -> dict[str, Any]:
-    """journal.json's content, checked field by field; raises journal_invalid."""
+def _after_stat(value: object) -> bool:
+    """None, or [inode, size, modification time in ns] (journal.file_stat)."""
+    return value is None or (isinstance(value, list) and len(value) == 3
+                             and all(_int(n) and 0 <= n < 1 << 64 for n in value))
+
+
+def check_record(raw: bytes, txid: str, versions: tuple[int, ...]) -> dict[str, Any]:
+    """journal.json's content, checked field by field; raises journal_invalid. Version 1
+    entries (no ``after_stat``) are given ``after_stat`` None."""
     data = load_json(raw, txid, "journal.json")
     if set(data) != _RECORD_KEYS:
         raise invalid(txid, "journal.json does not have the fields holon-git writes",
                       fields=sorted(map(str, data))[:20])
-    if data["version"] != version:
-        raise invalid(txid, f"unknown journal version {data['version']!r}")
+    version = data["version"]
+    if not _int(version) or version not in versions:
+        raise invalid(txid, f"unknown journal version {version!r}")
     if data["txid"] != txid or not TXID.fullmatch(txid):
         raise invalid(txid, "journal.json names another journal")
     if not isinstance(data["root"], str) or not _int(data["pid"]) \
@@ -72,8 +81,9 @@ def check_record(raw: bytes, txid: str, version: int) -> dict[str, Any]:
         raise invalid(txid, "its entries or new directories are not lists")
     seen: set[str] = set()
     for entry in entries:
-        if not isinstance(entry, dict) or set(entry) != _ENTRY_KEYS:
+        if not isinstance(entry, dict) or set(entry) != _ENTRY_KEYS[version]:
             raise invalid(txid, "an entry does not have the fields holon-git writes")
+        entry.setdefault("after_stat", None)
         path = _path(txid, entry["path"])
         if path in seen:
             raise invalid(txid, f"it names {path!r} twice", path=path)
@@ -82,7 +92,12 @@ def check_record(raw: bytes, txid: str, version: int) -> dict[str, Any]:
         for sha in (before, after):
             if sha is not None and not (isinstance(sha, str) and SHA256.fullmatch(sha)):
                 raise invalid(txid, f"the checksums of {path!r} are malformed", path=path)
-        if before is None and after is None:
+        stat = entry["after_stat"]
+        if not _after_stat(stat):
+            raise invalid(txid, f"the staged file of {path!r} is malformed", path=path)
+        if after is not None and stat is not None:
+            raise invalid(txid, f"the new content of {path!r} is proven twice", path=path)
+        if before is None and after is None and stat is None:
             raise invalid(txid, f"{path!r} is neither old nor new", path=path)
         perm, offset, size = entry["perm"], entry["offset"], entry["size"]
         if perm is not None and not (_int(perm) and 0 <= perm <= 0o7777):

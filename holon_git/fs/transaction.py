@@ -3,10 +3,14 @@
 Writing happens in four steps. Journal: in a repository, the old contents (read again from
 disk, each checked to be the file the plan read, since the plan does not keep them) and the
 plan go to a crash journal under .git/holon-apply/ (journal.py). Stage: every new content
-goes to a temporary sibling file (directories created as needed). Check: every pre-image is
-still what was planned against, and no directory on the way was swapped; then the pre-image
-of every deleted file is saved as a blob (git/objects.py). Commit: removals, then renames
-of the staged files over their targets; removing the journal is the commit point. Any
+goes to a temporary sibling file (directories created as needed). A large patch is staged
+earlier: by a few threads while the plan is still running (``stage_planned``; the plan does
+not wait for them), the rest before the journal, which then names each staged file by its
+inode, size and mtime rather than hashing it; only files of directories the apply makes
+wait for the journal, which names those directories first. Check: every pre-image is still
+what was planned against, and no directory on the way was swapped; then the pre-image of
+every deleted file is saved as a blob (git/objects.py). Commit: removals, then renames of
+the staged files over their targets; removing the journal is the commit point. Any
 failure, Ctrl-C included, undoes what was done from the journal's copies (in memory when
 there is no journal); a hard kill leaves the journal, and `git holon-apply --recover` undoes
 from it. One modified or added file in an existing directory needs no journal: its rename
@@ -21,10 +25,11 @@ from __future__ import annotations
 
 import os
 import stat
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from ..core.model import FileKind
 from ..core.plan import EXECUTABLE, FileChange, SourceFile, removed_paths
@@ -33,13 +38,20 @@ from . import journal
 from . import tree as fstree
 from .tree import Missing, Tree, identity, split
 
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
+
 T = TypeVar("T")
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 _PARALLEL_SYNC = 16  # from this many files on, staged files are fsync'd by a thread pool
 PARALLEL_STAGING = _PARALLEL_SYNC  # and staged by one, as soon as each is planned
 _SYNC_THREADS = 32
 _STAGE_THREADS = 4  # creating files is mostly the filesystem's CPU time: a few cores' worth
-_BATCH = 4 << 20  # bytes of new content planned before they are staged, while planning
+_BATCH = 256 << 10  # bytes of new content planned before they are handed to the stagers
+_BATCH_FILES = 32  # ... or this many files
+# New content handed to the stagers and not yet written: past this, the plan waits for the
+# oldest batch (a slow disk must not let a large patch's new contents pile up in memory).
+_IN_FLIGHT = 8 << 20
 
 
 def _each(call: Callable[[T], None], items: list[T], threads: int = _SYNC_THREADS) -> None:
@@ -112,9 +124,18 @@ class Transaction:
         self.done: list[_Done] = []
         self.preimages: dict[str, bytes] = {}  # old contents kept here when there is no journal
         self.current: str | None = None  # path being worked on, for error messages
-        self.after_sha: dict[str, str] = {}  # sha256 of what was staged while planning
-        self.batch: list[FileChange] = []  # planned, to be staged together (stage_planned)
+        # a large patch: staged while planning (stage_planned), and all but the files of
+        # new directories staged before the journal; a small one is staged after it, so a
+        # kill leaves no temporary file without a journal that names it
+        self.stages_early = False
+        self.after_stat: dict[str, list[int]] = {}  # path -> journal.file_stat of its staged file
+        self.unsynced: list[str] = []  # staged without fsync: a durable write syncs them together
+        self.batch: list[FileChange] = []  # planned, to be handed to the stagers together
         self.batch_size = 0
+        self.pool: ThreadPoolExecutor | None = None  # the stagers (a large patch)
+        self.sent: deque[tuple[Future[None], int]] = deque()  # batches handed over, and sizes
+        self.in_flight = 0  # bytes of the batches handed over and not known to be written
+        self.failed_at: list[str] = []  # paths the stagers could not write
         # read once, before any thread stages: reading the umask means setting it briefly
         self.executable_perm = _executable_perm()
 
@@ -125,19 +146,27 @@ class Transaction:
         is staged and checked, before the first file is removed or replaced."""
         removals = [c for c in changes if c.kind in (FileKind.DELETE, FileKind.RENAME)]
         self.removed = removed_paths(changes)
-        self._write_journal(changes)
+        self.numbers = entry_numbers((c.kind, c.old_path, c.path) for c in changes)
+        self.wait_staged()
         writes = [c for c in changes if c.kind is not FileKind.DELETE]
-        to_stage = [c for c in writes if c.path not in self.staged]
-        if len(to_stage) < _PARALLEL_SYNC and not self.staged:
-            for change in to_stage:
-                checkpoint()
-                self.current = change.path
-                self._stage(change, self.durable)
-        else:  # many, or some staged while planning: the files are fsync'd together
-            self._stage_many(to_stage)
+        new_dirs = self._missing_dirs([c.path for c in changes])
+        if self._alone_file(changes, new_dirs):
+            self._stage_all(writes, checkpoint)
+        else:
+            if self.stages_early:
+                # the rest of a large patch staged while planning is staged before the
+                # journal, too, which then names each file rather than hashing it; those
+                # whose directory the apply makes wait for the journal, which names the
+                # directory first (a kill before the journal leaves only temporary files)
+                made = set(new_dirs)
+                self._stage_all([c for c in writes if c.path not in self.staged
+                                 and self._stage_dir(c.path) not in made], checkpoint)
+            self._write_journal(changes, new_dirs)
+            self._stage_all([c for c in writes if c.path not in self.staged], checkpoint)
+        self._stop_stagers()
+        if self.unsynced:
+            self._sync_staged(self.unsynced)
             checkpoint()
-            if self.durable:
-                self._sync_staged()
         self._check(changes)
         checkpoint()
         if before_removals is not None:
@@ -159,6 +188,18 @@ class Transaction:
                             | {split(c.old_path)[0] for c in removals if c.old_path})
         self.current = None
 
+    def _stage_all(self, changes: list[FileChange], checkpoint: Callable[[], None]) -> None:
+        """Stage ``changes`` now: one by one (fsync'd each, if durable) when they are few,
+        else by the stagers (fsync'd together later)."""
+        if len(changes) < _PARALLEL_SYNC:
+            for change in changes:
+                checkpoint()
+                self.current = change.path
+                self._stage(change, self.durable)
+            return
+        self._stage_many(changes)
+        checkpoint()
+
     def mark_commit_point(self, index_path: str, index_sha256: str, ref: str | None,
                           commit: str | None, scratch: str | None = None) -> None:
         if self.journal is not None:
@@ -169,24 +210,31 @@ class Transaction:
             self.journal.commit()
             self.journal = None
 
-    def _write_journal(self, changes: list[FileChange]) -> None:
-        new_dirs = self._missing_dirs([c.path for c in changes])
-        if self.alone and len(changes) == 1 and changes[0].kind in (FileKind.MODIFY, FileKind.ADD) \
-                and not new_dirs:
-            # One rename of the staged file is the whole commit: a kill leaves the old or
-            # the new file, at worst beside an unused temporary file. (A deletion may empty a
-            # directory, which is pruned after the unlink: that takes the journal.)
-            change = changes[0]
-            self.numbers[change.path] = 0
-            if change.before is not None and change.kind is FileKind.MODIFY:
-                self.preimages[change.path] = self._preimage(change.path, change.before)
-            return
+    def _alone_file(self, changes: list[FileChange], new_dirs: list[str]) -> bool:
+        """One modified or added file in an existing directory, committing alone: its rename
+        is the whole commit, so it needs no journal (a kill leaves the old or the new file,
+        at worst beside an unused temporary file). A deletion may empty a directory, which
+        is pruned after the unlink: that takes the journal. Its old content is kept for the
+        undo."""
+        if not (self.alone and len(changes) == 1 and not new_dirs
+                and changes[0].kind in (FileKind.MODIFY, FileKind.ADD)):
+            return False
+        change = changes[0]
+        if change.before is not None and change.kind is FileKind.MODIFY:
+            self.preimages[change.path] = self._preimage(change.path, change.before)
+        return True
+
+    def _write_journal(self, changes: list[FileChange], new_dirs: list[str]) -> None:
         entries: list[journal.Entry] = []
         olds: list[tuple[journal.Entry, SourceFile]] = []
-        self.numbers = entry_numbers((c.kind, c.old_path, c.path) for c in changes)
 
-        def add(path: str, before: SourceFile | None, after_sha: str | None) -> None:
-            entry = journal.Entry(path, None, after_sha)
+        def add(path: str, before: SourceFile | None, after: FileChange | None) -> None:
+            entry = journal.Entry(path, None, None)
+            if after is not None:
+                entry.after_stat = self.after_stat.get(path)
+                if entry.after_stat is None:  # staged after the journal: hashed instead
+                    assert after.after is not None
+                    entry.after_sha = journal.sha256(after.after)
             if before is not None:
                 entry.perm = before.token[4] & 0o7777 if before.token else None
                 olds.append((entry, before))
@@ -197,12 +245,8 @@ class Transaction:
                 assert change.old_path is not None
                 add(change.old_path, change.before, None)
             if change.kind is not FileKind.DELETE:
-                after_sha = self.after_sha.get(change.path)
-                if after_sha is None:
-                    assert change.after is not None
-                    after_sha = journal.sha256(change.after)
                 add(change.path, change.before if change.kind is FileKind.MODIFY else None,
-                    after_sha)
+                    change)
         self.record.entries = entries
         self.record.new_dirs = new_dirs
         if self.git_dir is None:  # no journal: the undo needs the old contents in memory
@@ -301,17 +345,23 @@ class Transaction:
     def _stage(self, change: FileChange, sync: bool) -> None:
         assert change.after is not None
         temp = self._temp(change.path)
-        self.tree.write_new(self._stage_dir(change.path), temp, change.after,
-                            self._perm(change), self.created_dirs, sync=sync)
+        st = self.tree.write_new(self._stage_dir(change.path), temp, change.after,
+                                 self._perm(change), self.created_dirs, sync=sync)
+        self.after_stat[change.path] = journal.file_stat(st)
         self.staged[change.path] = temp
+        if self.durable and not sync:
+            self.unsynced.append(change.path)
         if self.alone:  # written: nothing later needs it in memory (an index target does)
             change.after = None
 
     def stage_planned(self, change: FileChange) -> None:
-        """Take a change as soon as it is planned (a large patch): every few megabytes of
-        them are staged together, by the thread pool, so the new contents never all sit in
-        memory. Only into directories that exist: one that must be made waits for the
-        staging after the journal, which records it."""
+        """Take a change as soon as it is planned (a large patch): every few hundred
+        kilobytes of them go to the stagers, a few threads that write them while the plan
+        goes on, so the new contents never all sit in memory and the plan does not wait
+        for the disk. Only into directories that exist: one that must be made waits for
+        the staging after the journal, which records it. A batch the stagers could not
+        write is raised here, at the next change planned (or by ``wait_staged``)."""
+        self._collect(wait=False)
         if change.kind is FileKind.DELETE or change.after is None:
             return
         try:
@@ -320,20 +370,69 @@ class Transaction:
             return
         self.batch.append(change)
         self.batch_size += len(change.after)
-        if self.batch_size >= _BATCH:
-            batch, self.batch, self.batch_size = self.batch, [], 0
-            for staged in batch:
-                assert staged.after is not None
-                self.after_sha[staged.path] = journal.sha256(staged.after)
-            self._stage_many(batch)
+        if self.batch_size >= _BATCH or len(self.batch) >= _BATCH_FILES:
+            self._send()
+
+    def _send(self) -> None:
+        batch, size = self.batch, self.batch_size
+        self.batch, self.batch_size = [], 0
+        self.sent.append((self._stagers().submit(self._stage_batch, batch), size))
+        self.in_flight += size
+        while self.in_flight > _IN_FLIGHT:  # the disk is far behind: wait for the oldest
+            self._collect(wait=True, count=1)
+
+    def _stagers(self) -> ThreadPoolExecutor:
+        if self.pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self.pool = ThreadPoolExecutor(_STAGE_THREADS, thread_name_prefix="holon-stage")
+        return self.pool
+
+    def _stage_batch(self, batch: list[FileChange]) -> None:
+        for change in batch:
+            try:
+                self._stage(change, False)
+            except BaseException:
+                self.failed_at.append(change.path)
+                raise
+
+    def _collect(self, wait: bool, count: int | None = None) -> None:
+        """Forget the batches written (all, or ``count``, waiting for them with ``wait``);
+        raise the first failure."""
+        while self.sent and (wait or self.sent[0][0].done()) and count != 0:
+            future, size = self.sent.popleft()
+            self.in_flight -= size
+            count = None if count is None else count - 1
+            failure = future.exception()
+            if failure is not None:
+                self.current = self.failed_at[0] if self.failed_at else self.current
+                raise failure
+
+    def wait_staged(self) -> None:
+        """Wait until every batch handed to the stagers is written; raise the first failure
+        (after all of them have finished, so nothing is still being written)."""
+        try:
+            self._collect(wait=True)
+        except BaseException:
+            self._stop_stagers()
+            raise
+
+    def _stop_stagers(self) -> None:
+        """Wait for whatever the stagers are still writing, and end their threads."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+        self.sent.clear()
+        self.in_flight = 0
 
     def abandon(self) -> None:
         """Remove what was staged while planning, when the plan was refused or interrupted."""
         self.batch = []
+        self._stop_stagers()
         self.rollback()
 
     def _stage_many(self, writes: list[FileChange]) -> None:
-        """Stage by a small thread pool; directories are made first, here, in order."""
+        """Stage by the stagers; directories are made first, here, in order."""
         for change in writes:
             self.current = change.path
             self.tree.dir_fd(self._stage_dir(change.path), create=True,
@@ -348,20 +447,19 @@ class Transaction:
                 raise
 
         try:
-            _each(stage, writes, _STAGE_THREADS)
+            list(self._stagers().map(stage, writes))
         finally:
             self.current = failed[0] if failed else self.current
 
-    def _sync_staged(self) -> None:
-        """fsync every staged file, many at once: the disk then flushes them together, which
-        on a large patch takes a fraction of the time of one fsync after another."""
+    def _sync_staged(self, paths: list[str]) -> None:
+        """fsync these staged files, many at once: the disk then flushes them together,
+        which on a large patch takes a fraction of the time of one fsync after another."""
         failed: list[str] = []
 
-        def sync(item: tuple[str, str]) -> None:
-            path, temp = item
+        def sync(path: str) -> None:
             try:
                 with self.tree.opened(self._stage_dir(path)) as dir_fd:
-                    fd = os.open(temp, _READ_FLAGS, dir_fd=dir_fd)
+                    fd = os.open(self.staged[path], _READ_FLAGS, dir_fd=dir_fd)
                 try:
                     os.fsync(fd)
                 finally:
@@ -371,9 +469,10 @@ class Transaction:
                 raise
 
         try:
-            _each(sync, list(self.staged.items()))
+            _each(sync, paths)
         finally:
             self.current = failed[0] if failed else self.current
+        self.unsynced = []
 
     def _check(self, changes: list[FileChange]) -> None:
         """Refuse if anything changed on disk since the plan read it."""
@@ -439,6 +538,7 @@ class Transaction:
     def rollback(self) -> list[str]:
         """Undo everything, newest first; returns what could not be undone. The journal goes
         only when everything was undone; otherwise it stays for --recover."""
+        self._stop_stagers()  # nothing may still be staging while the staged files go
         problems: list[str] = []
         for done in reversed(self.done):
             try:

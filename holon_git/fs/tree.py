@@ -269,10 +269,10 @@ class Tree:
                                      "while the patch was being applied", path=rel)
 
     def write_new(self, rel_dir: str, name: str, content: bytes, perm: int | None,
-                  created: list[str] | None = None, sync: bool = True) -> None:
+                  created: list[str] | None = None, sync: bool = True) -> os.stat_result:
         """Write ``content`` to a new file ``name`` in ``rel_dir`` (made if missing) and fsync
         it (unless the caller syncs later); a leftover of the same name (from an interrupted
-        run) is replaced. Safe to call from several threads."""
+        run) is replaced. Returns the new file's stat. Safe to call from several threads."""
         with self.opened(rel_dir, create=True, created=created) as fd_dir:
             try:
                 fd = os.open(name, _NEW_FILE_FLAGS, 0o666, dir_fd=fd_dir)
@@ -287,12 +287,14 @@ class Tree:
                     view = view[os.write(fd, view):]
                 if sync:
                     os.fsync(fd)
+                st = os.fstat(fd)
             except BaseException:
                 os.close(fd)
                 with suppress(OSError):
                     os.unlink(name, dir_fd=fd_dir)
                 raise
             os.close(fd)
+            return st
 
     def files_below(self, rel_dir: str) -> Iterator[str]:
         """Every entry but directories below a directory (symbolic links included, not
@@ -320,9 +322,12 @@ class Tree:
         on the way or at the end is refused."""
         parent, _, name = rel.rpartition("/")
         try:
-            fd = self.dir_fd(parent)
+            with self.opened(parent) as fd:
+                return self._lstat_in(fd, rel, name)
         except Missing:
             return None
+
+    def _lstat_in(self, fd: int, rel: str, name: str) -> os.stat_result | None:
         try:
             st = os.stat(name, dir_fd=fd, follow_symlinks=False)
         except FileNotFoundError:
@@ -335,14 +340,21 @@ class Tree:
         return st
 
     def read(self, rel: str) -> tuple[bytes, os.stat_result] | None:
-        st = self.lstat(rel)
-        if st is None:
-            return None
-        if not stat.S_ISREG(st.st_mode):
-            raise PatchError("not_a_regular_file", f"{rel!r} is not a regular file", path=rel)
+        """A regular file's content and stat; None if it or a parent is missing. The
+        directory is held (``opened``) throughout: staging threads may open others."""
         parent, _, name = rel.rpartition("/")
-        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
-                     dir_fd=self.dir_fd(parent))
+        try:
+            with self.opened(parent) as dir_fd:
+                st = self._lstat_in(dir_fd, rel, name)
+                if st is None:
+                    return None
+                if not stat.S_ISREG(st.st_mode):
+                    raise PatchError("not_a_regular_file", f"{rel!r} is not a regular file",
+                                     path=rel)
+                fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
+                             dir_fd=dir_fd)
+        except Missing:
+            return None
         try:
             st = os.fstat(fd)
             # One read of the size fstat gives, plus a byte: the buffer is the content (a

@@ -79,15 +79,16 @@ class WorktreeTarget(Target):
         if sum(kind is not FileKind.DELETE for kind, _, _ in files) < transaction.PARALLEL_STAGING:
             return None
         txn = self.early = self._transaction(alone=True)
+        txn.stages_early = True
         txn.numbers = transaction.entry_numbers(files)
         txn.removed = set(self.removals)
 
         def stage_now(change: FileChange) -> None:
             try:
                 txn.stage_planned(change)
-            except OSError as exc:
+            except OSError as exc:  # a stager's failure names the file it was writing
                 raise PatchError("io_error", f"writing failed: {exc.strerror or exc}",
-                                 path=change.path) from exc
+                                 path=txn.current or change.path) from exc
 
         return stage_now
 

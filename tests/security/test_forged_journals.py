@@ -22,6 +22,7 @@ from sandbox import SECRET, Sandbox
 
 from holon_git import apply_patch
 from holon_git.errors import PatchError
+from holon_git.fs import journal
 from holon_git.recover import recover
 
 TXID = "1700000000-4242-deadbeef"
@@ -43,10 +44,16 @@ def entry(path: str, before: bytes | None = EVIL, after: bytes | None = None,
 
 
 def record(entries: list[dict[str, object]], **overrides: object) -> dict[str, object]:
+    """A version 1 journal (what holon-git wrote before ``after_stat``; still recovered)."""
     made: dict[str, object] = {"txid": TXID, "entries": entries, "new_dirs": [], "root": "",
                                "pid": 4242, "created": 1.0, "version": 1}
     made.update(overrides)
     return made
+
+
+def record2(entries: list[dict[str, object]], **overrides: object) -> dict[str, object]:
+    """A version 2 journal: every entry also has ``after_stat`` (None unless given)."""
+    return record([{"after_stat": None, **e} for e in entries], version=2, **overrides)
 
 
 def plant(repo: Path, journal: dict[str, object] | bytes | None,
@@ -158,6 +165,17 @@ MALFORMED = {
     "another_txid": record([entry("f.txt")], txid="1-1-00000000"),
     "new_dirs_not_a_list": record([entry("f.txt")], new_dirs="../outside"),
     "deeply_nested": b"[" * 100_000 + b"]" * 100_000,
+    "v2_stat_not_a_list": record2([entry("f.txt", after_stat="1,2,3")]),
+    "v2_stat_too_short": record2([entry("f.txt", after_stat=[1, 2])]),
+    "v2_stat_negative": record2([entry("f.txt", after_stat=[-1, 2, 3])]),
+    "v2_stat_too_large": record2([entry("f.txt", after_stat=[1 << 64, 2, 3])]),
+    "v2_stat_of_booleans": record2([entry("f.txt", after_stat=[True, 2, 3])]),
+    "v2_new_content_proven_twice": record2([entry("f.txt", after=b"x\n",
+                                                  after_stat=[1, 2, 3])]),
+    "v2_entry_without_after_stat": record([entry("f.txt")], version=2),
+    "v1_entry_with_after_stat": record([entry("f.txt", after_stat=[1, 2, 3])]),
+    "v2_neither_old_nor_new": record2([entry("f.txt", before=None)]),
+    "version_a_string": record([entry("f.txt")], version="1"),
 }
 
 
@@ -256,6 +274,31 @@ def test_a_genuine_journal_still_recovers(box: Sandbox):
     done = recover(box.repo)
     assert done["journals"] == [TXID] and done["restored"] == ["f.txt"]
     assert (box.repo / "f.txt").read_bytes() == old
+    assert not (box.repo / ".git" / "holon-apply").exists()
+
+
+@pytest.mark.parametrize("edited", [False, True])
+def test_a_journal_naming_the_staged_file_by_its_stat(box: Sandbox, edited: bool):
+    """Version 2: the file at the path is the apply's staged file when its inode, size and
+    mtime are the journal's; any other file there is someone's later edit."""
+    path = box.repo / "f.txt"
+    old, new = path.read_bytes(), b"the apply's new content\n"
+    path.write_bytes(new)
+    staged = journal.file_stat(os.lstat(path))
+    if edited:  # same size, another inode: an editor's save
+        (box.repo / "f.swp").write_bytes(new.upper())
+        os.replace(box.repo / "f.swp", path)
+    plant(box.repo, record2([entry("f.txt", before=old, perm=0o644, after_stat=staged)]),
+          preimages=old)
+    if edited:
+        before = box.state()
+        with pytest.raises(PatchError) as caught:
+            recover(box.repo)
+        assert caught.value.code == "stale_file" and box.state() == before
+        return
+    done = recover(box.repo)
+    assert done["journals"] == [TXID] and done["restored"] == ["f.txt"]
+    assert path.read_bytes() == old
     assert not (box.repo / ".git" / "holon-apply").exists()
 
 
