@@ -18,6 +18,7 @@ import click
 from . import api
 from .core.model import FileKind, display_name
 from .errors import PatchError
+from .fast_exit import run_then_exit
 from .parse import merge_patches, parse_patch
 from .progress import TerminalProgress, wanted
 from .receipt import REFUSED, Receipt
@@ -602,7 +603,10 @@ def _noting_the_write(reporter: Callable[[str, int, int], None] | None,
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point."""
+    """Console-script entry point. Run as the command (no ``argv``), the process ends as soon
+    as the command is over (fast_exit.py)."""
+    if argv is None:
+        run_then_exit(lambda: main(sys.argv[1:]))
     collecting = gc.isenabled()
     gc.disable()  # as in api.apply_patch: the parse, too, makes many objects and no cycles
     interrupted = _note_interrupts()

@@ -7,9 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from repos.builders import git, git_state, make_repo, snapshot
 
 from holon_git import apply_patch
+from holon_git.git import loose
 
 CONTENT = b"line one\r\nline two\n\xff\xfe not utf-8\nno final newline"
 
@@ -135,3 +139,77 @@ def test_cli_prints_the_restore_command(tmp_path: Path) -> None:
     blob = hashlib.sha1(b"blob 2\0a\n").hexdigest()
     assert f"deleted a.txt: content saved as blob {blob}" in done.stdout
     assert f"git cat-file -p {blob[:12]}" in done.stdout
+
+
+def _sha256_repo(path: Path, files: dict[str, str]) -> Path:
+    path.mkdir(parents=True)
+    git(path, "init", "-q", "-b", "main", "--object-format=sha256")
+    for name, text in files.items():
+        (path / name).write_text(text)
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "initial")
+    return path
+
+
+DELETE_SCRIPT = (
+    "import sys\n"
+    "from holon_git import apply_patch\n"
+    "r = apply_patch(sys.stdin.buffer.read(), '.')\n"
+    "assert r.ok, r.error\n"
+    "print(*[d['blob'] for d in r.extra['deleted_blobs']], 'pygit2' in sys.modules)\n"
+)
+
+
+def _delete_in_a_fresh_process(repo: Path, patch: bytes) -> list[str]:
+    done = subprocess.run([sys.executable, "-c", DELETE_SCRIPT], cwd=repo, input=patch,
+                          capture_output=True, check=True)
+    return done.stdout.decode().split()
+
+
+@pytest.mark.parametrize("object_format", ["sha1", "sha256"])
+def test_a_delete_saves_git_s_own_blob_without_pygit2(tmp_path: Path, object_format: str):
+    """The deleted content goes in as a loose object written in pure Python: the id is the
+    one `git hash-object` gives, git reads the object back, and pygit2 was never imported."""
+    files = {"a.txt": "a\n", "keep.txt": "k\n"}
+    repo = (_sha256_repo(tmp_path / "r", files) if object_format == "sha256"
+            else make_repo(tmp_path / "r", files))
+    (repo / "untracked.bin").write_bytes(CONTENT)
+    patch = (b"*** Begin Patch\n*** Delete File: untracked.bin\n*** Delete File: a.txt\n"
+             b"*** End Patch\n")
+    *blobs, imported = _delete_in_a_fresh_process(repo, patch)
+    assert imported == "False"
+    (repo / "again.bin").write_bytes(CONTENT)
+    assert blobs == [git(repo, "hash-object", "again.bin").strip(),
+                     git(repo, "rev-parse", "HEAD:a.txt").strip()]
+    assert len(blobs[0]) == (64 if object_format == "sha256" else 40)
+    assert cat_file(repo, blobs[0]) == CONTENT
+    git(repo, "fsck", "--no-dangling")
+
+
+def test_a_shared_repository_saves_through_pygit2(tmp_path: Path):
+    """loose.py leaves a shared repository (group permissions git would set) alone: the
+    blob is written by libgit2 instead, with the same id."""
+    repo = make_repo(tmp_path / "r", {"a.txt": "a\n"}, config={"core.sharedRepository": "group"})
+    (repo / "untracked.bin").write_bytes(CONTENT)
+    blob, imported = _delete_in_a_fresh_process(
+        repo, b"*** Begin Patch\n*** Delete File: untracked.bin\n*** End Patch\n")
+    assert imported == "True"
+    assert blob == hashlib.sha1(b"blob %d\0" % len(CONTENT) + CONTENT).hexdigest()
+    assert cat_file(repo, blob) == CONTENT
+
+
+@settings(max_examples=25)
+@given(contents=st.lists(st.binary(max_size=3000), min_size=1, max_size=4),
+       object_format=st.sampled_from(["sha1", "sha256"]))
+def test_loose_blobs_are_git_s(tmp_path_factory: pytest.TempPathFactory, contents: list[bytes],
+                               object_format: str):
+    """Any content: the pure-Python loose object has git's id, and git reads it back."""
+    repo = tmp_path_factory.mktemp("loose")
+    git(repo, "init", "-q", f"--object-format={object_format}")
+    store = loose.Store.of(str(repo / ".git"))
+    assert store is not None
+    for content in contents:
+        blob = store.write(content)
+        assert blob == git(repo, "hash-object", "--stdin", input=content).strip()
+        assert cat_file(repo, blob) == content
+        assert store.write(content) == blob  # already there: the same id, nothing rewritten

@@ -142,7 +142,9 @@ class WorktreeTarget(Target):
 
             def save() -> None:
                 """After staging (the new contents are out of memory by then) and before
-                anything is deleted or replaced; a Ctrl-C in pygit2's import is held, too."""
+                anything is deleted or replaced. Deleted files go in as loose objects
+                (git/loose.py); a Ctrl-C in pygit2's import, for a repository loose.py does
+                not write, is held, too."""
                 nonlocal saved, kept
                 if any(change.kind is FileKind.DELETE for change in plan.changes):
                     saved = objects.save_deleted(self.git_dir, plan.changes, txn.old_content)
