@@ -79,7 +79,7 @@ sys.modules["__main__"].torn = Torn()  # freed only by the interpreter's teardow
 atexit.register(lambda: (marks / "atexit").touch())
 from holon_git.cli import main
 sys.argv = ["holon-apply", "-q", sys.argv[2]]
-if len(sys.argv) > 3 or {call!r} == "argv":
+if {call!r} == "argv":
     try:
         main(sys.argv[1:])
     except SystemExit as exc:

@@ -369,13 +369,13 @@ def start_client(repo: Path, patch: Path) -> tuple[subprocess.Popen[str], int]:
 
 
 def recovered(repo: Path, big: Big) -> str:
-    """'old' or 'new': what the tree is after `git holon-apply --recover` if a journal was
-    left; fails on anything else."""
-    if journals(repo):
-        done = subprocess.run([sys.executable, "-m", "holon_git", "--recover"], cwd=repo,
-                              capture_output=True, text=True, env=git_env())
-        assert done.returncode == 0, done.stderr
-        assert not journals(repo)
+    """'old' or 'new': what the tree is after `git holon-apply --recover` (a journal left,
+    or the temporary files of a large patch staged while it was planned, before its
+    journal); fails on anything else."""
+    done = subprocess.run([sys.executable, "-m", "holon_git", "--recover"], cwd=repo,
+                          capture_output=True, text=True, env=git_env())
+    assert done.returncode == 0, done.stderr
+    assert not journals(repo)
     now = snapshot(repo)
     return "old" if now == big.old else "new" if now == big.new else "mixed"
 

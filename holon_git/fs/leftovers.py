@@ -25,6 +25,9 @@ _TEMP = re.compile(r"\.holon-\d+-(\d+)-[0-9a-f]{8}-r?\d+\.tmp")
 
 
 def _alive(pid: int) -> bool:
+    """Whether process ``pid`` may still write. A zombie may not: it has exited, and only
+    its parent has not collected it yet (a killed apply whose parent died too can stay one
+    for long where the reaper of orphans is slow)."""
     if pid == os.getpid():
         return True
     try:
@@ -33,7 +36,15 @@ def _alive(pid: int) -> bool:
         return False
     except OSError:  # another user's process: alive
         return True
-    return True
+    return not _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[:1] == [b"Z"]
+    except (OSError, IndexError):  # no /proc (not Linux), or gone meanwhile
+        return False
 
 
 def _candidates(tree: Tree) -> Iterator[tuple[str, int]]:

@@ -531,3 +531,22 @@ def test_recover_removes_only_temporary_files_of_dead_applies(tmp_path: Path):
                  repo / ".git" / gone, repo / "d" / f".holon-1-{dead}-zzzzzzzz-0.tmp"):
         assert os.path.lexists(kept), kept
     assert (repo / "d" / "f.txt").read_text() == "x\n"
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="zombies are told by /proc")
+def test_the_temporary_files_of_a_killed_apply_still_a_zombie_are_removed(tmp_path: Path):
+    """A killed apply whose parent died too stays a zombie until the reaper of orphans
+    collects it: it has exited, so its temporary files are leftovers all the same."""
+    repo = make_repo(tmp_path / "r", {"d/f.txt": "x\n"})
+    zombie = os.fork()
+    if zombie == 0:  # pragma: no cover - child
+        os._exit(0)
+    try:
+        while Path(f"/proc/{zombie}/stat").read_bytes().rsplit(b")", 1)[1].split()[0] != b"Z":
+            time.sleep(0.001)
+        left = f".holon-1795450889-{zombie}-a522225d-3.tmp"
+        (repo / "d" / left).write_text("new content\n")
+        assert recover(repo)["temporaries"] == [f"d/{left}"]
+        assert not (repo / "d" / left).exists()
+    finally:
+        os.waitpid(zombie, 0)
