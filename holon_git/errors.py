@@ -47,7 +47,7 @@ HINTS: dict[str, str] = {
     "indentation does not map to the file's one way; re-emit the hunk with the file's exact "
     "indentation (tabs as tabs)",
     "ambiguous_context": "the hunk's old lines occur more than once; add surrounding context "
-    "lines until they are unique",
+    "lines until they are unique, or set the hunk header's line number to the copy meant",
     "already_applied": "the file already contains the hunk's new lines; drop this hunk or "
     "check which version you edited",
     "not_applied": "the file has the hunk's old lines, not its new ones: the patch is not "
