@@ -434,7 +434,7 @@ def test_ctrl_c_inside_a_c_extension_import_is_an_interrupt(tmp_path: Path,
         except KeyboardInterrupt:
             raise ImportError('PyCapsule_Import could not import module "_socket"') from None
 
-    monkeypatch.setattr(holon_git.api, "apply_patch", import_interrupted)
+    monkeypatch.setattr(holon_git.api, "apply_request", import_interrupted)
     monkeypatch.chdir(repo)
     (tmp_path / "p.diff").write_bytes(sc.patch)
     with pytest.raises(SystemExit) as exit_info:
@@ -453,7 +453,7 @@ def test_an_import_error_without_ctrl_c_is_not_hidden(tmp_path: Path,
     def broken(*args: object, **kwargs: object) -> None:
         raise ImportError("a real installation problem")
 
-    monkeypatch.setattr(holon_git.api, "apply_patch", broken)
+    monkeypatch.setattr(holon_git.api, "apply_request", broken)
     repo = make_repo(tmp_path / "r", {"f.txt": "a\n"})
     monkeypatch.chdir(repo)
     (tmp_path / "p.diff").write_bytes(b"--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-a\n+b\n")
