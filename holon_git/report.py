@@ -16,6 +16,9 @@ ALWAYS_NOTED = ("checked_out_branch",)
 
 def error_lines(err: PatchError) -> list[str]:
     location = err.where()
+    patch_file = err.details.get("patch_file")
+    if patch_file is not None:  # several patch files: patch lines count in this one
+        location = f"{patch_file}: {location}" if location else str(patch_file)
     return [f"error: {err.code}: {location + ': ' if location else ''}{err.message}",
             f"hint: {err.hint}"]
 

@@ -150,9 +150,8 @@ def _expectations(given: Mapping[str, str]) -> dict[str, str]:
     for path, digest in given.items():
         expected = digest.strip().lower()
         if expected and not _SHA256_HEX.fullmatch(expected):
-            raise PatchError("usage_error", f"expected sha256 for {path!r} is not 64 hex "
-                             f"digits: {digest!r}", path=path,
-                             hint="give the sha256 as 64 hex digits, or '' for 'must not "
-                             "exist' (PATH=HEX)")
+            raise _usage(f"--expect-sha256 {path}={digest}: the sha256 is not 64 hex digits",
+                         hint="give the sha256 as 64 hex digits, or '' for 'must not exist' "
+                         "(PATH=HEX)")
         out[path] = expected
     return out

@@ -494,16 +494,15 @@ def test_ctrl_c_before_the_write_began_changes_nothing(scenario: Scenario, tmp_p
 def test_the_cli_notes_the_write_when_the_library_reports_it():
     from holon_git import cli
 
-    cli._OUTCOME["applied"] = False
+    session = cli.Session()
     seen: list[tuple[str, int, int]] = []
-    progress = cli._noting_the_write(lambda *args: seen.append(args))
-    progress("planning", 1, 2)
-    progress("writing", 0, 2)
-    progress("writing", 0, 2)  # --retry: a first attempt lost the race, a second begins
-    assert not cli._OUTCOME["applied"]
-    progress("writing", 2, 2)
-    assert cli._OUTCOME["applied"] and len(seen) == 4
-    cli._OUTCOME["applied"] = False
+    session.reporter = lambda *args: seen.append(args)  # type: ignore[assignment]
+    session.progress("planning", 1, 2)
+    session.progress("writing", 0, 2)
+    session.progress("writing", 0, 2)  # --retry: a first attempt lost the race, a second begins
+    assert not session.applied
+    session.progress("writing", 2, 2)
+    assert session.applied and len(seen) == 4
 
 
 def test_recover_removes_only_temporary_files_of_dead_applies(tmp_path: Path):
