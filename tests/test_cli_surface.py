@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pytest
 from clisupport import holon
-from repos.builders import git, git_state, make_bare_repo, make_repo, snapshot
-
-from holon_git.cli import cli
+from repos.builders import git_state, make_bare_repo, make_repo, snapshot
 
 PATCH = "--- a/f.txt\n+++ b/f.txt\n@@ -2,3 +2,3 @@\n two\n-three\n+THREE\n four\n"
 

@@ -310,7 +310,7 @@ def quick_start_lines() -> list[str]:
 
 def test_quick_start_is_two_commands_in_a_virtual_environment_and_ci_runs_the_second():
     install, test = quick_start_lines()
-    for line in (install, test):  # each works alone, in a new shell, on an externally managed python
+    for line in (install, test):  # each works alone in a new shell, on an externally managed python
         assert line.startswith("python3 -m venv .venv && . .venv/bin/activate && pip install -e ")
     assert install.endswith("sh examples/quickstart.sh") and "[test]" in test
     ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()
