@@ -6,6 +6,7 @@ is installed where `git help holon-apply` finds it."""
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 import shutil
@@ -315,3 +316,21 @@ def test_quick_start_is_two_commands_in_a_virtual_environment_and_ci_runs_the_se
     assert install.endswith("sh examples/quickstart.sh") and "[test]" in test
     ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()
     assert ci[-1] == test
+
+
+def test_receipt_md_example_has_the_fields_of_a_real_receipt(tmp_path: Path):
+    """The example in receipt.md lists a real receipt's fields, in their order: top level,
+    per file and per hunk (a fenced markdown patch whose first hunk drifted)."""
+    text = (DOCS / "receipt.md").read_text()
+    start = text.index("```json\n") + len("```json\n")
+    example = json.loads(text[start:text.index("\n```", start)])
+    repo = make_repo(tmp_path / "r", {"src/greet.py": "".join(f"l{i}\n" for i in range(1, 20))})
+    patch = ("```diff\n--- a/src/greet.py\n+++ b/src/greet.py\n@@ -2,2 +2,2 @@\n l4\n-l5\n+L5\n"
+             "@@ -12,1 +12,1 @@\n-l12\n+L12\n```\n")
+    real = apply_patch(patch, repo).to_dict()
+    assert real["status"] == "applied" and real["diagnostics"], real
+    assert list(example) == list(real)
+    assert list(example["files"][0]) == list(real["files"][0])
+    for shown, made in zip(example["files"][0]["hunks"], real["files"][0]["hunks"],
+                           strict=True):
+        assert list(shown) == list(made)
