@@ -396,7 +396,7 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
         except PatchError as err:
             if three_way is None:
                 raise
-            if err.code == "context_not_found":
+            if err.code in ("context_not_found", "indentation_mismatch"):
                 from .rescue import rescue
 
                 return rescue(fp, change, existing.data, three_way, reverse, err)
@@ -456,6 +456,7 @@ def _apply_on(running: RunningFile, fp: FilePatch, content: bytes, reverse: bool
               seek_elsewhere: bool = False) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     applier = _HunkApplier(running, content, reverse)
     applier.seek_elsewhere = seek_elsewhere
+    applier.hunks = fp.hunks
     results = []
     for number, hunk in enumerate(fp.hunks, 1):
         try:
@@ -482,6 +483,7 @@ class _HunkApplier:
         # farther from it: a re-send after a large shift looks so (_refuse_if_nearer)
         self.new_side_elsewhere = False
         self.seek_elsewhere = False  # look for that at all (the history log can answer)
+        self.hunks: Sequence[Hunk] = ()  # the file patch's hunks (punctuation evidence)
 
     @cached_property
     def eol(self) -> bytes | None:
@@ -495,6 +497,21 @@ class _HunkApplier:
         from .reindent import indent_style
 
         return indent_style(self.content)
+
+    @cached_property
+    def typographic(self) -> frozenset[str]:
+        """The file's typographic characters (read only when a hunk matched loosely)."""
+        from .punctuation import typographic_characters
+
+        return typographic_characters(self.content)
+
+    @cached_property
+    def smartened(self) -> dict[str, str]:
+        """Typographic characters a transport put into the whole file patch, to ASCII
+        (punctuation.py; read only for a hunk adding a non-ASCII line)."""
+        from .punctuation import smartened_mapping
+
+        return smartened_mapping(self.hunks, self.typographic)
 
     def fill_eol(self) -> bytes:
         return self.eol or b"\n"
@@ -593,9 +610,17 @@ class _HunkApplier:
             from .reindent import adapt_added_lines
 
             lines, rewritten = adapt_added_lines(list(lines), window, level, original + 1,
-                                                 self.indent_style)
+                                                 self.indent_style, self.typographic)
             tolerances.extend(rewritten)
             new = new_side(lines)
+        if new != old and not all(line.isascii() for line in new) and self.smartened:
+            from .punctuation import normalize_with
+
+            lines, changed = normalize_with(lines, self.smartened)
+            if changed:
+                new = new_side(lines)
+                if "punctuation_normalized" not in tolerances:
+                    tolerances.append("punctuation_normalized")
         added_eol = self.eol if level else None
         if no_context and self._endings_differ(lines):
             # Its added lines take the file's usual ending, as under a tolerance: an LF
