@@ -4,8 +4,8 @@ repositories (audit findings 00 and 07).
 A stale-base patch whose old side the current text holds only at the `whitespace` level, at a
 look-alike block, is decided by the version where it matches exactly (merged, or refused
 merge_conflict), never placed on the look-alike, nor on the very lines the agent re-indented
-when the merge conflicts there; an indentation_mismatch is rescued by a clean merge. A patch the rescue
-merged, sent again, is already_applied even when its merge would conflict."""
+when the merge conflicts there; an indentation_mismatch is rescued by a clean merge. A patch
+the rescue merged, sent again, is already_applied even when its merge would conflict."""
 
 from __future__ import annotations
 

@@ -569,7 +569,9 @@ class _HunkApplier:
                 hinted = self._hint_claims(hunk, hints[1], new)
                 hinted += self._anchor_claims(hunk, new, found)
                 edges = [at for at in self._edge_claims(hunk, lines, new) if at not in hinted]
-                self._refuse_if_applied(hunk, new, [*hinted, *edges], old, found, edges)
+                hinted_old = None if hints[1] is None else running.to_current(hints[1])
+                self._refuse_if_applied(hunk, new, [*hinted, *edges], old, found, edges,
+                                        hinted_old=hinted_old)
             if not new and raw_hint is not None and len(old) < running.length:
                 found = _at_hint_only(found, hints)
             if hunk.anchor_text and len(some := found.some(2)) == 1:
@@ -769,7 +771,8 @@ class _HunkApplier:
     def _refuse_if_applied(self, hunk: Hunk, new: list[bytes], claims: Iterable[int],
                            old: Sequence[bytes] = (), matches: Matches | None = None,
                            edges: Sequence[int] = (),
-                           where: str = "where the hunk goes") -> None:
+                           where: str = "where the hunk goes",
+                           hinted_old: int | None = None) -> None:
         """Refuse when the hunk's new side already sits at a place the hunk claims.
 
         New lines that lie inside a match of the old side and equal its lines there say
@@ -786,7 +789,7 @@ class _HunkApplier:
         context '    )' for the ')' before it, with indentation ignored). A hunk with no old
         side was never placed loosely.
         """
-        found = self._first_applied(hunk, new, claims, old, matches, edges)
+        found = self._first_applied(hunk, new, claims, old, matches, edges, hinted_old)
         if found is None:
             return
         at, beside = found
@@ -796,10 +799,16 @@ class _HunkApplier:
 
     def _first_applied(self, hunk: Hunk, new: list[bytes], claims: Iterable[int],
                        old: Sequence[bytes], matches: Matches | None,
-                       edges: Sequence[int]) -> tuple[int, int | None] | None:
+                       edges: Sequence[int], hinted_old: int | None = None
+                       ) -> tuple[int, int | None] | None:
         """The first claim where the new side counts as sitting (see _refuse_if_applied),
         and where a copy of the old side overlaps it at a place the hunk could go (its added
-        lines repeat their neighbours), if one does."""
+        lines repeat their neighbours), if one does.
+
+        A new side inside a match of the old side says nothing, unless that match is off the
+        hinted line (``hinted_old``), the old side is not there, and the new side sits at a
+        hinted claim: a deletion among lines that repeat (a blank line out of a run of
+        blanks), re-sent, looks so, and the file cannot tell it from a fresh one."""
         if not new or not claims:
             return None
         running = self.running
@@ -823,9 +832,13 @@ class _HunkApplier:
             if wanted is None:
                 wanted, olds = [key_ws(line) for line in new], [key_ws(line) for line in old]
             assert olds is not None
-            if any(olds[at - m : at - m + size] == wanted and match_at(m)
-                   for m in range(at + size - len(olds), at + 1)):
-                continue
+            inside = [m for m in range(at + size - len(olds), at + 1)
+                      if olds[at - m : at - m + size] == wanted and match_at(m)]
+            if inside:
+                if hinted_old is None or hinted_old in inside or at != hinted_old \
+                        or match_at(hinted_old):
+                    continue
+                return at, inside[0]
             if at in edges and not any(map(match_at, range(at - len(olds) + 1, at + size))):
                 continue  # an edge the new side would reach only away from the old side
             beside = next((m for m in range(at - len(olds) + 1, at + size)
@@ -855,8 +868,8 @@ class _HunkApplier:
             return PatchError(
                 "not_applied", f"the reversed hunk's new lines are already at line {at + 1}, "
                 f"where it goes, and its old lines are there too, at line {beside + 1}: the "
-                "lines it would put back repeat the lines beside them, so the file reads the "
-                "same whether the patch is applied or not",
+                "lines it would put back repeat the lines beside them, so nothing in the file "
+                "tells whether the patch is applied",
                 hint="the lines repeat their neighbours, so nothing in the file tells whether "
                 "the patch is applied; if it is, undo it with a hunk whose context tells the "
                 "places apart", details=details)
