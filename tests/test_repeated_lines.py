@@ -107,6 +107,15 @@ def test_a_deletion_from_a_run_of_blanks_is_not_applied_twice(tmp_path: Path) ->
     assert (other / "m.txt").read_text() == once.replace("\n\n", "\n", 1)
 
 
+def test_a_deletion_with_its_line_number_off_by_its_size_still_applies(tmp_path: Path) -> None:
+    """The removed line opens the hunk and its header is one line too far: the kept line
+    then sits at the hinted line, as the very line the deletion keeps, which tells nothing
+    (no line repeats): applied."""
+    repo = make_repo(tmp_path / "r", {"m.txt": "first\nsecond\nthird\n"})
+    applied(repo, "--- a/m.txt\n+++ b/m.txt\n@@ -2,2 +2 @@\n-first\n second\n")
+    assert (repo / "m.txt").read_text() == "second\nthird\n"
+
+
 def test_the_models_view_does_not_say_the_edit_is_in(tmp_path: Path) -> None:
     from holon_git import apply_patch
     from holon_git.provider.results import format_result

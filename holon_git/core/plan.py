@@ -33,6 +33,7 @@ from .model import (
     ADD,
     CONTEXT,
     KIND_OF_PREFIX,
+    REMOVE,
     Diagnostic,
     FileKind,
     FilePatch,
@@ -466,6 +467,21 @@ def _apply_on(running: RunningFile, fp: FilePatch, content: bytes, reverse: bool
     return running.content(), results, applier.diagnostics
 
 
+def _kept_run(hunk: Hunk) -> int | None:
+    """Where a deletion's new side lies in its old side as one run of the same lines: after
+    the removed lines when they open the hunk, at 0 when they close it; None otherwise (added
+    lines, or removed lines between context)."""
+    kinds = [line.kind for line in hunk.lines if line.kind in (CONTEXT, REMOVE, ADD)]
+    if ADD in kinds:
+        return None
+    removed = kinds.count(REMOVE)
+    if kinds[:removed] == [REMOVE] * removed:
+        return removed
+    if kinds[len(kinds) - removed:] == [REMOVE] * removed:
+        return 0
+    return None
+
+
 _FEW = 64  # copies of a new side's rarest line sought in the whole file, at most
 
 
@@ -806,9 +822,10 @@ class _HunkApplier:
         lines repeat their neighbours), if one does.
 
         A new side inside a match of the old side says nothing, unless that match is off the
-        hinted line (``hinted_old``), the old side is not there, and the new side sits at a
-        hinted claim: a deletion among lines that repeat (a blank line out of a run of
-        blanks), re-sent, looks so, and the file cannot tell it from a fresh one."""
+        hinted line (``hinted_old``), the old side is not there, the new side sits at a
+        hinted claim, and not as the very lines the deletion keeps (``_kept_run``): a deletion
+        among lines that repeat (a blank line out of a run of blanks), re-sent, looks so, and
+        the file cannot tell it from a fresh one."""
         if not new or not claims:
             return None
         running = self.running
@@ -836,7 +853,7 @@ class _HunkApplier:
                       if olds[at - m : at - m + size] == wanted and match_at(m)]
             if inside:
                 if hinted_old is None or hinted_old in inside or at != hinted_old \
-                        or match_at(hinted_old):
+                        or match_at(hinted_old) or _kept_run(hunk) in {at - m for m in inside}:
                     continue
                 return at, inside[0]
             if at in edges and not any(map(match_at, range(at - len(olds) + 1, at + size))):
