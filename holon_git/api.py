@@ -1,6 +1,8 @@
 """The library API scripts call; the CLI is a thin layer over it.
 
     receipt = apply_patch(open("fix.diff", "rb").read(), repo="path/to/repo")
+    # the same, with the request built (and validated) first: holon_git/request.py
+    receipt = apply_request(text, ApplyRequest(repo="path/to/repo", check=True))
     if not receipt.ok:
         print(receipt.error.code, receipt.error.hint)
 
@@ -14,7 +16,7 @@ from __future__ import annotations
 import gc
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from functools import wraps
 from typing import Any, TypeVar
 
@@ -26,27 +28,9 @@ from .errors import PatchError
 from .git.libgit2 import coded_failure
 from .parse import parse_patch
 from .receipt import APPLIED, CHECKED, PARTIAL, REFUSED, Receipt
-from .targets.base import CommitSpec, Target
-from .targets.registry import TARGETS, open_target
-
-
-def _resolve_target(target: str, commit: bool, ref: str | None,
-                    message: str | None) -> str:
-    if target not in TARGETS:
-        raise PatchError("usage_error", f"unknown target {target!r}; one of {', '.join(TARGETS)}")
-    if ref is not None:
-        if target not in ("worktree", "ref"):
-            raise PatchError("usage_error", "--ref applies in the object database only; it "
-                             "does not combine with --cached or --index")
-        target = "ref"
-    elif target == "ref":
-        raise PatchError("usage_error", "the ref target needs a branch (ref=...)")
-    elif commit and target == "worktree":
-        target = "both"
-    if (commit or ref is not None) and not (message or "").strip():
-        raise PatchError("usage_error", "a commit needs a message (-m/--message)")
-    return target
-
+from .request import ApplyRequest, check_repository_path
+from .targets.base import Target
+from .targets.registry import open_target
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -71,92 +55,71 @@ def cycles_collected_after(func: F) -> F:
     return paused  # type: ignore[return-value]
 
 
-@cycles_collected_after
-def apply_patch(
-    patch: bytes | str | Patch,
-    repo: str | os.PathLike[str] = ".",
-    *,
-    target: str = "worktree",
-    check: bool = False,
-    reverse: bool = False,
-    strip: int | None = None,
-    format: str = "auto",
-    include: Sequence[str] = (),
-    exclude: Sequence[str] = (),
-    commit: bool = False,
-    message: str | None = None,
-    author: str | None = None,
-    ref: str | None = None,
-    emit_diff: bool = False,
-    on_ref_update: Callable[[], None] | None = None,
-    retry: int = 0,
-    atomic: bool = True,
-    expect_sha256: Mapping[str, str] | None = None,
-    progress: Callable[[str, int, int], None] | None = None,
-    durable: bool = False,
-    three_way: bool = True,
-) -> Receipt:
+def apply_patch(patch: bytes | str | Patch, repo: str | os.PathLike[str] = ".",
+                **options: Any) -> Receipt:
     """Apply ``patch`` to ``repo``; never raises PatchError, returns a Receipt.
 
-    ``target``: "worktree" (files), "index" (like git apply --cached), "both" (--index).
-    ``commit=True`` also commits on the current branch ("worktree" then means "both");
-    ``ref="main"`` applies to that branch in the object database only and commits there.
-    ``message``/``author`` ("Name <email>") describe the commit. ``include``/``exclude``
-    select file patches by gitignore-style pattern. ``emit_diff=True`` puts the canonical
-    git diff of what was applied in ``receipt.diff``. ``on_ref_update`` is called after the
-    commit object exists, just before the branch is compare-and-swapped.
-    ``retry=N`` (with ``ref``): when another writer moved the branch first (``head_moved``,
-    ``ref_locked``), plan again on the new tip, up to N more times; ``receipt.extra``
-    records the ``attempts``.
-    ``check=True`` plans without writing. A refused patch leaves everything as it was and the
-    receipt's ``error`` says why.
-    ``atomic=False`` applies file by file in patch order and stops at the first refusal (working
-    tree only); the receipt's ``files`` and ``unapplied`` then say which files changed and which
-    did not. ``expect_sha256`` maps paths to the sha256 hex digest their pre-image must have
-    ("" for "must not exist"); any mismatch refuses the whole patch with ``stale_file``.
-    ``progress(stage, done, total)`` is called as the work advances: "planning" after each
-    file, "writing" before (0 done) and after the write; the CLI draws it on a terminal.
-    ``durable=True`` (targets that write working-tree files) also fsyncs the new files, their
-    directories and the crash journal, so the apply survives a power loss as all old or all new.
-    The default follows git, which never fsyncs working-tree files: all or nothing against
-    errors, Ctrl-C and a killed process (the crash journal), not against a power loss.
-    ``three_way=False`` turns off the three-way rescue of a file patch whose old lines are
-    not in the current text (docs/patch-format.md, section 3).
+    ``options`` are the fields of ``ApplyRequest`` (holon_git/request.py), each named after
+    its command-line option: ``target`` ("worktree", "index" like git apply --cached, "both"
+    like --index), ``check``, ``reverse``, ``strip``, ``format``, ``include``/``exclude``,
+    ``commit``/``message``/``author``, ``ref`` (commit onto that branch in the object database
+    only), ``retry``, ``on_ref_update``, ``atomic``, ``expect_sha256``, ``durable``,
+    ``three_way``, ``emit_diff`` and ``progress``. An invalid combination is refused with
+    ``usage_error`` before anything is read. Same as
+    ``apply_request(patch, ApplyRequest(repo=repo, **options))``.
     """
-    if retry > 0 and ref is not None and not check:
-        return _with_retries(retry, patch, repo, target=target, reverse=reverse, strip=strip,
-                             format=format, include=include, exclude=exclude, commit=commit,
-                             message=message, author=author, ref=ref, emit_diff=emit_diff,
-                             on_ref_update=on_ref_update, atomic=atomic,
-                             expect_sha256=expect_sha256, progress=progress, durable=durable,
-                             three_way=three_way)
-    receipt = Receipt(REFUSED, target=target, reverse=reverse, atomic=atomic)
     try:
-        target = receipt.target = _resolve_target(target, commit, ref, message)
-        if durable and target not in ("worktree", "both"):
-            raise PatchError("usage_error", "--fsync (durable=True) is for writes to the working "
-                             "tree; the index, objects and refs are written by libgit2")
-        if not atomic and (target != "worktree" or emit_diff):
-            raise PatchError("usage_error", "--no-atomic applies to the working tree only; "
-                             "index, commit and ref targets are always all or nothing, and "
-                             "--emit-diff needs the whole patch planned")
-        parsed = patch if isinstance(patch, Patch) else parse_patch(patch, format=format,
-                                                                     strip=strip)
+        request = ApplyRequest(repo=os.fspath(repo), **options)
+    except PatchError as err:
+        target = options.get("target", "worktree")
+        return Receipt(REFUSED, target=target if isinstance(target, str) else "worktree",
+                       reverse=bool(options.get("reverse", False)),
+                       atomic=bool(options.get("atomic", True)), error=err)
+    return apply_request(patch, request)
+
+
+@cycles_collected_after
+def apply_request(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
+    """Apply ``patch`` as ``request`` says; never raises PatchError, returns a Receipt.
+
+    ``request.check`` plans without writing. A refused patch leaves everything as it was and
+    the receipt's ``error`` says why. ``atomic=False`` applies file by file in patch order and
+    stops at the first refusal (working tree only); the receipt's ``files`` and ``unapplied``
+    then say which files changed and which did not. ``expect_sha256`` refuses the whole patch
+    with ``stale_file`` on any mismatch. ``progress(stage, done, total)`` is called as the
+    work advances: "planning" after each file, "writing" before (0 done) and after the
+    write. ``durable=True`` also fsyncs the new files, their directories and the crash
+    journal, so the apply survives a power loss as all old or all new; the default follows
+    git, which never fsyncs working-tree files. ``three_way=False`` turns off the three-way
+    rescue (docs/patch-format.md, section 3). ``retry=N`` (with ``ref``): when another writer
+    moved the branch first (``head_moved``, ``ref_locked``), plan again on the new tip, up to
+    N more times; ``receipt.extra`` records the ``attempts``.
+    """
+    if request.retry > 0 and request.ref is not None and not request.check:
+        return _with_retries(patch, request)
+    return _apply_once(patch, request)
+
+
+def _apply_once(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
+    target, check, reverse, progress = (request.target, request.check, request.reverse,
+                                        request.progress)
+    receipt = Receipt(REFUSED, target=target, reverse=reverse, atomic=request.atomic)
+    try:
+        parsed = patch if isinstance(patch, Patch) else parse_patch(
+            patch, format=request.format, strip=request.strip)
         receipt.format = parsed.format
         receipt.diagnostics = list(parsed.diagnostics)
         if reverse:
             parsed = parsed.reversed()
-        parsed = select_files(parsed, include, exclude)
+        parsed = select_files(parsed, request.include, request.exclude)
         receipt.diagnostics = list(parsed.diagnostics)
-        spec = None
-        if commit or ref is not None:
-            spec = CommitSpec(message or "", author, ref, on_ref_update)
-        destination = open_target(target, os.fspath(repo), check=check, commit=spec,
-                                  durable=durable)
+        destination = open_target(target, request.repo, check=check,
+                                  commit=request.commit_spec(), durable=request.durable)
         try:
             check_protected(parsed, destination.protection())
-            versions = destination.known_versions() if three_way else None
-            if atomic:
+            versions = destination.known_versions() if request.three_way else None
+            if request.atomic:
+                emit_diff = request.emit_diff
                 on_planned = destination.prepare(parsed, stage=not (check or emit_diff))
                 # a target that does not write from the plan's pre-images (the working tree
                 # reads them again) lets the plan drop them (memory); but one file's would be
@@ -164,7 +127,7 @@ def apply_patch(
                 keep = (emit_diff or len(parsed.files) == 1
                         or destination.needs_planned_preimages)
                 plan = plan_patch(parsed, destination.read, reverse=reverse,
-                                  expect_sha256=expect_sha256, progress=progress,
+                                  expect_sha256=request.expect_sha256, progress=progress,
                                   keep_preimages=keep, on_planned=on_planned,
                                   three_way=versions)
                 destination.validate(plan)
@@ -192,7 +155,7 @@ def apply_patch(
                 receipt.diff = diff
             else:
                 _file_by_file(parsed, destination, receipt, check=check, reverse=reverse,
-                              expect_sha256=expect_sha256 or {}, progress=progress,
+                              expect_sha256=request.expect_sha256, progress=progress,
                               three_way=versions)
         finally:
             destination.close()
@@ -200,6 +163,7 @@ def apply_patch(
         err = exc if isinstance(exc, PatchError) else coded_failure(exc)
         if err is None:
             raise
+        atomic = request.atomic
         receipt.status = PARTIAL if (not atomic and not check and receipt.files) else REFUSED
         receipt.error = err
     return receipt
@@ -208,19 +172,19 @@ def apply_patch(
 RETRYABLE = ("head_moved", "ref_locked")
 
 
-def _with_retries(retry: int, patch: bytes | str | Patch, repo: str | os.PathLike[str],
-                  **options: Any) -> Receipt:
+def _with_retries(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
     """Re-plan on the branch's new tip while another writer keeps winning the race."""
     import random  # retries are rare; start-up counts
 
     if not isinstance(patch, Patch):  # parse once; a parse error is not worth retrying
         try:
-            patch = parse_patch(patch, format=options["format"], strip=options["strip"])
+            patch = parse_patch(patch, format=request.format, strip=request.strip)
         except PatchError as err:
-            return Receipt(REFUSED, target="ref", reverse=options["reverse"], error=err)
-    for attempt in range(1, retry + 2):
-        receipt = apply_patch(patch, repo, **options)
-        if receipt.error is None or receipt.error.code not in RETRYABLE or attempt > retry:
+            return Receipt(REFUSED, target=request.target, reverse=request.reverse, error=err)
+    for attempt in range(1, request.retry + 2):
+        receipt = _apply_once(patch, request)
+        if receipt.error is None or receipt.error.code not in RETRYABLE or \
+                attempt > request.retry:
             break
         time.sleep(random.uniform(0, 0.005 * attempt))  # let the winner finish; spread retries
     receipt.extra["attempts"] = attempt
@@ -291,9 +255,9 @@ def _file_ref(fp: FilePatch) -> dict[str, Any]:
 
 
 def check_patch(patch: bytes | str | Patch, repo: str | os.PathLike[str] = ".",
-                **options: object) -> Receipt:
+                **options: Any) -> Receipt:
     """Plan ``patch`` against ``repo`` and report whether it would apply; writes nothing."""
-    return apply_patch(patch, repo, check=True, **options)  # type: ignore[arg-type]
+    return apply_patch(patch, repo, check=True, **options)
 
 
 def convert_patch(patch: bytes | str, repo: str | os.PathLike[str] = ".", *,
@@ -305,8 +269,10 @@ def convert_patch(patch: bytes | str, repo: str | os.PathLike[str] = ".", *,
         raise PatchError("usage_error", f"cannot convert to {to!r}; only 'unified' is supported")
     from .core.convert import plan_to_unified  # difflib: only this command needs it
 
+    repo = os.fspath(repo)
+    check_repository_path(repo)
     parsed = parse_patch(patch, format=format, strip=strip)
-    destination = open_target("worktree", os.fspath(repo))
+    destination = open_target("worktree", repo)
     try:
         plan = plan_patch(parsed, destination.read)
     finally:

@@ -1,6 +1,11 @@
-"""`git holon-apply`: the command line over holon_git.api. The only module that imports click.
+"""`git holon-apply`: the command line over the library. The only module that imports click.
 
-Exit codes: 0 applied (or would apply), 1 refused, 2 usage error.
+Each command is a thin shell: it turns its options into the library's request, calls the
+library and prints what comes back. Every outcome ends in ``run``, the one place that maps it
+to an exit status: 0 done, 1 refused, 2 usage error (``PatchError.exit_status``; click's own
+usage errors and unreadable patch files included). Every error is printed in one style,
+``error: CODE: message`` and ``hint: ...`` on stderr, and with ``--json`` a receipt is printed
+on stdout whatever went wrong.
 """
 
 from __future__ import annotations
@@ -10,20 +15,91 @@ import gc
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Sequence
 from typing import Any
 
 import click
 
 from . import api
-from .core.model import FileKind, display_name
-from .errors import PatchError
-from .parse import merge_patches, parse_patch
+from .errors import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, PatchError
+from .inputs import ParsedInputs, parse_inputs, read_patch_files
 from .progress import TerminalProgress, wanted
 from .receipt import REFUSED, Receipt
+from .report import (
+    error_lines,
+    notes_always_shown,
+    partial_lines,
+    recovery_lines,
+    stat_lines,
+    summary_lines,
+)
+from .request import ApplyRequest, check_repository_path
 
-EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+EXIT_INTERRUPTED = 130
+
+
+class Session:
+    """What the one handler (``run``) needs to know of the command that ran."""
+
+    def __init__(self) -> None:
+        self.json = False  # apply --json: every outcome prints a receipt on stdout
+        self.recover = False  # apply --recover: its report is not a receipt
+        self.request: ApplyRequest | None = None  # once built: the refusal receipt's fields
+        self.applied = False  # for Ctrl-C's message: did the write happen?
+        self.reporter: TerminalProgress | None = None
+
+    def progress(self, stage: str, done: int, total: int) -> None:
+        """The library's progress callback: draws (on a terminal) and notes when the write is
+        done. The library reports that with Ctrl-C still held, so a Ctrl-C right after it is
+        not taken for one that stopped the apply."""
+        if stage == "writing" and done == total > 0:  # (0, total) before, (total, total) after
+            self.applied = True
+        if self.reporter is not None:
+            self.reporter(stage, done, total)
+
+
+class Refused(Exception):
+    """An apply the library refused: its receipt, for the one handler."""
+
+    def __init__(self, receipt: Receipt) -> None:
+        super().__init__(receipt.error)
+        self.receipt = receipt
+
+
+def _session() -> Session:
+    return click.get_current_context().ensure_object(Session)
+
+
+def usage(message: str, hint: str = "") -> PatchError:
+    return PatchError("usage_error", message, hint=hint)
+
+
+class _ApplyContext(click.Context):
+    """The apply command's context: its usage line is the program's own
+    (``git holon-apply [OPTIONS]``), never the hidden subcommand's name."""
+
+    @property
+    def command_path(self) -> str:
+        return self.parent.command_path if self.parent is not None else super().command_path
+
+
+class _ApplyCommand(click.Command):
+    context_class = _ApplyContext
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Learn --json and --recover before click may refuse the arguments, so that its
+        refusal, too, is reported as a receipt."""
+        session = ctx.ensure_object(Session)
+        try:
+            opts, _, _ = self.make_parser(ctx).parse_args(args=list(args))
+            given = {name for name, value in opts.items() if value}
+        except click.UsageError:  # the real parse below says what is wrong
+            end = args.index("--") if "--" in args else len(args)
+            given = {name for name, flag in (("as_json", "--json"), ("recover", "--recover"))
+                     if flag in args[:end]}
+        session.json, session.recover = "as_json" in given, "recover" in given
+        return super().parse_args(ctx, args)
 
 
 class _DefaultToApply(click.Group):
@@ -38,7 +114,8 @@ class _DefaultToApply(click.Group):
 
     def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         apply_cmd = self.commands["apply"]
-        with click.Context(apply_cmd, info_name=ctx.info_name, parent=None) as sub:
+        with click.Context(apply_cmd, info_name=ctx.info_name, parent=None,
+                           **apply_cmd.context_settings) as sub:
             apply_cmd.format_help(sub, formatter)
         others = [(name, cmd.get_short_help_str(70)) for name, cmd in self.commands.items()
                   if name != "apply"]
@@ -47,115 +124,24 @@ class _DefaultToApply(click.Group):
                 formatter.write_dl(others)
 
 
+_VERSION = click.version_option(package_name="holon-git", message="holon-git %(version)s",
+                                help="Print holon-git's version and exit.")
+
+
 @click.group(cls=_DefaultToApply, context_settings=CONTEXT)
-@click.version_option(package_name="holon-git", message="holon-git %(version)s")
+@_VERSION
 def cli() -> None:
     """Apply patches written by language models to a git repository."""
 
 
-def _read_inputs(patch_files: tuple[str, ...]) -> list[tuple[str, bytes]]:
-    if not patch_files:
-        patch_files = ("-",)
-    inputs = []
-    for name in patch_files:
-        if name == "-":
-            inputs.append(("<stdin>", sys.stdin.buffer.read()))
-            continue
-        try:
-            with open(name, "rb") as fh:
-                inputs.append((name, fh.read()))
-        except OSError as exc:
-            raise click.UsageError(f"cannot read patch {name!r}: {exc.strerror}") from exc
-    return inputs
-
-
-def _parse_all(inputs: list[tuple[str, bytes]], fmt: str, strip: int | None) -> Any:
-    patches = []
-    for name, data in inputs:
-        try:
-            patches.append(parse_patch(data, format=fmt, strip=strip))
-        except PatchError as err:
-            if len(inputs) > 1:
-                err.details.setdefault("patch_file", name)
-            raise
-    return merge_patches(patches)
-
-
-def _describe_error(err: PatchError) -> str:
-    location = err.where()
-    lines = [f"error: {err.code}: {location + ': ' if location else ''}{err.message}"]
-    lines.append(f"hint: {err.hint}")
-    return "\n".join(lines)
-
-
-def _stat_lines(files: list[Any]) -> list[str]:
-    rows = []
-    for fp in files:
-        added = sum(h.added for h in fp.hunks)
-        removed = sum(h.removed for h in fp.hunks)
-        # git's diffstat names a rename 'old => new'
-        name = fp.path if fp.kind is not FileKind.RENAME else f"{fp.old_path} => {fp.new_path}"
-        rows.append((name, added, removed))
-    width = max((len(name) for name, _, _ in rows), default=0)
-    out = [f" {name.ljust(width)} | {a + r:>4} {'+' * min(a, 40)}{'-' * min(r, 40)}"
-           for name, a, r in rows]
-    total_a = sum(a for _, a, _ in rows)
-    total_r = sum(r for _, _, r in rows)
-    out.append(f" {len(rows)} file{'s' if len(rows) != 1 else ''} changed, "
-               f"{total_a} insertion{'s' if total_a != 1 else ''}(+), "
-               f"{total_r} deletion{'s' if total_r != 1 else ''}(-)")
-    return out
-
-
-_KIND_LETTER = {FileKind.MODIFY: "M", FileKind.ADD: "A", FileKind.DELETE: "D",
-                FileKind.RENAME: "R"}
-
-
-def _summary(receipt: Any, verbose: bool) -> list[str]:
-    files = receipt.files
-    hunks = sum(len(f.hunks) for f in files)
-    verb = "Would apply" if receipt.status == "checked" else "Applied"
-    paths = len({f.path for f in files})
-    what = f"{paths} file{'s' if paths != 1 else ''}"
-    if paths != len(files):  # file patches in sequence: several for one path
-        what = f"{len(files)} file patches to {what}"
-    out = [f"{verb} {what}, {hunks} hunk{'s' if hunks != 1 else ''}."]
-    for change in files:
-        name = change.display_name
-        if verbose:
-            out.append(f"  {_KIND_LETTER[change.kind]} {name} (+{change.added} "
-                       f"-{change.removed})")
-        for hunk in change.hunks:
-            notes = list(hunk.tolerances)
-            if hunk.by_line_number:
-                notes.append("placed by line number")
-            if verbose or notes:
-                offset = f", offset {hunk.offset:+d}" if hunk.offset else ""
-                extra = f" [{', '.join(notes)}]" if notes else ""
-                out.append(f"    hunk {hunk.index} of {name} at line {hunk.applied_line}"
-                           f"{offset}{extra}")
-        if verbose and change.ignored_metadata:
-            out.append(f"    ignored metadata: {'; '.join(change.ignored_metadata)}")
-    if receipt.extra.get("commit"):
-        out.append(f"Committed {receipt.extra['commit'][:12]} on {receipt.extra['ref']}.")
-    for saved in receipt.extra.get("deleted_blobs", []):
-        if saved["blob"]:
-            out.append(f"  deleted {saved['path']}: content saved as blob {saved['blob']} "
-                       f"(git cat-file -p {saved['blob'][:12]})")
-        else:
-            out.append(f"  deleted {saved['path']}: {saved['note']}")
-    if verbose:
-        out.extend(f"  note: {d.message}" for d in receipt.diagnostics)
-        out.extend(f"  note: {d.message}" for f in files for d in f.diagnostics)
-    return out
-
-
 _APPLY_EPILOG = """\b
-Exit status: 0 applied (or would apply), 1 refused (nothing was changed), 2 usage error.
-Other commands: 'git holon-apply COMMAND -h'. Documentation: docs/cli.md, docs/errors.md."""
+Exit status: 0 applied (or would apply); 1 refused: nothing was changed (with --no-atomic,
+the files written before the refusal stay written; the receipt lists them); 2 usage error.
+Other commands: 'git holon-apply COMMAND -h'. The manual: 'git help holon-apply'
+(man git-holon-apply), with every error code and its hint."""
 
 
-@cli.command("apply", context_settings=CONTEXT, epilog=_APPLY_EPILOG)
+@cli.command("apply", cls=_ApplyCommand, context_settings=CONTEXT, epilog=_APPLY_EPILOG)
 @click.argument("patch_files", metavar="[PATCH|-]...", nargs=-1, type=click.Path(dir_okay=False,
                 allow_dash=True))
 @click.option("--check", is_flag=True, help="Plan the patch and report; write nothing.")
@@ -215,6 +201,7 @@ Other commands: 'git holon-apply COMMAND -h'. Documentation: docs/cli.md, docs/e
               "changing (from its journal under .git/holon-apply/) and exit.")
 @click.option("-v", "--verbose", is_flag=True, help="Report every file and hunk placement.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
+@_VERSION
 def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat: bool,
                   force_apply: bool, reverse: bool, strip: int | None, fmt: str, repo: str,
                   cached: bool, to_index: bool, commit: bool, message: str | None,
@@ -222,134 +209,100 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
                   exclude: tuple[str, ...], emit_diff: str | None, holon_output: str | None,
                   force: bool, write_receipt: bool, atomic: bool, expect: tuple[str, ...],
                   retry: int, durable: bool, recover: bool, verbose: bool,
-                  quiet: bool, three_way: bool) -> None:
+                  quiet: bool, three_way: bool) -> int:
     """Apply PATCH (a unified diff or a '*** Begin Patch' envelope, or stdin) to the working
     tree: every file or none.
 
     Hunks are placed by their context lines; line numbers are hints. A patch that cannot be
     placed exactly once changes nothing and exits 1 with a coded error and a hint.
     """
+    session = _session()
     if recover:
         if patch_files:
-            raise click.UsageError("--recover takes no patch")
-        _recover(repo, as_json, quiet)
-    if ref is not None and (cached or to_index):
-        raise click.UsageError("--ref works in the object database only; drop --cached/--index")
-    wants_commit = commit or ref is not None
-    has_message = bool((message or "").strip())
-    if wants_commit and not has_message and holon_output is None:
-        raise click.UsageError("--commit and --ref need a commit message (-m/--message, or "
-                               "--holon-output DIR with DIR/summary.md)")
-    if message is not None and not wants_commit:
-        raise click.UsageError("-m/--message is for --commit or --ref")
-    if author is not None and not wants_commit:
-        raise click.UsageError("--author is for --commit or --ref")
-    if retry and ref is None:
-        raise click.UsageError("--retry is for --ref")
+            raise usage("--recover takes no patch")
+        return _recover(repo, as_json, quiet)
+    if holon_output is not None and patch_files:
+        raise usage("--holon-output reads the patch from DIR; give no PATCH")
+    if holon_output is None and (force or write_receipt):
+        raise usage("--force and --write-receipt go with --holon-output")
     if emit_diff == "-" and as_json:
-        raise click.UsageError("--emit-diff - and --json both write to stdout; give a file")
-    target = "index" if cached else "both" if (to_index or commit) else "worktree"
-    run = None
-    expect_sha256 = _expectations(expect)
-    diff_to = None
-    try:
+        raise usage("--emit-diff - and --json both write to stdout; give a file")
+    run = diff_to = None
+    try:  # a refusal from here on is also written to DIR/apply-receipt.json (--write-receipt)
+        if holon_output is not None:
+            from .holon_output import load_run_output
+
+            wants_message = (commit or ref is not None) and not (message or "").strip()
+            run = load_run_output(holon_output, force=force, commit=wants_message)
+            message = run.message or message
+        request = session.request = ApplyRequest(
+            repo=repo, target="index" if cached else "both" if to_index else "worktree",
+            check=check, reverse=reverse, strip=strip, format=fmt, include=include,
+            exclude=exclude, atomic=atomic, durable=durable, three_way=three_way,
+            emit_diff=emit_diff is not None, expect_sha256=_expectations(expect),
+            commit=commit, message=message, author=author, ref=ref, retry=retry,
+            progress=session.progress)
         if emit_diff is not None and emit_diff != "-":
             from .fs.emit import diff_destination
 
             diff_to = diff_destination(emit_diff, repo)  # refused now, before any change
-        if holon_output is not None:
-            run = _load_holon_output(holon_output, patch_files, force,
-                                     commit=wants_commit and not has_message)
+        if run is not None:
             inputs = [(os.path.join(holon_output, run.patch_name), run.patch)]
-            message = run.message or message
         else:
-            if force or write_receipt:
-                raise click.UsageError("--force and --write-receipt go with --holon-output")
-            inputs = _read_inputs(patch_files)
-        patch = _parse_all(inputs, fmt, strip)
+            inputs = read_patch_files(patch_files)
+        parsed = parse_inputs(inputs, request.format, request.strip)
         inputs.clear()  # the model holds what is needed: the raw text need not stay in memory
     except PatchError as err:
-        receipt = Receipt(REFUSED, target=target, reverse=reverse, atomic=atomic, error=err)
+        receipt = _refusal(err, session.request)
     else:
         if stat:
-            click.echo("\n".join(_stat_lines(patch.files)))
+            click.echo("\n".join(stat_lines(parsed.patch.files)))
             if not (force_apply or check):
-                sys.exit(EXIT_OK)
-        reporter = _progress_reporter(as_json=as_json, quiet=quiet)
-        try:
-            receipt = api.apply_patch(patch, repo, check=check, reverse=reverse, target=target,
-                                  commit=commit, message=message, author=author, ref=ref,
-                                  include=include, exclude=exclude,
-                                  emit_diff=emit_diff is not None, atomic=atomic,
-                                  expect_sha256=expect_sha256, retry=retry,
-                                  progress=_noting_the_write(reporter), durable=durable,
-                                  three_way=three_way)
-        finally:
-            if reporter is not None:
-                reporter.close()
-    _OUTCOME["applied"] = receipt.status in ("applied", "partial")
+                return EXIT_OK
+        receipt = _apply(parsed, request, session, as_json=as_json, quiet=quiet)
+    session.applied = receipt.status in ("applied", "partial")
     if holon_output is not None:
         _record_holon_output(holon_output, run, receipt, write_receipt)
     if receipt.diff is not None and emit_diff is not None:
         _write_diff(emit_diff, diff_to, receipt.diff)
+    if receipt.error is not None:
+        raise Refused(receipt)
     if as_json:
         click.echo(receipt.to_json())
-    if receipt.error is not None:
-        click.echo(_describe_error(receipt.error), err=True)
-        if not receipt.atomic:
-            click.echo("\n".join(_partial_lines(receipt)), err=True)
-        sys.exit(EXIT_USAGE if receipt.error.code == "usage_error" else EXIT_REFUSED)
+    for line in notes_always_shown(receipt):
+        click.echo(line, err=True)
     if not as_json and not quiet and emit_diff != "-":
-        click.echo("\n".join(_summary(receipt, verbose)))
-    sys.exit(EXIT_OK)
+        click.echo("\n".join(summary_lines(receipt, verbose)))
+    return EXIT_OK
 
 
-def _progress_reporter(*, as_json: bool, quiet: bool) -> Any:
-    """A progress line on stderr for long work, when stderr is a terminal (holon_git.progress)."""
+def _apply(parsed: ParsedInputs, request: ApplyRequest, session: Session, *, as_json: bool,
+           quiet: bool) -> Receipt:
     stream = sys.stderr
-    return TerminalProgress(stream) if wanted(stream, as_json=as_json, quiet=quiet) else None
+    if wanted(stream, as_json=as_json, quiet=quiet):
+        session.reporter = TerminalProgress(stream)
+    try:
+        receipt = api.apply_request(parsed.patch, request)
+    finally:
+        if session.reporter is not None:
+            session.reporter.close()
+    parsed.name_the_file(receipt.error)
+    return receipt
 
 
-def _recover(repo: str, as_json: bool, quiet: bool) -> None:
+def _recover(repo: str, as_json: bool, quiet: bool) -> int:
     from .recover import recover  # the journal machinery: only for --recover
 
-    try:
-        done = recover(repo)
-    except PatchError as err:
-        if as_json:
-            click.echo(json.dumps({"status": "refused", "error": err.to_dict()}, indent=2))
-        click.echo(_describe_error(err), err=True)
-        sys.exit(EXIT_REFUSED)
+    check_repository_path(repo)
+    done = recover(repo)
     if as_json:
         click.echo(json.dumps({"status": "recovered", **done}, indent=2, ensure_ascii=False))
     elif not quiet:
-        journals, busy, completed = done["journals"], done["busy"], done["completed"]
-        if completed:
-            click.echo(f"{len(completed)} interrupted apply(s) had passed their commit point; "
-                       "their new files were kept.")
-        if done["temporaries"]:
-            click.echo(f"Removed {len(done['temporaries'])} temporary file(s) that killed "
-                       "applies left in the working tree.")
-        if not journals and not completed and not done["temporaries"]:
-            click.echo("Nothing to recover.")
-        elif journals:
-            click.echo(f"Recovered {len(journals)} interrupted apply(s): restored "
-                       f"{len(done['restored'])} file(s), removed {len(done['removed'])}.")
-        if busy:
-            click.echo(f"{len(busy)} apply(s) still running were left alone.")
-    sys.exit(EXIT_OK)
+        click.echo("\n".join(recovery_lines(done)))
+    return EXIT_OK
 
 
-def _load_holon_output(directory: str, patch_files: tuple[str, ...], force: bool,
-                       commit: bool) -> Any:
-    from .holon_output import load_run_output
-
-    if patch_files:
-        raise click.UsageError("--holon-output reads the patch from DIR; give no PATCH")
-    return load_run_output(directory, force=force, commit=commit)
-
-
-def _record_holon_output(directory: str, run: Any, receipt: Any, write: bool) -> None:
+def _record_holon_output(directory: str, run: Any, receipt: Receipt, write: bool) -> None:
     from .holon_output import write_receipt
 
     if run is not None:
@@ -384,26 +337,10 @@ def _expectations(values: tuple[str, ...]) -> dict[str, str]:
     for value in values:
         path, sep, digest = value.rpartition("=")
         if not sep or not path:
-            raise click.BadParameter(f"expected PATH=HEX, got {value!r}",
-                                     param_hint="'--expect-sha256'")
+            raise usage(f"--expect-sha256: expected PATH=HEX, got {value!r}")
         if path in out:
-            raise click.BadParameter(f"{path!r} is given twice", param_hint="'--expect-sha256'")
+            raise usage(f"--expect-sha256: {path!r} is given twice")
         out[path] = digest
-    return out
-
-
-def _partial_lines(receipt: Any) -> list[str]:
-    """For --no-atomic: exactly which files changed before the refusal and which did not."""
-    done = [change.display_name for change in receipt.files]
-    left = [display_name(u["action"], u["old_path"], u["new_path"]) for u in receipt.unapplied]
-    if not done:
-        out = ["nothing changed"]
-    elif receipt.status == "partial":
-        out = [f"changed before the refusal: {', '.join(done)}"]
-    else:
-        out = [f"would change before the refusal (nothing was written): {', '.join(done)}"]
-    if left:
-        out.append(f"not applied: {', '.join(left)}")
     return out
 
 
@@ -418,19 +355,15 @@ def _partial_lines(receipt: Any) -> list[str]:
               help="Remove N leading path components (unified input).")
 @click.option("--repo", "repo", type=click.Path(file_okay=False), default=".",
               help="Repository whose working tree the patch is planned against.")
-def convert_command(patch_file: str, to: str, fmt: str, strip: int | None, repo: str) -> None:
+def convert_command(patch_file: str, to: str, fmt: str, strip: int | None, repo: str) -> int:
     """Print PATCH as a unified diff with real line numbers, planned against the current
     working tree (nothing is written). Applying the output to the same tree gives the same
     result as applying PATCH."""
-    ((_, data),) = _read_inputs((patch_file,))
-    try:
-        out = api.convert_patch(data, repo, to=to, format=fmt, strip=strip)
-    except PatchError as err:
-        click.echo(_describe_error(err), err=True)
-        sys.exit(EXIT_REFUSED)
+    ((_, data),) = read_patch_files((patch_file,))
+    out = api.convert_patch(data, repo, to=to, format=fmt, strip=strip)
     sys.stdout.buffer.write(out)
     sys.stdout.buffer.flush()
-    sys.exit(EXIT_OK)
+    return EXIT_OK
 
 
 _PROVIDER = click.option("--provider", type=click.Choice(["openai", "anthropic"]), required=True,
@@ -470,18 +403,20 @@ def prompt_command(provider: str) -> None:
 @click.option("--repo", "repo", type=click.Path(file_okay=False), default=".",
               help="Repository to apply to (default: the current directory's).")
 @click.option("--check", is_flag=True, help="Plan the patch and report; write nothing.")
-def tool_call_command(call_file: str, provider: str, repo: str, check: bool) -> None:
+def tool_call_command(call_file: str, provider: str, repo: str, check: bool) -> int:
     """Run one ApplyPatch tool call and print the tool result for the model.
 
-    CALL (or stdin) is the call's input: the raw diff for openai, the JSON input object
-    ({"patch": ...}) for anthropic. Exits 0 when the patch applied, 1 when it was refused.
+    CALL (or stdin) is the call's input: the raw diff for openai; for anthropic the JSON
+    input object ({"patch": ...}) or the whole tool_use block holding it. Exits 0 when the
+    patch applied, 1 when it was refused, 2 on a usage error.
     """
     from .provider import run_tool_call
 
-    (_, data), = _read_inputs((call_file,))
+    (_, data), = read_patch_files((call_file,))
     outcome = run_tool_call(provider, data, repo, check=check)
     click.echo(outcome.text)
-    sys.exit(EXIT_OK if outcome.ok else EXIT_REFUSED)
+    error = outcome.receipt.error
+    return EXIT_OK if error is None else error.exit_status
 
 
 MCP_INSTALL = "pip install 'holon-git[mcp]'"
@@ -491,7 +426,7 @@ MCP_INSTALL = "pip install 'holon-git[mcp]'"
 @click.option("--repo", "repos", multiple=True, type=click.Path(file_okay=False),
               metavar="PATH", help="A repository to serve (repeatable; default: the current "
               "directory's). Calls naming any other repository are refused.")
-def mcp_command(repos: tuple[str, ...]) -> None:
+def mcp_command(repos: tuple[str, ...]) -> int:
     """Serve apply_patch, check_patch and read_region to an MCP client over stdio.
 
     Register the command 'git-holon-apply mcp --repo PATH' with the client (docs/mcp.md).
@@ -501,28 +436,27 @@ def mcp_command(repos: tuple[str, ...]) -> None:
     try:  # the MCP SDK is imported here only: no other command pays for it
         from .mcp_server.server import serve
     except ImportError as exc:
-        click.echo(f"error: the MCP server needs the mcp package ({exc}); install it with: "
-                   f"{MCP_INSTALL}", err=True)
-        sys.exit(EXIT_USAGE)
+        raise usage(f"the MCP server needs the mcp package ({exc})",
+                    hint=f"install it with: {MCP_INSTALL}") from None
     try:
         serve(repos)
     except PatchError as err:
-        click.echo(_describe_error(err), err=True)
-        sys.exit(EXIT_USAGE)
-    sys.exit(EXIT_OK)
+        err.exit_status = EXIT_USAGE  # the server's repositories are how it was started
+        raise
+    return EXIT_OK
 
 
-def _report_problems(problems: list[Any]) -> None:
+def _problems(problems: Sequence[object]) -> int:
     for item in problems:
         click.echo(str(item), err=True)
-    sys.exit(EXIT_REFUSED if problems else EXIT_OK)
+    return EXIT_REFUSED if problems else EXIT_OK
 
 
 @cli.command("patch-check", context_settings=CONTEXT)
 @click.argument("files", metavar="[FILE]...", nargs=-1, type=click.Path(dir_okay=False))
 @click.option("--apply-check", is_flag=True, help="Also require each patch to apply cleanly "
               "to the index as it is about to be committed.")
-def patch_check_command(files: tuple[str, ...], apply_check: bool) -> None:
+def patch_check_command(files: tuple[str, ...], apply_check: bool) -> int:
     """Check that patch files parse (and, with --apply-check, apply).
 
     FILE defaults to the staged *.diff and *.patch files, read as staged. Each must parse
@@ -532,19 +466,13 @@ def patch_check_command(files: tuple[str, ...], apply_check: bool) -> None:
     """
     from .hooks.checks import check_patch_files, staged_patch_problems
 
-    try:
-        if files:
-            problems = check_patch_files(_read_inputs(files), apply_check=apply_check)
-        else:
-            problems = staged_patch_problems(apply_check=apply_check)
-    except PatchError as err:
-        click.echo(_describe_error(err), err=True)
-        sys.exit(EXIT_REFUSED)
-    _report_problems(problems)
+    if files:
+        return _problems(check_patch_files(read_patch_files(files), apply_check=apply_check))
+    return _problems(staged_patch_problems(apply_check=apply_check))
 
 
 @cli.command("protect-check", context_settings=CONTEXT)
-def protect_check_command() -> None:
+def protect_check_command() -> int:
     """Refuse staged changes to protected paths.
 
     The patterns are the apply policy's: git config holon.protect and the .holon/protect
@@ -554,18 +482,13 @@ def protect_check_command() -> None:
     """
     from .hooks.checks import staged_protect_problems
 
-    try:
-        problems = staged_protect_problems()
-    except PatchError as err:
-        click.echo(_describe_error(err), err=True)
-        sys.exit(EXIT_REFUSED)
-    _report_problems(problems)
+    return _problems(staged_protect_problems())
 
 
 @cli.command("install-hooks", context_settings=CONTEXT)
 @click.argument("names", metavar="[HOOK]...", nargs=-1)
 @click.option("--force", is_flag=True, help="Replace an existing hook that is not holon-git's.")
-def install_hooks_command(names: tuple[str, ...], force: bool) -> None:
+def install_hooks_command(names: tuple[str, ...], force: bool) -> int:
     """Install holon-git's plain git hooks into this repository.
 
     HOOK is pre-commit or pre-merge-commit (default: both). They go into the repository's
@@ -574,67 +497,90 @@ def install_hooks_command(names: tuple[str, ...], force: bool) -> None:
     """
     from .hooks.install import install_hooks
 
-    try:
-        done = install_hooks(".", names, force=force)
-    except PatchError as err:
-        click.echo(_describe_error(err), err=True)
-        sys.exit(EXIT_USAGE if err.code == "usage_error" else EXIT_REFUSED)
-    for item in done:
+    for item in install_hooks(".", names, force=force):
         click.echo(f"{item.action}: {item.path}")
+    return EXIT_OK
 
 
-_OUTCOME = {"applied": False}  # for the Ctrl-C message: did the apply already happen?
+# -- the one handler ------------------------------------------------------------------------
+
+def run(argv: Sequence[str] | None = None, interrupts: Sequence[int] = ()) -> int:
+    """Run the command line ``argv`` in this process and return its exit status; every
+    outcome, success, refusal, usage error (click's included) or Ctrl-C, is reported here.
+    ``interrupts``: the Ctrl-Cs received so far (see ``main``)."""
+    session = Session()
+    try:
+        status = cli.main(args=list(argv) if argv is not None else None,
+                          prog_name=_prog_name(), standalone_mode=False, obj=session)
+    except click.ClickException as exc:
+        return _fail(_from_click(exc), session)
+    except PatchError as err:
+        return _fail(err, session)
+    except Refused as refused:
+        return _fail(refused.receipt.error, session, refused.receipt)  # type: ignore[arg-type]
+    except ImportError:
+        # Ctrl-C inside a C extension's import (pygit2 loads ssl) surfaces as an ImportError
+        if not interrupts:
+            raise
+        return _interrupted(session)
+    except (KeyboardInterrupt, click.Abort):
+        return _interrupted(session)
+    return status if isinstance(status, int) else EXIT_OK
 
 
-def _noting_the_write(reporter: Callable[[str, int, int], None] | None,
-                      ) -> Callable[[str, int, int], None]:
-    """The progress callback: draws (on a terminal) and notes when the write is done. The
-    library reports that with Ctrl-C still held, so a Ctrl-C right after it is not taken for
-    one that stopped the apply."""
+def _from_click(exc: click.ClickException) -> PatchError:
+    """click's own refusal of the arguments, as a usage error in this tool's style."""
+    ctx = getattr(exc, "ctx", None)
+    where = ctx.command_path if ctx is not None else _prog_name()
+    return PatchError("usage_error", exc.format_message(), hint=f"see '{where} -h'",
+                      exit_status=exc.exit_code)
 
-    def progress(stage: str, done: int, total: int) -> None:
-        if stage == "writing" and done == total > 0:  # (0, total) before, (total, total) after
-            _OUTCOME["applied"] = True
-        if reporter is not None:
-            reporter(stage, done, total)
 
-    return progress
+def _fail(err: PatchError, session: Session, receipt: Receipt | None = None) -> int:
+    """Report a refusal or usage error: with --json a receipt on stdout (a recovery report
+    for --recover), then the error and its hint on stderr; returns the exit status."""
+    if session.json:
+        if session.recover:
+            click.echo(json.dumps({"status": "refused", "error": err.to_dict()}, indent=2,
+                                  ensure_ascii=False))
+        else:
+            click.echo((receipt or _refusal(err, session.request)).to_json())
+    click.echo("\n".join(error_lines(err)), err=True)
+    if receipt is not None and not receipt.atomic:
+        click.echo("\n".join(partial_lines(receipt)), err=True)
+    return err.exit_status
+
+
+def _refusal(err: PatchError, request: ApplyRequest | None) -> Receipt:
+    if request is None:
+        return Receipt(REFUSED, error=err)
+    return Receipt(REFUSED, target=request.target, reverse=request.reverse,
+                   atomic=request.atomic, error=err)
+
+
+def _interrupted(session: Session) -> int:
+    # a write stops only at a safe point and undoes itself (fs/signals.py)
+    if session.applied:
+        click.echo("interrupted after the patch was applied", err=True)
+    else:
+        click.echo("interrupted; nothing was changed", err=True)
+    return EXIT_INTERRUPTED
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point."""
+    """Console-script entry point: ``run`` with the process set up for one command."""
     collecting = gc.isenabled()
-    gc.disable()  # as in api.apply_patch: the parse, too, makes many objects and no cycles
-    interrupted = _note_interrupts()
+    gc.disable()  # as in api.apply_request: the parse, too, makes many objects and no cycles
+    interrupts = _note_interrupts()
     try:
-        cli.main(args=argv, prog_name=_prog_name(), standalone_mode=False)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
-    except ImportError:
-        # Ctrl-C inside a C extension's import (pygit2 loads ssl) surfaces as an ImportError
-        if not interrupted:
-            raise
-        _exit_interrupted()
-    except (KeyboardInterrupt, click.Abort):
-        _exit_interrupted()
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
+        status = run(argv, interrupts)
     finally:
         if collecting:
             gc.enable()
         # the command is over: a Ctrl-C now would only print a traceback from the interpreter's
         # shutdown
         _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
-
-
-def _exit_interrupted() -> None:
-    # a write stops only at a safe point and undoes itself (fs/signals.py)
-    if _OUTCOME["applied"]:
-        click.echo("interrupted after the patch was applied", err=True)
-    else:
-        click.echo("interrupted; nothing was changed", err=True)
-    sys.exit(130)
+    sys.exit(status)
 
 
 def _note_interrupts() -> list[int]:

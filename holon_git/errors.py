@@ -47,7 +47,7 @@ HINTS: dict[str, str] = {
     "indentation does not map to the file's one way; re-emit the hunk with the file's exact "
     "indentation (tabs as tabs)",
     "ambiguous_context": "the hunk's old lines occur more than once; add surrounding context "
-    "lines until they are unique",
+    "lines until they are unique, or set the hunk header's line number to the copy meant",
     "already_applied": "the file already contains the hunk's new lines; drop this hunk or "
     "check which version you edited",
     "not_applied": "the file has the hunk's old lines, not its new ones: the patch is not "
@@ -104,9 +104,14 @@ HINTS: dict[str, str] = {
 }
 
 
+# The command line's exit status for each outcome.
+EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
+
+
 @dataclass
 class PatchError(Exception):
-    """A refusal: stable code, what went wrong, how to fix it, and where."""
+    """A refusal: stable code, what went wrong, how to fix it, and where; and the exit status
+    the command line ends with (2 for ``usage_error``, 1 for a refusal, unless given)."""
 
     code: str
     message: str
@@ -115,12 +120,15 @@ class PatchError(Exception):
     path: str | None = None
     hunk: int | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    exit_status: int = 0  # 0: from the code
 
     def __post_init__(self) -> None:
         if self.code not in HINTS:
             raise ValueError(f"unregistered error code {self.code!r}")
         if not self.hint:
             self.hint = HINTS[self.code]
+        if not self.exit_status:
+            self.exit_status = EXIT_USAGE if self.code == "usage_error" else EXIT_REFUSED
         super().__init__(self.message)
 
     def located(self, *, path: str | None = None, hunk: int | None = None,

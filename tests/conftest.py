@@ -1,14 +1,10 @@
 from __future__ import annotations
 
 import os
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "fixtures"))
+from repos.builders import GIT_ENV
 
 settings.register_profile("ci", max_examples=60, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
@@ -18,8 +14,6 @@ settings.register_profile("long", max_examples=5000, deadline=None,
 settings.register_profile("fuzz", max_examples=100_000, deadline=None, database=None,
                           suppress_health_check=list(HealthCheck))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
-
-from repos.builders import GIT_ENV  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

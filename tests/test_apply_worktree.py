@@ -1,4 +1,5 @@
-"""Applying to the working tree of real git repositories."""
+"""Applying to the working tree of real git repositories. Matching and byte-for-byte cases
+live as folders in tests/scenarios/."""
 
 from __future__ import annotations
 
@@ -38,210 +39,18 @@ def repo(tmp_path: Path) -> Path:
     return make_repo(tmp_path / "repo", {"f.txt": BASE, "keep.txt": "untouched\n"})
 
 
-def test_exact_patch(repo: Path):
-    receipt = applied(repo, "--- a/f.txt\n+++ b/f.txt\n@@ -5,3 +5,3 @@\n line 5\n-line 6\n"
-                            "+line six\n line 7\n")
-    assert (repo / "f.txt").read_text() == BASE.replace("line 6\n", "line six\n")
-    hunk = receipt.files[0].hunks[0]
-    assert (hunk.hinted_line, hunk.applied_line, hunk.offset, hunk.tolerances) == (5, 5, 0, [])
-    assert receipt.status == "applied"
-
-
-def test_drifted_line_numbers(repo: Path):
-    receipt = applied(repo, "--- a/f.txt\n+++ b/f.txt\n@@ -25,3 +25,3 @@\n line 5\n-line 6\n"
-                            "+line six\n line 7\n")
-    assert (repo / "f.txt").read_text() == BASE.replace("line 6\n", "line six\n")
-    assert receipt.files[0].hunks[0].offset == -20
-
-
-def test_drift_of_earlier_hunks_guides_later_ones(tmp_path: Path):
-    body = "".join(f"x{i}\n" if i % 10 else "dup\n" for i in range(1, 60))
-    repo = make_repo(tmp_path / "r", {"f": "pad\n" * 5 + body})
-    patch = ("--- a/f\n+++ b/f\n@@ -3,1 +3,1 @@\n-x3\n+X3\n"
-             "@@ -10,1 +10,1 @@\n-dup\n+DUP\n")
-    receipt = applied(repo, patch)
-    assert [h.applied_line for h in receipt.files[0].hunks] == [8, 15]
-    assert receipt.files[0].hunks[1].by_line_number
-    assert (repo / "f").read_text().splitlines()[14] == "DUP"
-
-
-def test_missing_context_names_the_near_miss(repo: Path):
-    err = refused(repo, "--- a/f.txt\n+++ b/f.txt\n@@ -5,3 +5,3 @@\n line 5\n-line 66\n"
-                        "+line six\n line 7\n", "context_not_found")
-    assert err.path == "f.txt" and err.hunk == 1 and err.patch_line == 3
-    assert err.details["first_difference"] == {"line": 6, "expected": "line 66",
-                                               "found": "line 6"}
-    assert "line 6" in err.message
-
-
-def test_ambiguous_context_is_refused(tmp_path: Path):
-    repo = make_repo(tmp_path / "r", {"f": "a\nb\nc\n" * 2 + "tail\n"})
-    err = refused(repo, "--- a/f\n+++ b/f\n@@ -3,1 +3,1 @@\n-b\n+B\n", "ambiguous_context")
-    assert err.details["candidate_lines"] == [2, 5]
-    refused(repo, "--- a/f\n+++ b/f\n@@ @@\n a\n-b\n+B\n", "ambiguous_context")
-    # the line number pointing exactly at one copy picks it
-    applied(repo, "--- a/f\n+++ b/f\n@@ -5,1 +5,1 @@\n-b\n+B\n")
-    assert (repo / "f").read_text() == "a\nb\nc\na\nB\nc\ntail\n"
-
-
 def test_already_applied(repo: Path):
     patch = "--- a/f.txt\n+++ b/f.txt\n@@ -5,3 +5,3 @@\n line 5\n-line 6\n+line six\n line 7\n"
     applied(repo, patch)
     refused(repo, patch, "already_applied")
 
 
-def test_all_or_nothing_across_files(repo: Path):
-    patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-line 1\n+LINE 1\n"
-             "--- a/keep.txt\n+++ b/keep.txt\n@@ -1 +1 @@\n-not there\n+x\n")
-    err = refused(repo, patch, "context_not_found")
-    assert err.path == "keep.txt"
-
-
-def test_one_stale_hunk_refuses_the_whole_file(repo: Path):
-    patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-line 1\n+LINE 1\n"
-             "@@ -30 +30 @@\n-line 300\n+x\n")
-    err = refused(repo, patch, "context_not_found")
-    assert err.hunk == 2
-
-
-def test_overlapping_hunks(repo: Path):
-    patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n line 1\n-line 2\n+two\n"
-             "@@ -2,2 +2,2 @@\n-line 2\n+deux\n line 3\n")
-    err = refused(repo, patch, "overlapping_edits")  # both change line 2
-    assert err.details["hunks"] == [1, 2] and err.hunk == 2
-    assert "hunk 1" in err.message
-    patch2 = ("--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n line 1\n-line 2\n+two\n"
-              "@@ -2,2 +2,2 @@\n two\n-line 3\n+three\n")
-    err = refused(repo, patch2, "overlapping_edits")  # hunk 2 depends on hunk 1's output
-    assert err.details["hunks"] == [1, 2]
-
-
-def test_hunks_sharing_context_both_apply(repo: Path):
-    patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n line 1\n-line 2\n+two\n line 3\n"
-             "@@ -3,3 +3,3 @@\n line 3\n-line 4\n+four\n line 5\n")
-    applied(repo, patch)
-    assert (repo / "f.txt").read_text().startswith("line 1\ntwo\nline 3\nfour\nline 5\n")
-
-
-def test_hunks_out_of_order(repo: Path):
-    patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -30 +30 @@\n-line 30\n+THIRTY\n"
-             "@@ -3 +3 @@\n-line 3\n+THREE\n")
-    applied(repo, patch)
-    text = (repo / "f.txt").read_text()
-    assert "THIRTY" in text and "THREE" in text
-
-
-def test_zero_context_insert_into_non_empty_file_is_refused(repo: Path):
-    refused(repo, "--- a/f.txt\n+++ b/f.txt\n@@ -3,0 +4 @@\n+new\n", "ambiguous_context")
-
-
-def test_insert_into_empty_file(tmp_path: Path):
-    repo = make_repo(tmp_path / "r", {"empty": ""})
-    applied(repo, "--- a/empty\n+++ b/empty\n@@ -0,0 +1,2 @@\n+a\n+b\n")
-    assert (repo / "empty").read_bytes() == b"a\nb\n"
-
-
-# -- bytes ----------------------------------------------------------------------------------------
-
-def test_crlf_file_with_lf_patch_keeps_crlf(tmp_path: Path):
-    repo = make_repo(tmp_path / "r", {"w.txt": b"one\r\ntwo\r\nthree\r\n"})
-    receipt = applied(repo, "--- a/w.txt\n+++ b/w.txt\n@@ -1,3 +1,4 @@\n one\n-two\n+2\n+2b\n"
-                            " three\n")
-    assert (repo / "w.txt").read_bytes() == b"one\r\n2\r\n2b\r\nthree\r\n"
-    assert receipt.files[0].hunks[0].tolerances == ["line_endings"]
-
-
-def test_lf_file_with_crlf_patch_keeps_lf(tmp_path: Path):
-    repo = make_repo(tmp_path / "r", {"u.txt": b"one\ntwo\n"})
-    applied(repo, b"--- a/u.txt\r\n+++ b/u.txt\r\n@@ -1,2 +1,2 @@\r\n one\r\n-two\r\n+2\r\n")
-    assert (repo / "u.txt").read_bytes() == b"one\n2\n"
-
-
-def test_crlf_file_with_git_style_crlf_patch_is_exact(tmp_path: Path):
-    repo = make_repo(tmp_path / "r", {"w.txt": b"one\r\ntwo\r\n"})
-    receipt = applied(repo, b"--- a/w.txt\n+++ b/w.txt\n@@ -1,2 +1,2 @@\n one\r\n-two\r\n"
-                            b"+2\r\n")
-    assert (repo / "w.txt").read_bytes() == b"one\r\n2\r\n"
-    assert receipt.files[0].hunks[0].tolerances == []
-
-
-def test_mixed_line_endings_are_kept_line_by_line(tmp_path: Path):
-    repo = make_repo(tmp_path / "r", {"m.txt": b"a\r\nb\nc\r\n"})
-    applied(repo, b"--- a/m.txt\n+++ b/m.txt\n@@ -1,3 +1,3 @@\n a\r\n-b\n+B\n c\r\n")
-    assert (repo / "m.txt").read_bytes() == b"a\r\nB\nc\r\n"
-
-
-def test_no_final_newline_is_preserved_and_changed_only_on_request(tmp_path: Path):
-    repo = make_repo(tmp_path / "r", {"n.txt": b"a\nb\nc"})
-    applied(repo, "--- a/n.txt\n+++ b/n.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"
-                  "\\ No newline at end of file\n")
-    assert (repo / "n.txt").read_bytes() == b"a\nB\nc"
-    applied(repo, "--- a/n.txt\n+++ b/n.txt\n@@ -2,2 +2,2 @@\n B\n-c\n"
-                  "\\ No newline at end of file\n+c\n")
-    assert (repo / "n.txt").read_bytes() == b"a\nB\nc\n"
-    applied(repo, "--- a/n.txt\n+++ b/n.txt\n@@ -3 +3 @@\n-c\n+c\n"
-                  "\\ No newline at end of file\n")
-    assert (repo / "n.txt").read_bytes() == b"a\nB\nc"
-
-
-def test_marker_forgotten_by_the_model_keeps_the_files_state(tmp_path: Path):
-    repo = make_repo(tmp_path / "r", {"n.txt": b"a\nb"})
-    applied(repo, "--- a/n.txt\n+++ b/n.txt\n@@ -1,2 +1,3 @@\n a\n b\n+c\n")
-    assert (repo / "n.txt").read_bytes() == b"a\nb\nc"
-
-
-def test_non_utf8_bytes_survive(tmp_path: Path):
-    repo = make_repo(tmp_path / "r", {"l1.txt": b"caf\xe9\nna\xefve\n\xff\n"})
-    applied(repo, b"--- a/l1.txt\n+++ b/l1.txt\n@@ -1,3 +1,3 @@\n caf\xe9\n-na\xefve\n+na\xeff\n"
-                  b" \xff\n")
-    assert (repo / "l1.txt").read_bytes() == b"caf\xe9\nna\xeff\n\xff\n"
-
-
-def test_trailing_whitespace_tolerance_keeps_the_files_context_bytes(tmp_path: Path):
-    repo = make_repo(tmp_path / "r", {"t.py": "def f():   \n    return 1\n"})
-    receipt = applied(repo, "--- a/t.py\n+++ b/t.py\n@@ -1,2 +1,2 @@\n def f():\n-    return 1\n"
-                            "+    return 2\n")
-    assert (repo / "t.py").read_text() == "def f():   \n    return 2\n"
-    assert receipt.files[0].hunks[0].tolerances == ["trailing_whitespace"]
-
-
-def test_stripped_blank_context_line(tmp_path: Path):
-    repo = make_repo(tmp_path / "r", {"b.py": "import os\n\nX = 1\n"})
-    receipt = applied(repo, "--- a/b.py\n+++ b/b.py\n@@ -1,3 +1,3 @@\n import os\n\n-X = 1\n"
-                            "+X = 2\n")
-    assert (repo / "b.py").read_text() == "import os\n\nX = 2\n"
-    assert "blank_context_line" in receipt.files[0].hunks[0].tolerances
-
-
-def test_context_line_that_lost_its_space(tmp_path: Path):
-    repo = make_repo(tmp_path / "r", {"b.py": "def f():\n    return 1\n\ndef g():\n    return 2\n"})
-    receipt = applied(repo, "--- a/b.py\n+++ b/b.py\n@@ -4,2 +4,2 @@\ndef g():\n-    return 2\n"
-                            "+    return 3\n")
-    assert (repo / "b.py").read_text() == "def f():\n    return 1\n\ndef g():\n    return 3\n"
-    assert "unprefixed_context_line" in receipt.files[0].hunks[0].tolerances
-
-
-def test_removed_line_that_lost_its_minus_is_refused(tmp_path: Path):
-    repo = make_repo(tmp_path / "r", {"b.py": "a\nold\nz\n"})
-    refused(repo, "--- a/b.py\n+++ b/b.py\n@@ -1,3 +1,3 @@\n a\nold\n+new\n z\n", "malformed_hunk")
-
-
-def test_mixed_path_prefix_names_one_file(repo: Path):
-    applied(repo, "--- f.txt\n+++ b/f.txt\n@@ -3 +3 @@\n-line 3\n+LINE 3\n")
-    assert (repo / "f.txt").read_text() == BASE.replace("line 3\n", "LINE 3\n")
-
+# -- blank lines at the end ------------------------------------------------------------------------
 
 def test_hunk_of_only_trailing_blank_lines_on_an_empty_file(tmp_path: Path):
     repo = make_repo(tmp_path / "r", {"f": ""})
     err = refused(repo, "diff --git a/f b/f\n@@ -1,2 +1,2 @@\n\n", "context_not_found")
     assert "found the end of the file" in err.message
-
-
-def test_trailing_blank_line_counted_as_context_but_absent_is_dropped(tmp_path: Path):
-    repo = make_repo(tmp_path / "r", {"b.py": "a\nb\nc\n"})
-    receipt = applied(repo, "--- a/b.py\n+++ b/b.py\n@@ -2,3 +2,3 @@\n-b\n+B\n c\n\n")
-    assert (repo / "b.py").read_text() == "a\nB\nc\n"
-    assert "trailing_blank_lines_as_separator" in receipt.files[0].hunks[0].tolerances
 
 
 # -- files ----------------------------------------------------------------------------------------
@@ -325,20 +134,6 @@ def test_deleting_a_deep_file_then_a_shallower_one_prunes_both_parents(tmp_path:
                   "--- a/a/b/x.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n")
     assert not (repo / "a").exists() and (repo / "keep").exists()
     assert git(repo, "status", "--porcelain") == " D a/b/c/z.txt\n D a/b/x.txt\n"
-
-
-def test_delete_must_match_the_whole_file(repo: Path):
-    err = refused(repo, "--- a/keep.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-something else\n",
-                  "content_mismatch")
-    assert err.path == "keep.txt"
-    refused(repo, "diff --git a/keep.txt b/keep.txt\ndeleted file mode 100644\n",
-            "content_mismatch")
-
-
-def test_delete_with_crlf_tolerance(tmp_path: Path):
-    repo = make_repo(tmp_path / "r", {"w.txt": b"a\r\nb\r\n"})
-    applied(repo, "--- a/w.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\n-b\n")
-    assert not (repo / "w.txt").exists()
 
 
 def test_rename_keeps_mode_and_edits(tmp_path: Path):

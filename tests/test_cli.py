@@ -5,26 +5,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from repos.builders import git_env, make_repo, snapshot
+from clisupport import holon, holon_process
+from repos.builders import make_repo, snapshot
 
 PATCH = "--- a/f.txt\n+++ b/f.txt\n@@ -2,3 +2,3 @@\n two\n-three\n+THREE\n four\n"
 BAD = "--- a/f.txt\n+++ b/f.txt\n@@ -2,3 +2,3 @@\n two\n-tree\n+THREE\n four\n"
-
-
-def run(repo: Path, *args: str, stdin: str | bytes | None = None,
-        cmd: list[str] | None = None) -> subprocess.CompletedProcess[str]:
-    data = stdin.encode() if isinstance(stdin, str) else stdin
-    done = subprocess.run(
-        [*(cmd or [sys.executable, "-m", "holon_git"]), *args], cwd=repo, input=data,
-        capture_output=True, env=git_env(),
-    )
-    return subprocess.CompletedProcess(done.args, done.returncode,
-                                       done.stdout.decode(), done.stderr.decode())
 
 
 @pytest.fixture
@@ -40,22 +28,22 @@ def patch_file(tmp_path: Path) -> Path:
 
 
 def test_apply_from_file(repo: Path, patch_file: Path):
-    done = run(repo, str(patch_file))
+    done = holon(repo, str(patch_file))
     assert done.returncode == 0, done.stderr
     assert done.stdout == "Applied 1 file, 1 hunk.\n"
     assert (repo / "f.txt").read_text() == "one\ntwo\nTHREE\nfour\nfive\n"
 
 
 def test_apply_from_stdin(repo: Path):
-    assert run(repo, stdin=PATCH).returncode == 0
+    assert holon(repo, stdin=PATCH).returncode == 0
     assert "THREE" in (repo / "f.txt").read_text()
-    assert run(repo, "-", stdin=PATCH).returncode == 1  # second time: already applied
+    assert holon(repo, "-", stdin=PATCH).returncode == 1  # second time: already applied
 
 
 def test_refusal_exit_code_and_message(repo: Path, patch_file: Path):
     patch_file.write_text(BAD)
     before = snapshot(repo)
-    done = run(repo, str(patch_file))
+    done = holon(repo, str(patch_file))
     assert done.returncode == 1 and done.stdout == ""
     first, second = done.stderr.splitlines()[:2]
     assert first.startswith("error: context_not_found: hunk 1 of f.txt (patch line 3): ")
@@ -66,21 +54,21 @@ def test_refusal_exit_code_and_message(repo: Path, patch_file: Path):
 
 def test_check(repo: Path, patch_file: Path):
     before = snapshot(repo)
-    done = run(repo, "--check", str(patch_file))
+    done = holon(repo, "--check", str(patch_file))
     assert (done.returncode, done.stdout) == (0, "Would apply 1 file, 1 hunk.\n")
     patch_file.write_text(BAD)
-    assert run(repo, "--check", str(patch_file)).returncode == 1
+    assert holon(repo, "--check", str(patch_file)).returncode == 1
     assert snapshot(repo) == before
 
 
 def test_json_receipt(repo: Path, patch_file: Path):
     patch_file.write_text(BAD)
-    done = run(repo, "--json", str(patch_file))
+    done = holon(repo, "--json", str(patch_file))
     receipt = json.loads(done.stdout)
     assert done.returncode == 1 and receipt["status"] == "refused"
     assert receipt["error"]["code"] == "context_not_found" and receipt["error"]["hunk"] == 1
     patch_file.write_text(PATCH)
-    done = run(repo, "--json", str(patch_file))
+    done = holon(repo, "--json", str(patch_file))
     receipt = json.loads(done.stdout)
     assert receipt["status"] == "applied" and receipt["error"] is None
     assert receipt["files"][0]["hunks"][0] == {"index": 1, "hinted_line": 2, "applied_line": 2,
@@ -88,25 +76,25 @@ def test_json_receipt(repo: Path, patch_file: Path):
 
 
 def test_json_receipt_for_a_parse_error(repo: Path):
-    done = run(repo, "--json", stdin="nothing to see\n")
+    done = holon(repo, "--json", stdin="nothing to see\n")
     assert done.returncode == 1
     assert json.loads(done.stdout)["error"]["code"] == "empty_patch"
 
 
 def test_stat_does_not_apply(repo: Path, patch_file: Path):
     before = snapshot(repo)
-    done = run(repo, "--stat", str(patch_file))
+    done = holon(repo, "--stat", str(patch_file))
     assert done.returncode == 0
     assert done.stdout.splitlines() == [" f.txt |    2 +-",
                                         " 1 file changed, 1 insertion(+), 1 deletion(-)"]
     assert snapshot(repo) == before
-    assert run(repo, "--stat", "--apply", str(patch_file)).returncode == 0
+    assert holon(repo, "--stat", "--apply", str(patch_file)).returncode == 0
     assert "THREE" in (repo / "f.txt").read_text()
 
 
 def test_reverse_and_verbose(repo: Path, patch_file: Path):
-    assert run(repo, str(patch_file)).returncode == 0
-    done = run(repo, "-R", "-v", str(patch_file))
+    assert holon(repo, str(patch_file)).returncode == 0
+    done = holon(repo, "-R", "-v", str(patch_file))
     assert done.returncode == 0
     assert "M f.txt (+1 -1)" in done.stdout and "hunk 1 of f.txt at line 2" in done.stdout
     assert (repo / "f.txt").read_text() == "one\ntwo\nthree\nfour\nfive\n"
@@ -114,17 +102,17 @@ def test_reverse_and_verbose(repo: Path, patch_file: Path):
 
 def test_strip_option(repo: Path):
     patch = PATCH.replace("a/f.txt", "x/y/f.txt").replace("b/f.txt", "x/y/f.txt")
-    assert run(repo, "-p", "2", stdin=patch).returncode == 0
+    assert holon(repo, "-p", "2", stdin=patch).returncode == 0
 
 
 def test_tolerance_is_reported_without_verbose(repo: Path):
-    done = run(repo, stdin=PATCH.replace("\n", "\r\n"))
+    done = holon(repo, stdin=PATCH.replace("\n", "\r\n"))
     assert done.returncode == 0
     assert "[line_endings]" in done.stdout
 
 
 def test_quiet(repo: Path, patch_file: Path):
-    done = run(repo, "-q", str(patch_file))
+    done = holon(repo, "-q", str(patch_file))
     assert (done.returncode, done.stdout) == (0, "")
 
 
@@ -135,30 +123,30 @@ def test_several_patch_files_apply_together(repo: Path, tmp_path: Path):
     second = tmp_path / "2.diff"
     second.write_text("--- a/g.txt\n+++ b/g.txt\n@@ -1 +1 @@\n-nope\n+G\n")
     before = snapshot(repo)
-    assert run(repo, str(first), str(second)).returncode == 1
+    assert holon(repo, str(first), str(second)).returncode == 1
     assert snapshot(repo) == before
     second.write_text("--- a/g.txt\n+++ b/g.txt\n@@ -1 +1 @@\n-g\n+G\n")
-    assert run(repo, str(first), str(second)).returncode == 0
+    assert holon(repo, str(first), str(second)).returncode == 0
     assert (repo / "g.txt").read_text() == "G\n"
 
 
 def test_usage_errors_exit_2(repo: Path):
-    assert run(repo, "missing.diff").returncode == 2
-    assert run(repo, "--format", "xml").returncode == 2
-    assert run(repo, "--no-such-option").returncode == 2
-    assert run(repo, "-p", "-1").returncode == 2
+    assert holon(repo, "missing.diff").returncode == 2
+    assert holon(repo, "--format", "xml").returncode == 2
+    assert holon(repo, "--no-such-option").returncode == 2
+    assert holon(repo, "-p", "-1").returncode == 2
 
 
 def test_help_and_version(repo: Path):
-    done = run(repo, "-h")
+    done = holon(repo, "-h")
     assert done.returncode == 0 and "--check" in done.stdout and "holon-apply" in done.stdout
-    assert run(repo, "--version").stdout.startswith("holon-git ")
+    assert holon(repo, "--version").stdout.startswith("holon-git ")
 
 
 def test_repo_option(repo: Path, patch_file: Path, tmp_path: Path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    assert run(elsewhere, "--repo", str(repo), str(patch_file)).returncode == 0
+    assert holon(elsewhere, "--repo", str(repo), str(patch_file)).returncode == 0
     assert "THREE" in (repo / "f.txt").read_text()
 
 
@@ -166,6 +154,6 @@ def test_repo_option(repo: Path, patch_file: Path, tmp_path: Path):
                     reason="console script not installed in this environment")
 def test_runs_as_a_git_subcommand(repo: Path, patch_file: Path):
     env_path = os.environ.get("PATH", "")
-    done = run(repo, "--check", str(patch_file), cmd=["git", "holon-apply"])
+    done = holon_process(repo, "--check", str(patch_file), command=["git", "holon-apply"])
     assert done.returncode == 0, (done.stderr, env_path)
     assert done.stdout == "Would apply 1 file, 1 hunk.\n"

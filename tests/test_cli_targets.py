@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from clisupport import holon
 from gitsupport import blob, head
 from repos.builders import (
     git,
@@ -27,13 +28,6 @@ G = "--- a/g.txt\n+++ b/g.txt\n@@ -1 +1 @@\n-g\n+G\n"
 AFTER = b"one\ntwo\nTHREE\nfour\nfive\n"
 
 
-def run(cwd: Path, *args: str, stdin: str = PATCH) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([sys.executable, "-m", "holon_git", *args], cwd=cwd,
-                          input=stdin.encode(), capture_output=True, env=git_env())
-    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(),
-                                       done.stderr.decode())
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     return make_repo(tmp_path / "repo", FILES)
@@ -41,14 +35,14 @@ def repo(tmp_path: Path) -> Path:
 
 def test_cached(repo: Path):
     files = snapshot(repo)
-    done = run(repo, "--cached")
+    done = holon(repo, "--cached", stdin=PATCH)
     assert done.returncode == 0, done.stderr
     assert blob(repo, index_entries(repo)["f.txt"][1]) == AFTER
     assert snapshot(repo) == files
 
 
 def test_index(repo: Path):
-    done = run(repo, "--index", "--json")
+    done = holon(repo, "--index", "--json", stdin=PATCH)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["target"] == "both"
     assert (repo / "f.txt").read_bytes() == AFTER
@@ -58,7 +52,7 @@ def test_index(repo: Path):
 def test_index_mismatch_exit_code_and_hint(repo: Path):
     (repo / "f.txt").write_text("one\ntwo\nthree\nfour\nfive\nsix\n")
     state, files = git_state(repo), snapshot(repo)
-    done = run(repo, "--index")
+    done = holon(repo, "--index", stdin=PATCH)
     assert done.returncode == 1
     assert done.stderr.startswith("error: index_mismatch: ")
     assert "hint: " in done.stderr
@@ -67,7 +61,7 @@ def test_index_mismatch_exit_code_and_hint(repo: Path):
 
 def test_index_locked(repo: Path):
     with held_index_lock(repo):
-        done = run(repo, "--cached")
+        done = holon(repo, "--cached", stdin=PATCH)
         assert done.returncode == 1 and "index_locked" in done.stderr
         assert lock_files(repo) == ["index.lock"]
     assert lock_files(repo) == []
@@ -75,8 +69,8 @@ def test_index_locked(repo: Path):
 
 def test_commit_with_message_and_author(repo: Path):
     parent = head(repo)
-    done = run(repo, "--commit", "-m", "Fix three\n\nBody.",
-               "--author", "Ann Example <ann@x.invalid>")
+    done = holon(repo, "--commit", "-m", "Fix three\n\nBody.",
+                 "--author", "Ann Example <ann@x.invalid>", stdin=PATCH)
     assert done.returncode == 0, done.stderr
     new = head(repo)
     assert done.stdout.endswith(f"Committed {new[:12]} on refs/heads/main.\n")
@@ -86,7 +80,7 @@ def test_commit_with_message_and_author(repo: Path):
 
 
 def test_commit_json_receipt_carries_commit_and_tree(repo: Path):
-    done = run(repo, "--commit", "--cached", "-m", "m", "--json")
+    done = holon(repo, "--commit", "--cached", "-m", "m", "--json", stdin=PATCH)
     receipt = json.loads(done.stdout)
     assert receipt["commit"] == head(repo) and receipt["tree"] == head(repo, "HEAD^{tree}")
     assert receipt["ref"] == "refs/heads/main" and receipt["target"] == "index"
@@ -95,7 +89,7 @@ def test_commit_json_receipt_carries_commit_and_tree(repo: Path):
 
 def test_ref_in_a_bare_repository(tmp_path: Path):
     bare = make_bare_repo(tmp_path / "b.git", FILES)
-    done = run(bare, "--ref", "refs/heads/main", "-m", "bot: fix")
+    done = holon(bare, "--ref", "refs/heads/main", "-m", "bot: fix", stdin=PATCH)
     assert done.returncode == 0, done.stderr
     assert git(bare, "show", "main:f.txt").encode() == AFTER
     assert git(bare, "log", "-1", "--format=%s", "main") == "bot: fix\n"
@@ -103,12 +97,12 @@ def test_ref_in_a_bare_repository(tmp_path: Path):
 
 def test_detached_head_needs_ref(repo: Path):
     git(repo, "checkout", "-q", "--detach")
-    done = run(repo, "--commit", "-m", "m")
+    done = holon(repo, "--commit", "-m", "m", stdin=PATCH)
     assert done.returncode == 1 and "detached_head" in done.stderr
 
 
 def test_include_exclude(repo: Path):
-    done = run(repo, "--include", "*.txt", "--exclude", "g.txt", "-v", stdin=PATCH + G)
+    done = holon(repo, "--include", "*.txt", "--exclude", "g.txt", "-v", stdin=PATCH + G)
     assert done.returncode == 0, done.stderr
     assert "g.txt: not applied (--exclude)" in done.stdout
     assert (repo / "f.txt").read_bytes() == AFTER and (repo / "g.txt").read_text() == "g\n"
@@ -116,18 +110,18 @@ def test_include_exclude(repo: Path):
 
 def test_protected_path(repo: Path):
     git(repo, "config", "holon.protect", "g.txt")
-    done = run(repo, stdin=PATCH + G)
+    done = holon(repo, stdin=PATCH + G)
     assert done.returncode == 1 and "protected_path" in done.stderr
     assert (repo / "f.txt").read_text() == FILES["f.txt"]
 
 
 def test_emit_diff_to_a_file_and_to_stdout(repo: Path, tmp_path: Path):
     out = tmp_path / "applied.diff"
-    done = run(repo, "--index", "--emit-diff", str(out))
+    done = holon(repo, "--index", "--emit-diff", str(out), stdin=PATCH)
     assert done.returncode == 0 and done.stdout.startswith("Applied 1 file")
     assert out.read_text() == git(repo, "diff", "--cached")
     git(repo, "reset", "-q", "--hard")
-    done = run(repo, "--emit-diff", "-")
+    done = holon(repo, "--emit-diff", "-", stdin=PATCH)
     assert done.returncode == 0 and done.stdout == out.read_text(), "stdout holds only the diff"
 
 
@@ -144,7 +138,7 @@ def test_emit_diff_to_a_file_and_to_stdout(repo: Path, tmp_path: Path):
 ])
 def test_usage_errors_exit_2_and_change_nothing(repo: Path, args: tuple[str, ...]):
     state, files = git_state(repo), snapshot(repo)
-    done = run(repo, *args)
+    done = holon(repo, *args, stdin=PATCH)
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert git_state(repo) == state and snapshot(repo) == files
 

@@ -7,11 +7,10 @@ implementation) to copies of the original tree, both must give what the envelope
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from clisupport import holon
 from repos.builders import git, make_repo, snapshot
 
 from holon_git import apply_patch
@@ -124,17 +123,14 @@ def test_convert_cli(tmp_path: Path) -> None:
     patch = tmp_path / "p.patch"
     patch.write_bytes(env("*** Update File: a.txt", "@@", "-a", "+b"))
     before = snapshot(repo)
-    done = subprocess.run([sys.executable, "-m", "holon_git", "convert", "--to", "unified",
-                           str(patch)], cwd=repo, capture_output=True)
+    done = holon(repo, "convert", "--to", "unified", str(patch))
     assert done.returncode == 0, done.stderr
-    assert done.stdout == (b"diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n"
+    assert done.stdout_bytes == (b"diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n"
                            b"@@ -1 +1 @@\n-a\n+b\n")
     assert snapshot(repo) == before
     patch.write_bytes(env("*** Update File: a.txt", "@@", "-zzz", "+b"))
-    done = subprocess.run([sys.executable, "-m", "holon_git", "convert", str(patch)], cwd=repo,
-                          capture_output=True, text=True)
+    done = holon(repo, "convert", str(patch))
     assert done.returncode == 1
     assert "context_not_found" in done.stderr and done.stdout == ""
-    done = subprocess.run([sys.executable, "-m", "holon_git", "convert", "--to", "xml",
-                           str(patch)], cwd=repo, capture_output=True, text=True)
+    done = holon(repo, "convert", "--to", "xml", str(patch))
     assert done.returncode == 2

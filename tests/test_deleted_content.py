@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from clisupport import holon
 from repos.builders import git, git_state, make_repo, snapshot
 
 from holon_git import apply_patch
@@ -129,8 +130,7 @@ def test_object_database_refusing_the_blob_changes_nothing(tmp_path: Path) -> No
 def test_cli_prints_the_restore_command(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"a.txt": "a\n"})
     (tmp_path / "p").write_bytes(b"*** Begin Patch\n*** Delete File: a.txt\n*** End Patch\n")
-    done = subprocess.run([sys.executable, "-m", "holon_git", str(tmp_path / "p")], cwd=repo,
-                          capture_output=True, text=True)
+    done = holon(repo, str(tmp_path / "p"))
     assert done.returncode == 0, done.stderr
     blob = hashlib.sha1(b"blob 2\0a\n").hexdigest()
     assert f"deleted a.txt: content saved as blob {blob}" in done.stdout

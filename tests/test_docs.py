@@ -6,6 +6,7 @@ is installed where `git help holon-apply` finds it."""
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 import shutil
@@ -270,17 +271,22 @@ def test_readme_links_every_doc_and_they_exist():
 
 
 @pytest.mark.skipif(shutil.which("man") is None, reason="no man program on this system")
-def test_installed_man_page_is_found_by_git_help(tmp_path: Path):
-    """A regular (non-editable) install puts the page in PREFIX/share/man/man1, which man
-    searches for PREFIX/bin on PATH; `git help holon-apply` then shows it."""
+@pytest.mark.parametrize("editable", [False, True], ids=["install", "editable-install"])
+def test_installed_man_page_is_found_by_git_help(tmp_path: Path, editable: bool):
+    """A regular install and an editable one (`pip install -e`, the README's quick start) put
+    the page in PREFIX/share/man/man1, which man searches for PREFIX/bin on PATH;
+    `git help holon-apply` then shows it."""
     wheels, prefix = tmp_path / "wheels", tmp_path / "prefix"
     pip = [sys.executable, "-m", "pip", "-q", "--disable-pip-version-check"]
-    subprocess.run([*pip, "wheel", "--no-deps", "-w", str(wheels), str(ROOT)], check=True,
-                   capture_output=True)
-    wheel, = wheels.glob("*.whl")
     # --ignore-installed: without it pip would uninstall the running (editable) holon-git
-    subprocess.run([*pip, "install", "--no-deps", "--ignore-installed", "--prefix", str(prefix),
-                    str(wheel)], check=True, capture_output=True)
+    install = [*pip, "install", "--no-deps", "--ignore-installed", "--prefix", str(prefix)]
+    if editable:
+        subprocess.run([*install, "-e", str(ROOT)], check=True, capture_output=True)
+    else:
+        subprocess.run([*pip, "wheel", "--no-deps", "-w", str(wheels), str(ROOT)], check=True,
+                       capture_output=True)
+        wheel, = wheels.glob("*.whl")
+        subprocess.run([*install, str(wheel)], check=True, capture_output=True)
     page = prefix / "share" / "man" / "man1" / "git-holon-apply.1"
     assert page.read_bytes() == (ROOT / "man" / "man1" / "git-holon-apply.1").read_bytes()
     env = git_env({"MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "100"})
@@ -294,3 +300,37 @@ def test_installed_man_page_is_found_by_git_help(tmp_path: Path):
     assert shown.returncode == 0, shown.stderr
     assert "GIT-HOLON-APPLY(1)" in shown.stdout and "--holon-output" in shown.stdout.replace(
         "\u2010", "-")
+
+
+def quick_start_lines() -> list[str]:
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Quick start"):readme.index("## Use")]
+    block = section[section.index("```sh\n") + 6:section.index("\n```", section.index("```sh"))]
+    return block.splitlines()
+
+
+def test_quick_start_is_two_commands_in_a_virtual_environment_and_ci_runs_the_second():
+    install, test = quick_start_lines()
+    for line in (install, test):  # each works alone in a new shell, on an externally managed python
+        assert line.startswith("python3 -m venv .venv && . .venv/bin/activate && pip install -e ")
+    assert install.endswith("sh examples/quickstart.sh") and "[test]" in test
+    ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()
+    assert ci[-1] == test
+
+
+def test_receipt_md_example_has_the_fields_of_a_real_receipt(tmp_path: Path):
+    """The example in receipt.md lists a real receipt's fields, in their order: top level,
+    per file and per hunk (a fenced markdown patch whose first hunk drifted)."""
+    text = (DOCS / "receipt.md").read_text()
+    start = text.index("```json\n") + len("```json\n")
+    example = json.loads(text[start:text.index("\n```", start)])
+    repo = make_repo(tmp_path / "r", {"src/greet.py": "".join(f"l{i}\n" for i in range(1, 20))})
+    patch = ("```diff\n--- a/src/greet.py\n+++ b/src/greet.py\n@@ -2,2 +2,2 @@\n l4\n-l5\n+L5\n"
+             "@@ -12,1 +12,1 @@\n-l12\n+L12\n```\n")
+    real = apply_patch(patch, repo).to_dict()
+    assert real["status"] == "applied" and real["diagnostics"], real
+    assert list(example) == list(real)
+    assert list(example["files"][0]) == list(real["files"][0])
+    for shown, made in zip(example["files"][0]["hunks"], real["files"][0]["hunks"],
+                           strict=True):
+        assert list(shown) == list(made)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from repos.builders import git_env, git_state, make_repo, snapshot
+from clisupport import holon
+from repos.builders import git_state, make_repo, snapshot
 
 from holon_git import apply_patch
 
@@ -72,8 +71,7 @@ def test_default_keeps_the_crash_journal(tmp_path: Path, monkeypatch: pytest.Mon
 @pytest.mark.parametrize("args", [["--fsync"], ["--fsync", "--index"]])
 def test_cli_fsync_flag(tmp_path: Path, args: list[str]) -> None:
     repo = make_repo(tmp_path / "r", {"f.txt": "one\ntwo\nthree\n"})
-    result = subprocess.run([sys.executable, "-m", "holon_git", *args], cwd=repo, input=PATCH,
-                            capture_output=True, env=git_env())
+    result = holon(repo, *args, stdin=PATCH)
     assert result.returncode == 0, result.stderr
     assert (repo / "f.txt").read_bytes() == b"one\nTWO\nthree\n"
 

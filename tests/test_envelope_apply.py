@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from clisupport import holon
 from repos.builders import git, git_state, make_repo, snapshot
 
 from holon_git import apply_patch
@@ -71,8 +71,7 @@ def test_full_example_through_the_cli(tmp_path: Path) -> None:
         "src/legacy.ts": "x\n",
     })
     (tmp_path / "p.patch").write_bytes(SPEC_EXAMPLE)
-    done = subprocess.run([sys.executable, "-m", "holon_git", "--json", str(tmp_path / "p.patch")],
-                          cwd=repo, capture_output=True, text=True)
+    done = holon(repo, "--json", str(tmp_path / "p.patch"))
     assert done.returncode == 0, done.stderr
     assert '"format": "envelope"' in done.stdout
     assert '"atomic": true' in done.stdout

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from repos.builders import git_env, git_state, make_repo, snapshot
+from clisupport import holon
+from repos.builders import git_state, make_repo, snapshot
 
 from holon_git.errors import PatchError
 from holon_git.holon_output import commit_message, is_success
@@ -16,11 +16,6 @@ from holon_git.holon_output import commit_message, is_success
 PATCH = "--- a/f.txt\n+++ b/f.txt\n@@ -2,3 +2,3 @@\n two\n-three\n+THREE\n four\n"
 OTHER = "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n-one\n+ONE\n two\n"
 ORIGINAL = "one\ntwo\nthree\nfour\nfive\n"
-
-
-def run(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "holon_git", *args], cwd=repo,
-                          capture_output=True, text=True, env=git_env())
 
 
 @pytest.fixture
@@ -43,7 +38,7 @@ def make_output(path: Path, manifest: object = None, *, patch: str | None = PATC
 
 def refused_with(repo: Path, code: str, *args: str) -> subprocess.CompletedProcess[str]:
     before, state = snapshot(repo), git_state(repo)
-    done = run(repo, *args)
+    done = holon(repo, *args)
     assert done.returncode == 1, done.stderr
     assert done.stderr.startswith(f"error: {code}: "), done.stderr
     assert snapshot(repo) == before and git_state(repo) == state
@@ -53,7 +48,7 @@ def refused_with(repo: Path, code: str, *args: str) -> subprocess.CompletedProce
 @pytest.mark.parametrize("status", ["success", "Success", "SUCCESS"])
 def test_successful_run_is_applied(repo: Path, tmp_path: Path, status: str):
     out = make_output(tmp_path / "out", {"status": status, "cost": 0.12})
-    done = run(repo, "--holon-output", str(out))
+    done = holon(repo, "--holon-output", str(out))
     assert done.returncode == 0, done.stderr
     assert (repo / "f.txt").read_text() == ORIGINAL.replace("three", "THREE")
     assert not (out / "apply-receipt.json").exists()  # only when asked
@@ -61,7 +56,7 @@ def test_successful_run_is_applied(repo: Path, tmp_path: Path, status: str):
 
 def test_patch_diff_name_is_accepted(repo: Path, tmp_path: Path):
     out = make_output(tmp_path / "out", {"status": "Success"}, patch_name="patch.diff")
-    assert run(repo, "--holon-output", str(out)).returncode == 0
+    assert holon(repo, "--holon-output", str(out)).returncode == 0
     assert "THREE" in (repo / "f.txt").read_text()
 
 
@@ -71,7 +66,7 @@ def test_both_patch_names_identical_is_fine_differing_is_refused(repo: Path, tmp
     done = refused_with(repo, "holon_output_invalid", "--holon-output", str(out))
     assert "differ" in done.stderr
     (out / "patch.diff").write_text(PATCH)
-    assert run(repo, "--holon-output", str(out)).returncode == 0
+    assert holon(repo, "--holon-output", str(out)).returncode == 0
 
 
 @pytest.mark.parametrize("status", ["Failure", "NeedsHumanReview", "needs_human_review",
@@ -80,7 +75,7 @@ def test_unsuccessful_run_is_refused_unless_forced(repo: Path, tmp_path: Path, s
     out = make_output(tmp_path / "out", {"status": status})
     done = refused_with(repo, "holon_run_unsuccessful", "--holon-output", str(out))
     assert repr(status) in done.stderr
-    forced = run(repo, "--holon-output", str(out), "--force")
+    forced = holon(repo, "--holon-output", str(out), "--force")
     assert forced.returncode == 0, forced.stderr
     assert "THREE" in (repo / "f.txt").read_text()
 
@@ -124,7 +119,7 @@ def test_patch_that_does_not_apply_is_refused_with_its_own_code(repo: Path, tmp_
 
 def test_write_receipt_applied(repo: Path, tmp_path: Path):
     out = make_output(tmp_path / "out", {"status": "Success"})
-    done = run(repo, "--holon-output", str(out), "--write-receipt", "--json")
+    done = holon(repo, "--holon-output", str(out), "--write-receipt", "--json")
     assert done.returncode == 0, done.stderr
     written = json.loads((out / "apply-receipt.json").read_text())
     assert written == json.loads(done.stdout)
@@ -140,7 +135,7 @@ def test_write_receipt_refused_and_checked(repo: Path, tmp_path: Path):
     written = json.loads((out / "apply-receipt.json").read_text())
     assert written["status"] == "refused"
     assert written["error"]["code"] == "holon_run_unsuccessful"
-    done = run(repo, "--holon-output", str(out), "--force", "--check", "--write-receipt")
+    done = holon(repo, "--holon-output", str(out), "--force", "--check", "--write-receipt")
     assert done.returncode == 0
     assert json.loads((out / "apply-receipt.json").read_text())["status"] == "checked"
     assert (repo / "f.txt").read_text() == ORIGINAL
@@ -153,7 +148,7 @@ def test_usage_errors(repo: Path, tmp_path: Path):
     before = snapshot(repo)
     for args in (["--holon-output", str(out), str(patch)], ["--force", str(patch)],
                  ["--write-receipt", str(patch)]):
-        done = run(repo, *args)
+        done = holon(repo, *args)
         assert done.returncode == 2, (args, done.stderr)
     assert snapshot(repo) == before
 
@@ -190,7 +185,7 @@ def test_commit_takes_subject_and_body_from_summary(repo: Path, tmp_path: Path):
     out = make_output(tmp_path / "out", {"status": "Success"},
                       summary="# Capitalise three\n\nThe run fixed the third line.\n")
     head = git(repo, "rev-parse", "HEAD")
-    done = run(repo, "--holon-output", str(out), "--commit", "--write-receipt")
+    done = holon(repo, "--holon-output", str(out), "--commit", "--write-receipt")
     assert done.returncode == 0, done.stderr
     assert git(repo, "log", "-1", "--format=%B") == ("Capitalise three\n\nThe run fixed the "
                                                      "third line.\n\n")
@@ -204,7 +199,7 @@ def test_commit_message_option_overrides_summary(repo: Path, tmp_path: Path):
     from repos.builders import git
 
     out = make_output(tmp_path / "out", {"status": "Success"})  # no summary.md needed with -m
-    done = run(repo, "--holon-output", str(out), "--commit", "-m", "Explicit")
+    done = holon(repo, "--holon-output", str(out), "--commit", "-m", "Explicit")
     assert done.returncode == 0, done.stderr
     assert git(repo, "log", "-1", "--format=%s") == "Explicit\n"
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from clisupport import holon
 from repos.builders import git, git_env, git_state, make_repo, snapshot
 
 from holon_git.hooks.scripts import HOOKS, MARKER
@@ -27,12 +28,6 @@ def hook_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def run(repo: Path, *args: str, env: dict[str, str] | None = None
-        ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "holon_git", *args], cwd=repo,
-                          capture_output=True, text=True, env=env or git_env())
-
-
 def commit(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", "commit", "-q", "-m", "change", *args], cwd=repo,
                           capture_output=True, text=True, env=hook_env())
@@ -48,9 +43,9 @@ def repo(tmp_path: Path) -> Path:
 def test_patch_check_named_files(repo: Path):
     (repo / "good.patch").write_text(GOOD)
     (repo / "bad.diff").write_text(BAD)
-    ok = run(repo, "patch-check", "good.patch")
+    ok = holon(repo, "patch-check", "good.patch")
     assert ok.returncode == 0 and ok.stdout == ok.stderr == ""
-    done = run(repo, "patch-check", "good.patch", "bad.diff")
+    done = holon(repo, "patch-check", "good.patch", "bad.diff")
     assert done.returncode == 1
     assert done.stderr.splitlines() == [BAD_LINE]
 
@@ -59,7 +54,7 @@ def test_patch_check_reports_one_line_per_bad_file(repo: Path):
     (repo / "bad.diff").write_text(BAD)
     (repo / "empty.patch").write_text("Sure! Here is the fix.\n")
     (repo / "header.patch").write_text("--- a/f.txt\n+++ b/f.txt\n@@ line 3 @@\n-a\n+b\n")
-    done = run(repo, "patch-check", "bad.diff", "empty.patch", "header.patch")
+    done = holon(repo, "patch-check", "bad.diff", "empty.patch", "header.patch")
     assert done.returncode == 1
     lines = done.stderr.splitlines()
     assert len(lines) == 3
@@ -73,12 +68,12 @@ def test_patch_check_default_reads_staged_content_not_the_working_tree(repo: Pat
     (repo / "p.diff").write_text(BAD)
     git(repo, "add", "p.diff")
     (repo / "p.diff").write_text(GOOD)  # fixed on disk, but not staged
-    done = run(repo, "patch-check")
+    done = holon(repo, "patch-check")
     assert done.returncode == 1
     assert done.stderr.startswith("p.diff:5: malformed_hunk: ")
     git(repo, "add", "p.diff")
     (repo / "p.diff").write_text(BAD)  # broken on disk, good as staged
-    assert run(repo, "patch-check").returncode == 0
+    assert holon(repo, "patch-check").returncode == 0
 
 
 def test_patch_check_default_skips_other_and_deleted_files(repo: Path):
@@ -90,15 +85,15 @@ def test_patch_check_default_skips_other_and_deleted_files(repo: Path):
     (repo / "sub").mkdir()
     (repo / "sub" / "UPPER.PATCH").write_text(GOOD)
     git(repo, "add", "notes.txt", "sub/UPPER.PATCH")
-    assert run(repo, "patch-check").returncode == 0
+    assert holon(repo, "patch-check").returncode == 0
     (repo / "sub" / "UPPER.PATCH").write_text(BAD)
     git(repo, "add", "sub/UPPER.PATCH")
-    done = run(repo, "patch-check")
+    done = holon(repo, "patch-check")
     assert done.returncode == 1 and done.stderr.startswith("sub/UPPER.PATCH:5: ")
 
 
 def test_patch_check_outside_a_repository(tmp_path: Path):
-    done = run(tmp_path, "patch-check")
+    done = holon(tmp_path, "patch-check")
     assert done.returncode == 1
     assert done.stderr.startswith("error: not_a_repository: ")
 
@@ -107,14 +102,14 @@ def test_patch_check_outside_a_repository(tmp_path: Path):
 
 def test_install_hooks_writes_executable_scripts_and_is_idempotent(repo: Path):
     state = git_state(repo)
-    done = run(repo, "install-hooks")
+    done = holon(repo, "install-hooks")
     assert done.returncode == 0, done.stderr
     hooks = repo / ".git" / "hooks"
     assert done.stdout.splitlines() == [f"installed: {hooks / name}" for name in HOOKS]
     for name, text in HOOKS.items():
         assert (hooks / name).read_text() == text
         assert os.access(hooks / name, os.X_OK)
-    again = run(repo, "install-hooks")
+    again = holon(repo, "install-hooks")
     assert again.stdout.splitlines() == [f"unchanged: {hooks / name}" for name in HOOKS]
     assert git_state(repo) == state
 
@@ -122,14 +117,14 @@ def test_install_hooks_writes_executable_scripts_and_is_idempotent(repo: Path):
 def test_install_hooks_never_overwrites_a_foreign_hook_without_force(repo: Path):
     hooks = repo / ".git" / "hooks"
     (hooks / "pre-merge-commit").write_text("#!/bin/sh\nmake lint\n")
-    done = run(repo, "install-hooks")
+    done = holon(repo, "install-hooks")
     assert done.returncode == 1
     assert done.stderr.startswith(f"error: hook_exists: {hooks / 'pre-merge-commit'}: ")
     # all or nothing: the pre-commit hook was not installed either
     assert not (hooks / "pre-commit").exists()
     assert (hooks / "pre-merge-commit").read_text() == "#!/bin/sh\nmake lint\n"
-    assert run(repo, "install-hooks", "pre-commit").returncode == 0  # just the free one
-    forced = run(repo, "install-hooks", "--force")
+    assert holon(repo, "install-hooks", "pre-commit").returncode == 0  # just the free one
+    forced = holon(repo, "install-hooks", "--force")
     assert forced.returncode == 0
     assert forced.stdout.splitlines() == [f"unchanged: {hooks / 'pre-commit'}",
                                           f"replaced: {hooks / 'pre-merge-commit'}"]
@@ -139,7 +134,7 @@ def test_install_hooks_never_overwrites_a_foreign_hook_without_force(repo: Path)
 def test_install_hooks_names_the_pre_commit_framework(repo: Path):
     hook = repo / ".git" / "hooks" / "pre-commit"
     hook.write_text("#!/usr/bin/env bash\n# File generated by pre-commit: https://pre-commit.com\n")
-    done = run(repo, "install-hooks", "pre-commit")
+    done = holon(repo, "install-hooks", "pre-commit")
     assert done.returncode == 1 and ".pre-commit-config.yaml" in done.stderr
 
 
@@ -148,9 +143,9 @@ def test_install_hooks_replaces_a_symlink_without_writing_through_it(repo: Path,
     elsewhere.write_text("#!/bin/sh\nexit 0\n")
     link = repo / ".git" / "hooks" / "pre-commit"
     link.symlink_to(elsewhere)
-    assert run(repo, "install-hooks", "pre-commit").returncode == 1
+    assert holon(repo, "install-hooks", "pre-commit").returncode == 1
     assert link.is_symlink()
-    assert run(repo, "install-hooks", "pre-commit", "--force").returncode == 0
+    assert holon(repo, "install-hooks", "pre-commit", "--force").returncode == 0
     assert not link.is_symlink() and link.read_text() == HOOKS["pre-commit"]
     assert elsewhere.read_text() == "#!/bin/sh\nexit 0\n"
 
@@ -158,7 +153,7 @@ def test_install_hooks_replaces_a_symlink_without_writing_through_it(repo: Path,
 def test_install_hooks_honours_core_hooks_path(repo: Path):
     git(repo, "config", "core.hooksPath", "tools/githooks")
     (repo / "sub").mkdir()
-    done = run(repo / "sub", "install-hooks", "pre-commit")
+    done = holon(repo / "sub", "install-hooks", "pre-commit")
     assert done.returncode == 0, done.stderr
     assert (repo / "tools" / "githooks" / "pre-commit").read_text() == HOOKS["pre-commit"]
     assert not (repo / ".git" / "hooks" / "pre-commit").exists()
@@ -166,7 +161,7 @@ def test_install_hooks_honours_core_hooks_path(repo: Path):
 
 def test_install_hooks_unknown_name_is_a_usage_error(repo: Path):
     before = snapshot(repo)
-    done = run(repo, "install-hooks", "post-commit")
+    done = holon(repo, "install-hooks", "post-commit")
     assert done.returncode == 2 and "usage_error" in done.stderr
     assert snapshot(repo) == before
 
@@ -182,7 +177,7 @@ def test_shipped_hook_scripts_are_the_installed_ones():
 # the plain hooks, run by git itself
 
 def test_pre_commit_hook_refuses_a_bad_staged_patch(repo: Path):
-    assert run(repo, "install-hooks").returncode == 0
+    assert holon(repo, "install-hooks").returncode == 0
     (repo / "bad.diff").write_text(BAD)
     git(repo, "add", "bad.diff")
     head = git(repo, "rev-parse", "HEAD")
@@ -202,7 +197,7 @@ def test_pre_commit_hook_checks_the_index_git_commit_a_builds(repo: Path):
     (repo / "p.diff").write_text(GOOD)
     git(repo, "add", "p.diff")
     git(repo, "commit", "-q", "-m", "good patch")
-    assert run(repo, "install-hooks").returncode == 0
+    assert holon(repo, "install-hooks").returncode == 0
     (repo / "p.diff").write_text(BAD)  # modified, not staged: only -a stages it
     (repo / "f.txt").write_text("a\nb\nc\n")
     git(repo, "add", "f.txt")
@@ -216,7 +211,7 @@ def test_pre_commit_hook_checks_the_index_git_commit_a_builds(repo: Path):
 
 
 def test_hook_says_so_when_holon_git_is_not_on_path(repo: Path):
-    assert run(repo, "install-hooks", "pre-commit").returncode == 0
+    assert holon(repo, "install-hooks", "pre-commit").returncode == 0
     (repo / "f.txt").write_text("changed\n")
     git(repo, "add", "f.txt")
     env = git_env()
@@ -239,35 +234,35 @@ def test_protect_check_refuses_staged_changes_to_protected_paths(repo: Path):
     (repo / "f.txt").write_text("changed\n")
     git(repo, "add", "-A")
     state = git_state(repo)
-    done = run(repo, "protect-check")
+    done = holon(repo, "protect-check")
     assert done.returncode == 1
     lines = done.stderr.splitlines()
     assert [line.split(":")[0] for line in lines] == ["ci/run.sh", "deps.lock"]
     assert all(": protected_path: " in line and "--no-verify" in line for line in lines)
     assert git_state(repo) == state
     git(repo, "reset", "-q", "ci/run.sh", "deps.lock")
-    assert run(repo, "protect-check").returncode == 0
+    assert holon(repo, "protect-check").returncode == 0
 
 
 def test_protect_check_reads_the_committed_policy_file_and_protects_it(repo: Path):
     (repo / ".holon").mkdir()
     (repo / ".holon" / "protect").write_text("# secrets\nsecret/\n")
     git(repo, "add", "-A")
-    done = run(repo, "protect-check")  # the policy file itself is always protected
+    done = holon(repo, "protect-check")  # the policy file itself is always protected
     assert done.returncode == 1 and done.stderr.startswith(".holon/protect: protected_path: ")
     git(repo, "commit", "-q", "--no-verify", "-m", "policy")
     (repo / "secret").mkdir()
     (repo / "secret" / "key").write_text("k\n")
     git(repo, "add", "-A")
-    assert run(repo, "protect-check").stderr.startswith("secret/key: protected_path: ")
+    assert holon(repo, "protect-check").stderr.startswith("secret/key: protected_path: ")
     git(repo, "reset", "-q")
     git(repo, "rm", "-q", "f.txt")  # deletions count too
     git(repo, "config", "holon.protect", "f.txt")
-    assert run(repo, "protect-check").stderr.startswith("f.txt: protected_path: ")
+    assert holon(repo, "protect-check").stderr.startswith("f.txt: protected_path: ")
 
 
 def test_pre_commit_hook_refuses_protected_path_and_renames(repo: Path):
-    assert run(repo, "install-hooks").returncode == 0
+    assert holon(repo, "install-hooks").returncode == 0
     git(repo, "config", "holon.protect", "f.txt")
     git(repo, "mv", "f.txt", "g.txt")  # a rename touches both names
     head = git(repo, "rev-parse", "HEAD")
@@ -281,14 +276,14 @@ def test_pre_commit_hook_refuses_protected_path_and_renames(repo: Path):
 def test_apply_check_uses_the_index_not_the_working_tree(repo: Path):
     (repo / "p.diff").write_text(GOOD)
     git(repo, "add", "p.diff")
-    assert run(repo, "patch-check", "--apply-check").returncode == 0
+    assert holon(repo, "patch-check", "--apply-check").returncode == 0
     (repo / "f.txt").write_text("a\nq\n")  # the working tree no longer matches the patch...
-    assert run(repo, "patch-check", "--apply-check").returncode == 0  # ...the index does
+    assert holon(repo, "patch-check", "--apply-check").returncode == 0  # ...the index does
     git(repo, "add", "f.txt")
-    done = run(repo, "patch-check", "--apply-check")
+    done = holon(repo, "patch-check", "--apply-check")
     assert done.returncode == 1  # written against HEAD, it conflicts with the staged change
     assert done.stderr.startswith("p.diff:1: merge_conflict: f.txt: ")
-    assert run(repo, "patch-check").returncode == 0  # parsing alone is still fine
+    assert holon(repo, "patch-check").returncode == 0  # parsing alone is still fine
 
 
 def test_apply_check_honours_git_index_file(repo: Path, tmp_path: Path):
@@ -300,13 +295,13 @@ def test_apply_check_honours_git_index_file(repo: Path, tmp_path: Path):
     blob = git(repo, "hash-object", "-w", "--stdin", input=b"a\nq\n").strip()
     subprocess.run(["git", "update-index", "--cacheinfo", f"100644,{blob},f.txt"], cwd=repo,
                    env=env, check=True)
-    assert run(repo, "patch-check", "--apply-check", "p.diff").returncode == 0
-    done = run(repo, "patch-check", "--apply-check", "p.diff", env=env)
+    assert holon(repo, "patch-check", "--apply-check", "p.diff").returncode == 0
+    done = holon(repo, "patch-check", "--apply-check", "p.diff", env=env)
     assert done.returncode == 1 and "merge_conflict" in done.stderr
 
 
 def test_plain_hook_apply_check_via_config(repo: Path):
-    assert run(repo, "install-hooks", "pre-commit").returncode == 0
+    assert holon(repo, "install-hooks", "pre-commit").returncode == 0
     (repo / "p.diff").write_text(GOOD.replace("-b", "-q").replace(" a", " a"))
     git(repo, "add", "p.diff")
     assert commit(repo).returncode == 0  # parses: enough without holon.applyCheck

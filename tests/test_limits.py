@@ -4,12 +4,11 @@ refused with patch_too_large while parsing, and nothing changes."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from repos.builders import git_env, make_repo, snapshot
+from clisupport import holon
+from repos.builders import make_repo, snapshot
 
 from holon_git import apply_patch
 from holon_git.errors import PatchError
@@ -81,8 +80,7 @@ def test_the_cli_refuses_past_the_real_cap_and_changes_nothing(tmp_path: Path) -
     repo = make_repo(tmp_path / "r", {"README": "x\n"})
     before = snapshot(repo)
     (tmp_path / "p.diff").write_bytes(adds(limits.MAX_FILES + 1))
-    done = subprocess.run([sys.executable, "-m", "holon_git", "--json", str(tmp_path / "p.diff")],
-                          cwd=repo, capture_output=True, env=git_env())
+    done = holon(repo, "--json", str(tmp_path / "p.diff"))
     assert done.returncode != 0
     receipt = json.loads(done.stdout)
     assert receipt["error"]["code"] == "patch_too_large"

@@ -9,18 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from clisupport import holon, holon_process
 from repos.builders import git_env, make_bare_repo, make_repo
 
 # `import mcp` fails as it would without the extra: a None entry in sys.modules stops it.
 WITHOUT_MCP = ("import sys\nsys.modules['mcp'] = None\nfrom holon_git.cli import main\n"
                "main(sys.argv[1:])\n")
-
-
-def run(cwd: Path, *args: str, code: str | None = None) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-c", code, *args] if code else [
-        sys.executable, "-m", "holon_git", *args]
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=git_env(),
-                          stdin=subprocess.DEVNULL, timeout=60)
 
 
 @pytest.fixture
@@ -29,7 +23,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 def test_without_the_extra_it_says_how_to_install_it(repo: Path):
-    done = run(repo, "mcp", code=WITHOUT_MCP)
+    done = holon_process(repo, "mcp", command=[sys.executable, "-c", WITHOUT_MCP])
     assert done.returncode == 2, done.stderr
     assert "pip install 'holon-git[mcp]'" in done.stderr
     assert done.stdout == ""
@@ -42,11 +36,11 @@ def test_an_unusable_repository_is_a_usage_error(tmp_path: Path, repo: Path):
     for args, words in ((["--repo", str(plain)], "not inside a git repository"),
                         (["--repo", str(repo), "--repo", str(bare)], "a bare repository"),
                         (["--repo", str(tmp_path / "missing")], "")):
-        done = run(tmp_path, "mcp", *args)
+        done = holon(tmp_path, "mcp", *args)
         assert done.returncode == 2, (args, done.stderr)
         assert done.stderr.startswith("error: not_a_repository: "), done.stderr
         assert words in done.stderr
-    assert run(plain, "mcp").returncode == 2  # default: the current directory's repository
+    assert holon(plain, "mcp").returncode == 2  # default: the current directory's repository
 
 
 def test_other_commands_do_not_import_the_sdk(repo: Path):
@@ -56,7 +50,7 @@ def test_other_commands_do_not_import_the_sdk(repo: Path):
             " file=sys.stderr)\n")
     (repo / "fix.diff").write_text("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n")
     for args in (["--check", "fix.diff"], ["fix.diff"], ["-h"], ["mcp", "-h"]):
-        done = run(repo, *args, code=code)
+        done = holon_process(repo, *args, command=[sys.executable, "-c", code])
         assert done.stderr.split()[-3:] == ["0", "False", "False"], (args, done.stderr)
         if args == ["-h"]:
             assert "mcp" in done.stdout

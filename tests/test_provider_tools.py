@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import os
 import re
-from fnmatch import fnmatch
+import subprocess
+import sys
+import zipfile
 from importlib import resources
 from pathlib import Path
 
@@ -131,18 +133,23 @@ def test_data_files_load_through_importlib_resources() -> None:
         assert package.joinpath(name).read_text(encoding="utf-8").strip(), name
 
 
-def test_package_data_globs_cover_every_provider_data_file() -> None:
-    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    section = pyproject.split("[tool.setuptools.package-data]", 1)[1]
-    entry = re.search(r"^holon_git\s*=\s*\[(.*?)\]", section, re.M | re.S)
-    assert entry, "pyproject.toml declares holon_git package data"
-    globs = re.findall(r'"([^"]+)"', entry.group(1))
+def test_the_wheel_ships_every_package_data_file(tmp_path: Path) -> None:
+    """The built wheel holds every file of the package that is not Python source: the
+    provider's grammar, tools and prompts, the MCP tools, py.typed."""
     provider_dir = ROOT / "holon_git" / "provider"
     data = sorted(p.name for p in provider_dir.iterdir()
                   if p.is_file() and p.suffix not in (".py", ".pyc"))
     assert sorted(DATA_FILES) == data
-    for name in data:
-        assert any(fnmatch(f"provider/{name}", g) for g in globs), name
+    subprocess.run([sys.executable, "-m", "pip", "-q", "--disable-pip-version-check", "wheel",
+                    "--no-deps", "-w", str(tmp_path), str(ROOT)], check=True, capture_output=True)
+    wheel, = tmp_path.glob("*.whl")
+    shipped = set(zipfile.ZipFile(wheel).namelist())
+    package = ROOT / "holon_git"
+    wanted = {path.relative_to(ROOT).as_posix() for path in package.rglob("*")
+              if path.is_file() and path.suffix not in (".py", ".pyc")}
+    assert {f"holon_git/provider/{name}" for name in DATA_FILES} <= wanted
+    assert {"holon_git/py.typed", "holon_git/mcp_server/tools.json"} <= wanted
+    assert wanted <= shipped, wanted - shipped
 
 
 def test_grammar_comment_points_to_the_docs() -> None:

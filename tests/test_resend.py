@@ -6,10 +6,10 @@ refused not_applied."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from clisupport import holon
 from gitsupport import everything
 from repos.builders import git, git_env, make_repo
 
@@ -43,13 +43,6 @@ TARGETS = {
 }
 
 
-def run(repo: Path, patch: str, *args: str) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([sys.executable, "-m", "holon_git", *args, "-"], cwd=repo,
-                          input=patch.encode(), capture_output=True, env=git_env())
-    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(),
-                                       done.stderr.decode())
-
-
 def content(repo: Path, target: str) -> str:
     """f.txt as the target sees it."""
     if target == "worktree":
@@ -67,20 +60,20 @@ def test_a_resent_patch_is_refused_and_changes_nothing(tmp_path: Path, case: str
     repo = make_repo(tmp_path / "r", {"f.txt": before_text})
     git(repo, "branch", "side")
     args = TARGETS[target]
-    first = run(repo, patch, *args)
+    first = holon(repo, *args, "-", stdin=patch)
     assert first.returncode == 0, first.stderr
     assert content(repo, target) == after_text
     state = everything(repo)
-    again = run(repo, patch, *args)
+    again = holon(repo, *args, "-", stdin=patch)
     assert again.returncode == 1 and "already_applied" in again.stderr, again.stderr
     assert everything(repo) == state
     if target in ("commit", "ref"):
         return  # a commit is undone by another commit, not by -R of the same patch
-    undone = run(repo, patch, "-R", *args)
+    undone = holon(repo, "-R", *args, "-", stdin=patch)
     assert undone.returncode == 0, undone.stderr
     assert content(repo, target) == before_text
     state = everything(repo)
-    twice = run(repo, patch, "-R", *args)
+    twice = holon(repo, "-R", *args, "-", stdin=patch)
     assert twice.returncode == 1 and "not_applied" in twice.stderr, twice.stderr
     assert everything(repo) == state
 
@@ -93,16 +86,16 @@ def test_git_apply_refuses_the_append_too(tmp_path: Path):
     done = subprocess.run(["git", "apply", "--check", "-"], cwd=repo, input=patch.encode(),
                           capture_output=True, env=git_env())
     assert done.returncode != 0
-    assert run(repo, patch).returncode == 1
+    assert holon(repo, "-", stdin=patch).returncode == 1
 
 
 def test_a_resent_crlf_patch_applied_with_a_tolerance_is_recognised(tmp_path: Path):
     repo = make_repo(tmp_path / "r", {"f.txt": b"alpha\r\nbeta\r\ngamma\r\n"})
     patch = CASES["append"][1]  # LF lines against a CRLF file: line_endings tolerance
-    assert run(repo, patch).returncode == 0
+    assert holon(repo, "-", stdin=patch).returncode == 0
     assert (repo / "f.txt").read_bytes() == b"alpha\r\nbeta\r\ngamma\r\ndelta\r\n"
     state = everything(repo)
-    again = run(repo, patch)
+    again = holon(repo, "-", stdin=patch)
     assert again.returncode == 1 and "already_applied" in again.stderr
     assert everything(repo) == state
 
@@ -111,7 +104,7 @@ def test_a_fresh_deletion_from_a_run_of_blank_lines_still_applies(tmp_path: Path
     """A new side inside the old side's match says nothing: no false already_applied."""
     repo = make_repo(tmp_path / "r", {"f.txt": "x\n\n\n"})
     patch = "--- a/f.txt\n+++ b/f.txt\n@@ -2,2 +2 @@\n \n-\n"
-    assert run(repo, patch).returncode == 0
+    assert holon(repo, "-", stdin=patch).returncode == 0
     assert (repo / "f.txt").read_text() == "x\n\n"
 
 
@@ -124,11 +117,11 @@ def test_a_fresh_deletion_is_not_taken_for_applied_by_a_looser_level(tmp_path: P
     repo = make_repo(tmp_path / "r", {"f.txt": text})
     patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -4,11 +4,4 @@\n     )\n \n \n-MSG = (\n-    'a'\n"
              "-    % v()\n-)\n-\n-\n class Mixin:\n     pass\n")
-    done = run(repo, patch)
+    done = holon(repo, "-", stdin=patch)
     assert done.returncode == 0, done.stderr
     assert (repo / "f.txt").read_text() == text.replace("MSG = (\n    'a'\n    % v()\n)\n\n\n",
                                                         "")
-    again = run(repo, patch)
+    again = holon(repo, "-", stdin=patch)
     assert again.returncode == 1 and "already_applied" in again.stderr, again.stderr
 
 
@@ -137,13 +130,13 @@ def test_a_resent_deletion_is_already_applied(tmp_path: Path, target: str):
     """The file is gone; the index, HEAD or the history log held exactly the deleted lines."""
     repo = make_repo(tmp_path / "r", {"f.txt": ABC, "g.txt": "g\n"})
     patch = "--- a/f.txt\n+++ /dev/null\n@@ -1,3 +0,0 @@\n-alpha\n-beta\n-gamma\n"
-    assert run(repo, patch, *TARGETS[target]).returncode == 0
+    assert holon(repo, *TARGETS[target], "-", stdin=patch).returncode == 0
     state = everything(repo)
-    again = run(repo, patch, *TARGETS[target])
+    again = holon(repo, *TARGETS[target], "-", stdin=patch)
     assert again.returncode == 1 and "already_applied" in again.stderr, again.stderr
     assert everything(repo) == state
     other = patch.replace("-gamma", "-delta")  # not what was there: the path is wrong
-    assert "not_found" in run(repo, other, *TARGETS[target]).stderr
+    assert "not_found" in holon(repo, *TARGETS[target], "-", stdin=other).stderr
 
 
 LISTS = "import os\n\nA = [\n    1,\n    2,\n]\n\nB = [\n    1,\n    2,\n]\n"
@@ -159,16 +152,17 @@ def test_a_hinted_copy_resent_after_the_lines_moved_is_refused(tmp_path: Path, t
     repo = make_repo(tmp_path / "r", {"f.txt": LISTS})
     git(repo, "branch", "side")
     args = TARGETS[target]
-    assert run(repo, FIRST_COPY, *args).returncode == 0
-    assert run(repo, IMPORTS, *args).returncode == 0
+    assert holon(repo, *args, "-", stdin=FIRST_COPY).returncode == 0
+    assert holon(repo, *args, "-", stdin=IMPORTS).returncode == 0
     state = everything(repo)
-    again = run(repo, FIRST_COPY, *args)
+    again = holon(repo, *args, "-", stdin=FIRST_COPY)
     assert again.returncode == 1 and "already_applied" in again.stderr, again.stderr
     assert "nearer its line number (4) than its old lines, at line 11" in again.stderr
     assert everything(repo) == state
     if target in ("commit", "ref"):
         return
-    undone = run(repo, FIRST_COPY, "-R", *args)  # the copy it changed, not the other one
+    # the copy it changed, not the other one
+    undone = holon(repo, "-R", *args, "-", stdin=FIRST_COPY)
     assert undone.returncode == 0, undone.stderr
     assert content(repo, target) == LISTS.replace("import os\n", "import os\nimport sys\n"
                                                   "import re\n")
@@ -197,17 +191,17 @@ def test_a_hinted_copy_resent_after_a_shift(tmp_path: Path, copy: str, shift: in
     patch = (f"--- a/f.txt\n+++ b/f.txt\n@@ -{start},3 +{start},3 @@\n"
              " same1\n-same2\n+SAME2\n same3\n")
     repo = make_repo(tmp_path / "r", {"f.txt": text})
-    first = run(repo, patch)
+    first = holon(repo, "-", stdin=patch)
     assert first.returncode == 0 and "placed by line number" in first.stdout
     lines = "".join(f"new {i}\n" for i in range(shift))
     if by_hand:
         (repo / "f.txt").write_text(lines + (repo / "f.txt").read_text())
     else:
-        shifted = run(repo, f"--- a/f.txt\n+++ b/f.txt\n@@ -1 +1,{shift + 1} @@\n"
-                      + "".join(f"+{line}\n" for line in lines.splitlines()) + " top\n")
+        shifted = holon(repo, "-", stdin=f"--- a/f.txt\n+++ b/f.txt\n@@ -1 +1,{shift + 1} @@\n"
+                        + "".join(f"+{line}\n" for line in lines.splitlines()) + " top\n")
         assert shifted.returncode == 0, shifted.stderr
     state = everything(repo)
-    again = run(repo, patch)
+    again = holon(repo, "-", stdin=patch)
     if by_hand and copy == "second" and shift >= 9 / 2:
         assert again.returncode == 0  # undecided: see the docstring
         return

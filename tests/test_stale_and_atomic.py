@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from clisupport import holon
 from repos.builders import git_state, make_repo, snapshot
 
 from holon_git import apply_patch
@@ -24,11 +23,6 @@ def env(*body: str) -> bytes:
 
 UNIFIED = b"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n"
 ENVELOPE = env("*** Update File: a.txt", "@@", "-a", "+A")
-
-
-def cli(repo: Path, *args: str, patch: bytes) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "holon_git", *args, "-"], cwd=repo,
-                          input=patch.decode(), capture_output=True, text=True)
 
 
 # -- stale-file checks ---------------------------------------------------------------------------
@@ -103,15 +97,15 @@ def test_bad_expectations(tmp_path: Path, expect: dict[str, str], code: str) -> 
 def test_cli_expect_sha256(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"a.txt": "a\n", "b.txt": "b\n"})
     a_hash = sha(b"a\n")
-    done = cli(repo, "--json", "--expect-sha256", f"a.txt={a_hash}",
-               "--expect-sha256", "b.txt=" + "0" * 64, patch=UNIFIED)
+    done = holon(repo, "--json", "--expect-sha256", f"a.txt={a_hash}",
+                 "--expect-sha256", "b.txt=" + "0" * 64, "-", stdin=UNIFIED)
     assert done.returncode == 1
     receipt = json.loads(done.stdout)
     assert receipt["error"]["code"] == "stale_file"
     assert receipt["error"]["details"]["path"] == "b.txt"
     assert "stale_file" in done.stderr
-    done = cli(repo, "--expect-sha256", f"a.txt={a_hash}", "--expect-sha256", "gone.txt=",
-               patch=UNIFIED)
+    done = holon(repo, "--expect-sha256", f"a.txt={a_hash}", "--expect-sha256", "gone.txt=",
+                 "-", stdin=UNIFIED)
     assert done.returncode == 0, done.stderr
     assert (repo / "a.txt").read_bytes() == b"A\n"
 
@@ -119,7 +113,7 @@ def test_cli_expect_sha256(tmp_path: Path) -> None:
 @pytest.mark.parametrize("value", ["a.txt", "=abc"])
 def test_cli_expect_sha256_syntax(tmp_path: Path, value: str) -> None:
     repo = make_repo(tmp_path / "r", {"a.txt": "a\n"})
-    done = cli(repo, "--expect-sha256", value, patch=UNIFIED)
+    done = holon(repo, "--expect-sha256", value, "-", stdin=UNIFIED)
     assert done.returncode == 2
     assert "PATH=HEX" in done.stderr
     assert (repo / "a.txt").read_bytes() == b"a\n"
@@ -228,13 +222,13 @@ def test_non_atomic_write_failure_after_a_written_file(tmp_path: Path) -> None:
 
 def test_cli_no_atomic_reports_changed_and_unchanged(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", FILES)
-    done = cli(repo, "--no-atomic", patch=THREE)
+    done = holon(repo, "--no-atomic", "-", stdin=THREE)
     assert done.returncode == 1
     assert "context_not_found" in done.stderr
     assert "changed before the refusal: a.txt" in done.stderr
     assert "not applied: b.txt, c.txt" in done.stderr
     assert (repo / "a.txt").read_bytes() == b"A\n"
-    done = cli(repo, "--json", "--no-atomic", patch=env("*** Delete File: c.txt"))
+    done = holon(repo, "--json", "--no-atomic", "-", stdin=env("*** Delete File: c.txt"))
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["atomic"] is False and out["status"] == "applied"
@@ -245,7 +239,7 @@ def test_cli_no_atomic_reports_changed_and_unchanged(tmp_path: Path) -> None:
 def test_no_atomic_is_for_the_working_tree_only(tmp_path: Path, args: list[str]) -> None:
     repo = make_repo(tmp_path / "r", {"a.txt": "a\n"})
     before, state = snapshot(repo), git_state(repo)
-    done = cli(repo, "--no-atomic", *args, patch=UNIFIED)
+    done = holon(repo, "--no-atomic", *args, "-", stdin=UNIFIED)
     assert done.returncode == 2 and "usage_error" in done.stderr
     assert snapshot(repo) == before and git_state(repo) == state
 

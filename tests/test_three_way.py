@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from clisupport import holon
 from gitsupport import everything, refused
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -55,9 +56,8 @@ def test_a_patch_written_against_head_lands_after_an_uncommitted_edit(tmp_path: 
 def test_no_3way_refuses_instead(tmp_path: Path):
     repo = stale_repo(tmp_path)
     refused(repo, PATCH, "context_not_found", three_way=False)
-    done = subprocess.run([sys.executable, "-m", "holon_git", "--no-3way", "-"], cwd=repo,
-                          input=PATCH.encode(), capture_output=True, env=git_env())
-    assert done.returncode == 1 and b"context_not_found" in done.stderr
+    done = holon(repo, "--no-3way", "-", stdin=PATCH)
+    assert done.returncode == 1 and "context_not_found" in done.stderr
 
 
 def test_a_conflict_is_refused_showing_the_current_region_and_the_patch(tmp_path: Path):
@@ -210,9 +210,8 @@ def test_the_log_is_not_a_journal(tmp_path: Path):
     assert apply_patch(PATCH, repo).ok
     assert (repo / ".git" / history.LOG_NAME).exists()
     assert not (repo / ".git" / "holon-apply").exists()
-    done = subprocess.run([sys.executable, "-m", "holon_git", "--recover"], cwd=repo,
-                          capture_output=True, env=git_env())
-    assert done.returncode == 0 and done.stdout == b"Nothing to recover.\n"
+    done = holon(repo, "--recover")
+    assert done.returncode == 0 and done.stdout == "Nothing to recover.\n"
     assert (repo / ".git" / history.LOG_NAME).exists()
 
 

@@ -20,6 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 from holon_git import __version__  # noqa: E402
 from holon_git.cli import cli  # noqa: E402
+from holon_git.errors import HINTS  # noqa: E402
 from holon_git.hooks.scripts import HOOKS  # noqa: E402
 
 MAN_PAGE = ROOT / "man" / "man1" / "git-holon-apply.1"
@@ -89,6 +90,10 @@ def man_page() -> str:
                 lines.extend(options(cmd, sub))
         if apply_cmd.epilog:
             lines += [".SH NOTES", *"\n.PP\n".join(paragraphs(apply_cmd.epilog)).split("\n")]
+        lines += [".SH ERRORS", "A refusal names one of these codes (in the receipt's "
+                  "\\fBerror.code\\fR and on stderr as \\fBerror: CODE: message\\fR) and prints "
+                  "its hint:"]
+        lines += [f".TP\n\\fB{roff(code)}\\fR\n{roff(hint)}" for code, hint in HINTS.items()]
         lines += [".SH SEE ALSO", "\\fBgit\\-apply\\fR(1), \\fBgit\\-hooks\\fR(5)"]
     return "\n".join(lines) + "\n"
 

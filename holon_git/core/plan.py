@@ -345,13 +345,9 @@ def _plan_delete(fp: FilePatch, read: Reader,
                     "tolerance", f"deletion body matched the file with {LEVELS[level]} "
                     "tolerance", fp.patch_line))
             return change
-    details = near_miss(current, old, 0) if old else {}
-    raise PatchError(
-        "content_mismatch",
-        f"cannot delete {path!r}: the patch lists {len(old)} line(s) but the file has "
-        f"{len(current)} line(s) that differ",
-        details=details,
-    )
+    from .advice import deletion_mismatch  # a refusal only
+
+    raise deletion_mismatch(path, old, current, near_miss(current, old, 0) if old else {})
 
 
 def _refuse_if_deleted_already(fp: FilePatch, three_way: KnownVersions) -> None:
@@ -444,7 +440,12 @@ def _apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "
             pass  # the line search decides, and words any refusal
     running = RunningFile(split_lines(content))
     running.exhaustive = matching == "exhaustive"
-    return _apply_on(running, fp, content, reverse, seek_elsewhere)
+    try:
+        return _apply_on(running, fp, content, reverse, seek_elsewhere)
+    except PatchError as err:
+        from .advice import advise  # a refusal only: say what most likely went wrong
+
+        raise advise(err, fp, running.original) from None
 
 
 def _bytes_first(fp: FilePatch, content: bytes) -> bool:

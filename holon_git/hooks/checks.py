@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..api import apply_patch
+from ..api import apply_request
 from ..core.model import FileKind, FilePatch, Patch
 from ..core.policy import Protection, check_protected
 from ..errors import PatchError
 from ..git.command import read_staged, staged_changes, top_level
 from ..git.protect import head_protection
 from ..parse import parse_patch
+from ..request import ApplyRequest
 
 PATCH_SUFFIXES = (".diff", ".patch")
 
@@ -49,14 +50,15 @@ def check_patch_files(files: Iterable[tuple[str, bytes]], *, apply_check: bool =
     """Each (name, content) must parse as a V1 patch or an envelope; with ``apply_check``
     it must also apply cleanly to the index of ``repo`` (each file on its own)."""
     problems = []
+    request = ApplyRequest(repo=repo, target="index", check=True) if apply_check else None
     for name, data in files:
         try:
             patch = parse_patch(data)
         except PatchError as err:
             problems.append(problem(name, err))
             continue
-        if apply_check:
-            receipt = apply_patch(patch, repo, target="index", check=True)
+        if request is not None:
+            receipt = apply_request(patch, request)
             if receipt.error is not None:
                 problems.append(problem(name, receipt.error))
     return problems

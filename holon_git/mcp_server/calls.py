@@ -7,10 +7,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..api import apply_patch
+from ..api import apply_request
 from ..errors import PatchError
 from ..provider.results import format_refusal, format_result
 from ..receipt import REFUSED, Receipt
+from ..request import ApplyRequest
 from .region import read_region
 from .tools import CHECK, READ
 
@@ -25,9 +26,13 @@ class ToolAnswer:
 def apply_call(arguments: Mapping[str, Any], repo: str, *, check: bool = False) -> Receipt:
     """The one apply call a patch tool's (checked) arguments make; every path rule, protect
     rule and stale check of the CLI applies unchanged."""
-    return apply_patch(arguments["patch"], repo, target=arguments.get("target", "worktree"),
-                       check=check or bool(arguments.get("check_only", False)),
-                       expect_sha256=arguments.get("expect_sha256") or None)
+    try:
+        request = ApplyRequest(repo=repo, target=arguments.get("target", "worktree"),
+                               check=check or bool(arguments.get("check_only", False)),
+                               expect_sha256=arguments.get("expect_sha256") or None)
+    except PatchError as err:
+        return Receipt(REFUSED, target=str(arguments.get("target", "worktree")), error=err)
+    return apply_request(arguments["patch"], request)
 
 
 def refusal(tool: str, err: PatchError, arguments: Mapping[str, Any] | None = None) -> ToolAnswer:

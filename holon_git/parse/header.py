@@ -167,6 +167,13 @@ class HeaderResolver:
         if h.is_git and kind is not FileKind.RENAME:
             self._check_git_line(old if old is not None else new,
                                  new if new is not None else old, count)
+        if self.strip is None and count == 0 and not any(
+                note.code in ("mixed_path_prefix", "traditional_file_names")
+                for note in self.notes):
+            self.notes.append(Diagnostic(
+                "missing_path_prefix", f"the header names {new or old!r} without git's a/ "
+                "and b/ prefixes; read as a path from the top of the working tree (as -p0)",
+                h.start))
         return FilePatch(kind, old, new, [], h.metadata, h.start, self.notes,
                          executable=h.executable and kind in (FileKind.ADD, FileKind.DELETE),
                          header_paths=self.header_paths, blob_ids=h.blob_ids)

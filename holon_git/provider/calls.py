@@ -7,10 +7,11 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from ..api import apply_patch
+from ..api import apply_request
 from ..errors import PatchError
 from ..parse import detect_format
 from ..receipt import REFUSED, Receipt
+from ..request import ApplyRequest
 from .definitions import ANTHROPIC, OPENAI, check_provider
 from .results import format_result
 
@@ -53,9 +54,7 @@ def patch_from_call(provider: str, call: Any) -> str:
         return call
     if isinstance(call, bytes):
         call = call.decode("utf-8", "surrogateescape")
-    if isinstance(call, dict) and call.get("type") == "tool_use":
-        call = call.get("input")
-    elif not isinstance(call, str | dict):
+    if not isinstance(call, str | dict):
         call = getattr(call, "input", None)  # an SDK ToolUseBlock
     if isinstance(call, str):
         try:
@@ -63,6 +62,8 @@ def patch_from_call(provider: str, call: Any) -> str:
         except ValueError as exc:
             raise _bad_input(f"the tool input is not valid JSON ({exc.msg} at character "
                              f"{exc.pos})") from None
+    if isinstance(call, dict) and call.get("type") == "tool_use":  # the whole content block
+        call = call.get("input")
     if not isinstance(call, dict):
         raise _bad_input("the tool input must be a JSON object with a 'patch' string")
     patch = call.get("patch")
@@ -88,12 +89,14 @@ def run_tool_call(provider: str, call: Any, repo: str | os.PathLike[str] = ".", 
     """Apply the patch a tool call carries to ``repo``; all or nothing, never raises
     PatchError. The outcome's text is the tool result for the model."""
     try:
+        request = ApplyRequest(repo=os.fspath(repo), target=target, check=check,
+                               format="unified")
         patch = patch_from_call(provider, call)
         _refuse_envelope(patch)
     except PatchError as err:
         receipt = Receipt(REFUSED, target=target, error=err)
     else:
-        receipt = apply_patch(patch, repo, target=target, check=check, format="unified")
+        receipt = apply_request(patch, request)
     return ToolOutcome(format_result(receipt), receipt)
 
 

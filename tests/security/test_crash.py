@@ -434,7 +434,7 @@ def test_ctrl_c_inside_a_c_extension_import_is_an_interrupt(tmp_path: Path,
         except KeyboardInterrupt:
             raise ImportError('PyCapsule_Import could not import module "_socket"') from None
 
-    monkeypatch.setattr(holon_git.api, "apply_patch", import_interrupted)
+    monkeypatch.setattr(holon_git.api, "apply_request", import_interrupted)
     monkeypatch.chdir(repo)
     (tmp_path / "p.diff").write_bytes(sc.patch)
     with pytest.raises(SystemExit) as exit_info:
@@ -453,7 +453,7 @@ def test_an_import_error_without_ctrl_c_is_not_hidden(tmp_path: Path,
     def broken(*args: object, **kwargs: object) -> None:
         raise ImportError("a real installation problem")
 
-    monkeypatch.setattr(holon_git.api, "apply_patch", broken)
+    monkeypatch.setattr(holon_git.api, "apply_request", broken)
     repo = make_repo(tmp_path / "r", {"f.txt": "a\n"})
     monkeypatch.chdir(repo)
     (tmp_path / "p.diff").write_bytes(b"--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-a\n+b\n")
@@ -494,16 +494,15 @@ def test_ctrl_c_before_the_write_began_changes_nothing(scenario: Scenario, tmp_p
 def test_the_cli_notes_the_write_when_the_library_reports_it():
     from holon_git import cli
 
-    cli._OUTCOME["applied"] = False
+    session = cli.Session()
     seen: list[tuple[str, int, int]] = []
-    progress = cli._noting_the_write(lambda *args: seen.append(args))
-    progress("planning", 1, 2)
-    progress("writing", 0, 2)
-    progress("writing", 0, 2)  # --retry: a first attempt lost the race, a second begins
-    assert not cli._OUTCOME["applied"]
-    progress("writing", 2, 2)
-    assert cli._OUTCOME["applied"] and len(seen) == 4
-    cli._OUTCOME["applied"] = False
+    session.reporter = lambda *args: seen.append(args)  # type: ignore[assignment]
+    session.progress("planning", 1, 2)
+    session.progress("writing", 0, 2)
+    session.progress("writing", 0, 2)  # --retry: a first attempt lost the race, a second begins
+    assert not session.applied
+    session.progress("writing", 2, 2)
+    assert session.applied and len(seen) == 4
 
 
 def test_recover_removes_only_temporary_files_of_dead_applies(tmp_path: Path):

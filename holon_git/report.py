@@ -1,0 +1,128 @@
+"""What the command line prints for a person: the summary of an apply, the diffstat, what a
+non-atomic refusal left, and every error in one style, ``error: CODE: message`` then
+``hint: ...``. Text only; the command line (cli.py) decides where it goes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .core.model import FileKind, FilePatch, display_name
+from .errors import PatchError
+from .receipt import Receipt
+
+# Diagnostics said on stderr whatever the options: they describe a state the user must act on
+ALWAYS_NOTED = ("checked_out_branch",)
+
+
+def error_lines(err: PatchError) -> list[str]:
+    location = err.where()
+    patch_file = err.details.get("patch_file")
+    if patch_file is not None:  # several patch files: patch lines count in this one
+        location = f"{patch_file}: {location}" if location else str(patch_file)
+    return [f"error: {err.code}: {location + ': ' if location else ''}{err.message}",
+            f"hint: {err.hint}"]
+
+
+def stat_lines(files: Sequence[FilePatch]) -> list[str]:
+    rows = []
+    for fp in files:
+        added = sum(h.added for h in fp.hunks)
+        removed = sum(h.removed for h in fp.hunks)
+        # git's diffstat names a rename 'old => new'
+        name = fp.path if fp.kind is not FileKind.RENAME else f"{fp.old_path} => {fp.new_path}"
+        rows.append((name, added, removed))
+    width = max((len(name) for name, _, _ in rows), default=0)
+    out = [f" {name.ljust(width)} | {a + r:>4} {'+' * min(a, 40)}{'-' * min(r, 40)}"
+           for name, a, r in rows]
+    total_a = sum(a for _, a, _ in rows)
+    total_r = sum(r for _, _, r in rows)
+    out.append(f" {len(rows)} file{'s' if len(rows) != 1 else ''} changed, "
+               f"{total_a} insertion{'s' if total_a != 1 else ''}(+), "
+               f"{total_r} deletion{'s' if total_r != 1 else ''}(-)")
+    return out
+
+
+_KIND_LETTER = {FileKind.MODIFY: "M", FileKind.ADD: "A", FileKind.DELETE: "D",
+                FileKind.RENAME: "R"}
+
+
+def summary_lines(receipt: Receipt, verbose: bool) -> list[str]:
+    files = receipt.files
+    hunks = sum(len(f.hunks) for f in files)
+    verb = "Would apply" if receipt.status == "checked" else "Applied"
+    paths = len({f.path for f in files})
+    what = f"{paths} file{'s' if paths != 1 else ''}"
+    if paths != len(files):  # file patches in sequence: several for one path
+        what = f"{len(files)} file patches to {what}"
+    out = [f"{verb} {what}, {hunks} hunk{'s' if hunks != 1 else ''}."]
+    for change in files:
+        name = change.display_name
+        if verbose:
+            out.append(f"  {_KIND_LETTER[change.kind]} {name} (+{change.added} "
+                       f"-{change.removed})")
+        for hunk in change.hunks:
+            notes = list(hunk.tolerances)
+            if hunk.by_line_number:
+                notes.append("placed by line number")
+            if verbose or notes:
+                offset = f", offset {hunk.offset:+d}" if hunk.offset else ""
+                extra = f" [{', '.join(notes)}]" if notes else ""
+                out.append(f"    hunk {hunk.index} of {name} at line {hunk.applied_line}"
+                           f"{offset}{extra}")
+        if verbose and change.ignored_metadata:
+            out.append(f"    ignored metadata: {'; '.join(change.ignored_metadata)}")
+    if receipt.extra.get("commit"):
+        out.append(f"Committed {receipt.extra['commit'][:12]} on {receipt.extra['ref']}.")
+    for saved in receipt.extra.get("deleted_blobs", []):
+        if saved["blob"]:
+            out.append(f"  deleted {saved['path']}: content saved as blob {saved['blob']} "
+                       f"(git cat-file -p {saved['blob'][:12]})")
+        else:
+            out.append(f"  deleted {saved['path']}: {saved['note']}")
+    if verbose:
+        out.extend(f"  note: {d.message}" for d in receipt.diagnostics
+                   if d.code not in ALWAYS_NOTED)
+        out.extend(f"  note: {d.message}" for f in files for d in f.diagnostics)
+    return out
+
+
+def notes_always_shown(receipt: Receipt) -> list[str]:
+    """Notes for stderr after an apply, whatever -q, -v or --json say."""
+    if receipt.status != "applied":
+        return []
+    return [f"note: {d.message}" for d in receipt.diagnostics if d.code in ALWAYS_NOTED]
+
+
+def partial_lines(receipt: Receipt) -> list[str]:
+    """For --no-atomic: exactly which files changed before the refusal and which did not."""
+    done = [change.display_name for change in receipt.files]
+    left = [display_name(u["action"], u["old_path"], u["new_path"]) for u in receipt.unapplied]
+    if not done:
+        out = ["nothing changed"]
+    elif receipt.status == "partial":
+        out = [f"changed before the refusal: {', '.join(done)}"]
+    else:
+        out = [f"would change before the refusal (nothing was written): {', '.join(done)}"]
+    if left:
+        out.append(f"not applied: {', '.join(left)}")
+    return out
+
+
+def recovery_lines(done: dict) -> list[str]:
+    """What --recover did, in words."""
+    journals, busy, completed = done["journals"], done["busy"], done["completed"]
+    out = []
+    if completed:
+        out.append(f"{len(completed)} interrupted apply(s) had passed their commit point; "
+                   "their new files were kept.")
+    if done["temporaries"]:
+        out.append(f"Removed {len(done['temporaries'])} temporary file(s) that killed "
+                   "applies left in the working tree.")
+    if not journals and not completed and not done["temporaries"]:
+        out.append("Nothing to recover.")
+    elif journals:
+        out.append(f"Recovered {len(journals)} interrupted apply(s): restored "
+                   f"{len(done['restored'])} file(s), removed {len(done['removed'])}.")
+    if busy:
+        out.append(f"{len(busy)} apply(s) still running were left alone.")
+    return out

@@ -1,0 +1,157 @@
+"""What to apply where and how: one frozen, validated request, built once by every entry point
+(the command line, the hooks, the provider glue, the MCP server, Holon run outputs) and handed
+to the library (``api.apply_request``).
+
+    request = ApplyRequest(repo="srv/project.git", ref="main", message="Fix the parser")
+    receipt = apply_request(patch_text, request)
+
+Every invalid combination of options is refused here, when the request is built, with
+``usage_error`` (exit status 2 on the command line); nothing has been read or written then.
+Messages name the command line's options, the vocabulary the documentation uses.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from .errors import PatchError
+from .parse import FORMATS
+from .targets.base import CommitSpec
+from .targets.registry import TARGETS
+
+Progress = Callable[[str, int, int], None]
+_SHA256_HEX = re.compile(r"[0-9a-f]{64}")
+
+
+def _usage(message: str, hint: str = "") -> PatchError:
+    return PatchError("usage_error", message, hint=hint)
+
+
+def check_repository_path(repo: str) -> None:
+    """A repository path must name a directory that exists (git finds the repository from
+    there); anything else is a usage error naming the path."""
+    if not os.path.isdir(repo):
+        why = "is not a directory" if os.path.exists(repo) else "does not exist"
+        raise _usage(f"--repo {repo!r} {why}",
+                     hint="pass --repo a directory inside the repository (or the repository "
+                     "itself); the default is the current directory")
+
+
+@dataclass(frozen=True)
+class ApplyRequest:
+    """One apply, fully described. Field by field, with the command line's option:
+
+    - ``repo`` (``--repo``): a directory in the repository; default the current one.
+    - ``target``: ``worktree`` (default), ``index`` (``--cached``), ``both`` (``--index``),
+      ``ref`` (``--ref``). ``commit=True`` (``--commit``) makes ``worktree`` ``both``; ``ref``
+      makes the target ``ref``. The built request holds the target the apply uses.
+    - ``check`` (``--check``), ``reverse`` (``-R``), ``strip`` (``-p``), ``format``
+      (``--format``: auto, unified, envelope) for text patches.
+    - ``include``/``exclude`` (``--include``/``--exclude``): gitignore-style patterns.
+    - ``atomic`` (``--no-atomic`` is False), ``durable`` (``--fsync``),
+      ``three_way`` (``--no-3way`` is False), ``emit_diff`` (``--emit-diff``: the receipt
+      carries the diff).
+    - ``expect_sha256`` (``--expect-sha256``): path -> sha256 hex ("" for "must not exist").
+    - the commit: ``commit``, ``message`` (``-m``), ``author`` (``--author``), ``ref``,
+      ``retry`` (``--retry``), ``on_ref_update`` (called between the commit object and the
+      branch's compare-and-swap).
+    - ``progress(stage, done, total)``: called as the work advances.
+    """
+
+    repo: str = "."
+    target: str = "worktree"
+    check: bool = False
+    reverse: bool = False
+    strip: int | None = None
+    format: str = "auto"
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    atomic: bool = True
+    durable: bool = False
+    three_way: bool = True
+    emit_diff: bool = False
+    expect_sha256: Mapping[str, str] | None = None
+    commit: bool = False
+    message: str | None = None
+    author: str | None = None
+    ref: str | None = None
+    retry: int = 0
+    on_ref_update: Callable[[], None] | None = field(default=None, compare=False)
+    progress: Progress | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        normal = object.__setattr__
+        normal(self, "repo", os.fspath(self.repo))
+        normal(self, "include", tuple(self.include))
+        normal(self, "exclude", tuple(self.exclude))
+        normal(self, "expect_sha256", MappingProxyType(_expectations(self.expect_sha256 or {})))
+        normal(self, "target", self._resolved_target())
+        self._check_commit()
+        self._check_writes()
+        if self.format not in FORMATS:
+            raise _usage(f"--format {self.format!r} is not one of {', '.join(FORMATS)}")
+        if self.strip is not None and self.strip < 0:
+            raise _usage(f"-p {self.strip}: the number of components to strip is at least 0")
+        check_repository_path(self.repo)
+
+    def _resolved_target(self) -> str:
+        target = self.target
+        if target not in TARGETS:
+            raise _usage(f"unknown target {target!r}; one of {', '.join(TARGETS)}")
+        if self.ref is not None:
+            if target not in ("worktree", "ref"):
+                raise _usage("--ref works in the object database only; drop --cached/--index")
+            return "ref"
+        if target == "ref":
+            raise _usage("the ref target needs a branch (--ref BRANCH)")
+        return "both" if self.commit and target == "worktree" else target
+
+    @property
+    def commits(self) -> bool:
+        """Does the apply end in a commit (--commit or --ref)?"""
+        return self.commit or self.ref is not None
+
+    def _check_commit(self) -> None:
+        if self.commits:
+            if not (self.message or "").strip():
+                raise _usage("--commit and --ref need a commit message (-m/--message)")
+        elif self.message is not None:
+            raise _usage("-m/--message is for --commit or --ref")
+        elif self.author is not None:
+            raise _usage("--author is for --commit or --ref")
+        if self.retry < 0:
+            raise _usage(f"--retry {self.retry}: the number of retries is at least 0")
+        if self.retry and self.ref is None:
+            raise _usage("--retry is for --ref")
+
+    def _check_writes(self) -> None:
+        if self.durable and self.target not in ("worktree", "both"):
+            raise _usage("--fsync is for writes to the working tree (the default target and "
+                         "--index); the index, objects and refs are written by libgit2")
+        if not self.atomic and (self.target != "worktree" or self.emit_diff):
+            raise _usage("--no-atomic applies to the working tree only; index, commit and ref "
+                         "targets are always all or nothing, and --emit-diff needs the whole "
+                         "patch planned")
+
+    def commit_spec(self) -> CommitSpec | None:
+        """What the target commits with, or None when the apply makes no commit."""
+        if not self.commits:
+            return None
+        return CommitSpec(self.message or "", self.author, self.ref, self.on_ref_update)
+
+
+def _expectations(given: Mapping[str, str]) -> dict[str, str]:
+    """--expect-sha256's digests, each 64 hex digits (any case) or "" for "must not exist"."""
+    out = {}
+    for path, digest in given.items():
+        expected = digest.strip().lower()
+        if expected and not _SHA256_HEX.fullmatch(expected):
+            raise _usage(f"--expect-sha256 {path}={digest}: the sha256 is not 64 hex digits",
+                         hint="give the sha256 as 64 hex digits, or '' for 'must not exist' "
+                         "(PATH=HEX)")
+        out[path] = expected
+    return out

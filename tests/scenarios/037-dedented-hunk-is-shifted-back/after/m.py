@@ -1,0 +1,6 @@
+class A:
+    def f(x):
+        if x:
+            print(x)
+            return 1
+        return 2

@@ -1,0 +1,5 @@
+class A:
+    def f(x):
+        if x:
+            return 1
+        return 2

@@ -1,0 +1,188 @@
+"""The command line's surface as a new user meets it (issue 22): one error style, a receipt
+for every outcome with --json, usage errors that exit 2, help that tells the truth."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from clisupport import holon
+from repos.builders import git_state, make_bare_repo, make_repo, snapshot
+
+PATCH = "--- a/f.txt\n+++ b/f.txt\n@@ -2,3 +2,3 @@\n two\n-three\n+THREE\n four\n"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "repo", {"f.txt": "one\ntwo\nthree\nfour\nfive\n"})
+
+
+@pytest.fixture
+def patch_file(tmp_path: Path) -> Path:
+    path = tmp_path / "fix.diff"
+    path.write_text(PATCH)
+    return path
+
+
+def one_error(stderr: str, code: str) -> str:
+    """The error line of ``stderr`` (which must be exactly 'error: CODE: ...' and 'hint: ...'),
+    without its prefix."""
+    lines = stderr.splitlines()
+    assert len(lines) == 2, stderr
+    assert lines[0].startswith(f"error: {code}: "), stderr
+    assert lines[1].startswith("hint: "), stderr
+    return lines[0][len(f"error: {code}: "):]
+
+
+USAGE_ERRORS = [
+    (["-m", "x"], "-m/--message is for --commit or --ref"),
+    (["missing.diff"], "cannot read patch 'missing.diff'"),
+    (["--emit-diff", "-"], "--emit-diff - and --json both write to stdout"),
+    (["--no-such-option"], "No such option"),
+    (["-p", "-1"], "-p"),
+    (["--format", "xml"], "'xml' is not one of"),
+    (["--commit"], "--commit and --ref need a commit message"),
+    (["--ref", "main", "--cached", "-m", "m"], "--ref works in the object database only"),
+    (["--retry", "2"], "--retry is for --ref"),
+    (["--fsync", "--cached"], "--fsync is for writes to the working tree"),
+    (["--no-atomic", "--index"], "--no-atomic applies to the working tree only"),
+    (["--expect-sha256", "f.txt"], "expected PATH=HEX"),
+    (["--expect-sha256", "f.txt=abc"], "f.txt=abc: the sha256 is not 64 hex digits"),
+    (["--force"], "--force and --write-receipt go with --holon-output"),
+    (["--recover", "x.diff"], "--recover takes no patch"),
+]
+
+
+@pytest.mark.parametrize("args, words", USAGE_ERRORS, ids=[" ".join(a) for a, _ in USAGE_ERRORS])
+def test_every_usage_error_with_json_prints_a_receipt_and_exits_2(repo: Path, args: list[str],
+                                                                  words: str):
+    before, state = snapshot(repo), git_state(repo)
+    done = holon(repo, "--json", *args, stdin=PATCH)
+    assert done.returncode == 2, done.stderr
+    receipt = json.loads(done.stdout)
+    assert receipt["status"] == "refused"
+    if "--recover" not in args:  # --recover reports in its own shape (docs/cli.md)
+        assert receipt["receipt_version"] == 1 and receipt["files"] == []
+    assert receipt["error"]["code"] == "usage_error"
+    assert words in receipt["error"]["message"]
+    assert one_error(done.stderr, "usage_error") == receipt["error"]["message"]
+    assert snapshot(repo) == before and git_state(repo) == state
+
+
+@pytest.mark.parametrize("args, words", [e for e in USAGE_ERRORS if "--emit-diff" not in e[0]])
+def test_usage_errors_without_json_print_nothing_on_stdout(repo: Path, args: list[str],
+                                                          words: str):
+    done = holon(repo, *args, stdin=PATCH)
+    assert done.returncode == 2 and done.stdout == ""
+    assert words in one_error(done.stderr, "usage_error")
+
+
+def test_usage_text_never_names_the_hidden_subcommand(repo: Path):
+    for args in (["--no-such-option"], ["apply", "--no-such-option"], ["--check", "-h"],
+                 ["apply", "-h"], ["-h"]):
+        done = holon(repo, *args)
+        assert not re.search(r"holon-apply apply\b", done.stdout + done.stderr), args
+    assert holon(repo, "--check", "-h").stdout.startswith("Usage: holon-apply [OPTIONS]")
+    hint = holon(repo, "tool-call").stderr.splitlines()[-1]
+    assert hint == "hint: see 'holon-apply tool-call -h'"
+
+
+def test_help_lists_h_and_version_and_an_epilogue_that_holds(repo: Path):
+    for args in (["-h"], ["--help"], ["--check", "-h"]):
+        text = holon(repo, *args).stdout
+        assert "-h, --help" in text and "--version" in text, args
+        epilogue = " ".join(text[text.index("Exit status:"):].split())
+        assert "1 refused: nothing was changed (with --no-atomic, the files written before " \
+            "the refusal stay written" in epilogue
+        assert "git help holon-apply" in epilogue and "docs/" not in epilogue
+    assert holon(repo, "--check", "--version").stdout.startswith("holon-git ")
+
+
+@pytest.mark.parametrize("command", [[], ["convert"], ["tool-call", "--provider", "openai"]])
+def test_a_repository_path_that_is_no_directory_is_a_usage_error(repo: Path, tmp_path: Path,
+                                                                 patch_file: Path,
+                                                                 command: list[str]):
+    missing = tmp_path / "nowhere"
+    done = holon(repo, *command, "--repo", str(missing), str(patch_file))
+    assert done.returncode == 2, done.stderr
+    shown = done.stderr if not command or command[0] != "tool-call" else done.stdout
+    assert "usage_error" in shown and str(missing) in shown
+    assert not missing.exists()
+
+
+def test_library_messages_name_options_not_python_parameters(tmp_path: Path):
+    from holon_git import apply_patch
+
+    repo = make_repo(tmp_path / "r", {"f.txt": "one\ntwo\nthree\nfour\nfive\n"})
+    for options in ({"durable": True, "target": "index"}, {"target": "ref"},
+                    {"commit": True}, {"retry": 1}, {"author": "A <a@x>"},
+                    {"atomic": False, "emit_diff": True}, {"strip": -1},
+                    {"ref": "main", "target": "both", "message": "m"}):
+        receipt = apply_patch(PATCH, repo, **options)
+        assert receipt.error is not None and receipt.error.code == "usage_error", options
+        message = receipt.error.message
+        assert not re.search(r"\b[a-z_]+=", message), message
+        assert not any(name in message for name in options if "_" in name), message
+
+
+def test_ref_on_the_checked_out_branch_always_says_so(repo: Path):
+    for extra in ([], ["-q"], ["--json"]):
+        done = holon(repo, "--ref", "main", "-m", "m", *extra, "-", stdin=PATCH)
+        assert done.returncode == 0, done.stderr
+        assert done.stderr == ("note: refs/heads/main is checked out here; its working tree and "
+                               "index were not updated, so they now show the new commit's "
+                               "changes as undone\n"), extra
+        patch = PATCH.replace("-three\n+THREE", "-THREE\n+three")
+        assert holon(repo, "--ref", "main", "-m", "undo", "-q", "-", stdin=patch).returncode == 0
+    bare = make_bare_repo(repo.parent / "bare.git", {"f.txt": "one\ntwo\nthree\nfour\nfive\n"})
+    assert holon(bare, "--ref", "main", "-m", "m", "-q", "-", stdin=PATCH).stderr == ""
+
+
+def test_several_patch_files_a_planning_error_names_its_file(repo: Path, tmp_path: Path):
+    (repo / "g.txt").write_text("g\n")
+    first, second = tmp_path / "1.diff", tmp_path / "2.diff"
+    first.write_text(PATCH)
+    second.write_text("--- a/g.txt\n+++ b/g.txt\n@@ -1 +1 @@\n-nope\n+G\n")
+    done = holon(repo, "--json", str(first), str(second))
+    assert done.returncode == 1
+    error = json.loads(done.stdout)["error"]
+    assert error["code"] == "context_not_found" and error["details"]["patch_file"] == str(second)
+    assert one_error(done.stderr, "context_not_found").startswith(
+        f"{second}: hunk 1 of g.txt (patch line 3): ")
+    # the same file patch line in the other file: told apart by the patch line's file patch
+    first.write_text("--- a/g.txt\n+++ b/g.txt\n@@ -1 +1 @@\n-g\n+G\n")
+    second.write_text(PATCH.replace("-three", "-tree"))
+    error = json.loads(holon(repo, "--json", str(first), str(second)).stdout)["error"]
+    assert error["path"] == "f.txt" and error["details"]["patch_file"] == str(second)
+    # one patch file: nothing to tell apart
+    error = json.loads(holon(repo, "--json", str(second)).stdout)["error"]
+    assert "patch_file" not in error.get("details", {})
+
+
+def test_tool_call_takes_the_input_object_or_the_whole_tool_use_block(tmp_path: Path):
+    repo = make_repo(tmp_path / "r", {"a.txt": "one\ntwo\n"})
+    patch = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n"
+    block = {"type": "tool_use", "id": "toolu_1", "name": "ApplyPatch", "input": {"patch": patch}}
+    for call in ({"patch": patch}, block):
+        done = holon(repo, "tool-call", "--provider", "anthropic", "--check",
+                     stdin=json.dumps(call))
+        assert done.returncode == 0, done.stdout
+        assert done.stdout.startswith("ApplyPatch would apply")
+    bad = holon(repo, "tool-call", "--provider", "anthropic", stdin=json.dumps(
+        {"type": "tool_use", "input": {"diff": patch}}))
+    assert bad.returncode == 1 and "invalid_tool_input" in bad.stdout
+
+
+def test_exit_status_follows_the_error_in_every_command(repo: Path, tmp_path: Path):
+    """usage_error exits 2, a refusal 1, whichever command it comes from."""
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert holon(repo, "patch-check", "missing.diff").returncode == 2
+    assert holon(repo, "install-hooks", "post-commit").returncode == 2
+    assert holon(repo, "convert", "--to", "xml").returncode == 2
+    done = holon(plain, "protect-check")
+    assert done.returncode == 1 and one_error(done.stderr, "not_a_repository")
+    done = holon(repo, "convert", "-", stdin=PATCH.replace("-three", "-tree"))
+    assert done.returncode == 1 and one_error(done.stderr, "context_not_found")

@@ -1,0 +1,102 @@
+"""Refusals that say what to fix (issue 22): which copy an ambiguous hunk could mean and how to
+pick one, a hunk that elides lines with '...', a near miss that differs in indentation, the
+first differing line of a deletion, and header paths read without a/ b/ prefixes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from gitsupport import refused
+from repos.builders import make_repo
+
+from holon_git import apply_patch
+
+TWICE = "def a():\n    x = 1\n    return x\n\ndef b():\n    x = 1\n    return x\n"
+METHOD = ("class A:\n    def f(self):\n        one()\n        two()\n        three()\n"
+          "        return 0\n")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "r", {"f.py": TWICE, "g.py": METHOD, "h.txt": "alpha\nbeta\n"})
+
+
+def test_an_ambiguous_hunk_shows_each_copy_and_how_the_line_number_picks_one(repo: Path):
+    patch = "--- a/f.py\n+++ b/f.py\n@@ -20,2 +20,2 @@\n     x = 1\n-    return x\n+    return 2\n"
+    err = refused(repo, patch, "ambiguous_context")
+    assert err.details["candidate_lines"] == [2, 6]
+    assert [(c["line"], c["before"]) for c in err.details["copies"]] == [
+        (2, "def a():"), (6, "def b():")]
+    assert "line 2 after 'def a():', line 6 after 'def b():'" in err.message
+    assert "setting the hunk header's old line number to one of these lines (@@ -2,2 ... @@) " \
+        "picks that copy" in err.message
+    # and it does: the line number of the second copy picks it
+    receipt = apply_patch(patch.replace("-20,2 +20,2", "-6,2 +6,2"), repo)
+    assert receipt.ok
+    assert (repo / "f.py").read_text() == TWICE[:-len("    return x\n")] + "    return 2\n"
+
+
+def test_an_ambiguous_hunk_without_line_numbers_says_a_line_number_would_pick(repo: Path):
+    err = refused(repo, "--- a/f.py\n+++ b/f.py\n@@ @@\n     x = 1\n-    return x\n+    return 2\n",
+                  "ambiguous_context")
+    assert "a line number in the hunk header (@@ -2,2 ... @@) picks the copy" in err.message
+
+
+def test_copies_alike_before_are_told_apart_by_the_line_after(tmp_path: Path):
+    repo = make_repo(tmp_path / "r", {"t": "x\nsame\nfirst\nx\nsame\nsecond\n"})
+    err = refused(repo, "--- a/t\n+++ b/t\n@@ -9 +9 @@\n-same\n+SAME\n", "ambiguous_context")
+    assert "line 2 before 'first', line 5 before 'second'" in err.message
+
+
+@pytest.mark.parametrize("elision", ["        # ...", "        ...",
+                                     "        # ... existing code ..."])
+def test_a_hunk_that_elides_lines_gets_its_own_hint(repo: Path, elision: str):
+    patch = ("--- a/g.py\n+++ b/g.py\n@@ -2,5 +2,5 @@\n     def f(self):\n         one()\n"
+             f" {elision}\n-        return 0\n+        return 1\n")
+    err = refused(repo, patch, "context_not_found")
+    assert err.details["elided_line"] == elision.strip()
+    assert "seems to stand for lines left out" in err.message
+    assert err.hint.startswith("a hunk lists every line of the region it changes: replace")
+
+
+def test_a_near_miss_in_indentation_and_text_names_both(repo: Path):
+    patch = ("--- a/g.py\n+++ b/g.py\n@@ -2,3 +2,3 @@\n   def f(self):\n       ONE()\n"
+             "-      two()\n+      TWO()\n")
+    err = refused(repo, patch, "context_not_found")
+    assert "line 2 differs only in its indentation" in err.message
+    assert err.details["first_text_difference"] == {"line": 3, "expected": "      ONE()",
+                                                    "found": "        one()"}
+    assert "leading whitespace included" in err.hint
+
+
+def test_a_near_miss_that_differs_in_text_gets_the_usual_hint(repo: Path):
+    err = refused(repo, "--- a/g.py\n+++ b/g.py\n@@ -3,2 +3,2 @@\n         one()\n"
+                        "-        TWO()\n+        2()\n", "context_not_found")
+    assert "indentation" not in err.message and "elided_line" not in err.details
+
+
+@pytest.mark.parametrize("body, words", [
+    ("-alpha\n-BETA\n", "first difference at line 2: expected 'BETA', found 'beta'"),
+    ("-alpha\n", "the file has more lines: line 2 is 'beta'"),
+    ("-alpha\n-beta\n-gamma\n", "the file ends before the patch's line 3, 'gamma'"),
+])
+def test_a_deletion_that_differs_names_the_first_differing_line(repo: Path, body: str,
+                                                                words: str):
+    count = body.count("\n")
+    err = refused(repo, f"--- a/h.txt\n+++ /dev/null\n@@ -1,{count} +0,0 @@\n{body}",
+                  "content_mismatch")
+    assert words in err.message and err.path == "h.txt"
+
+
+def test_header_paths_without_a_b_prefixes_are_reported(repo: Path):
+    receipt = apply_patch("--- h.txt\n+++ h.txt\n@@ -1 +1 @@\n-alpha\n+ALPHA\n", repo)
+    assert receipt.ok and (repo / "h.txt").read_text() == "ALPHA\nbeta\n"
+    notes = [note for change in receipt.files for note in change.diagnostics]
+    assert [note.code for note in notes] == ["missing_path_prefix"]
+    assert "'h.txt' without git's a/ and b/ prefixes" in notes[0].message
+    for prefixed in ("--- a/h.txt\n+++ b/h.txt\n", "diff --git a/h.txt b/h.txt\n--- a/h.txt\n"
+                     "+++ b/h.txt\n"):
+        receipt = apply_patch(prefixed + "@@ -1 +1 @@\n-ALPHA\n+alpha\n", repo, check=True)
+        assert receipt.ok and not any(note.code == "missing_path_prefix"
+                                      for change in receipt.files for note in change.diagnostics)
