@@ -114,6 +114,57 @@ def test_typographic_file_keeps_its_own_characters(tmp_path: Path) -> None:
     assert tolerances(receipt) == [["punctuation"]]
 
 
+def test_smartened_single_quotes_are_evidence_for_double_ones(tmp_path: Path) -> None:
+    """Only single quotes differ at the matched lines, but the added line's double quotes
+    were smartened by the same transport: an ASCII file gets ASCII quotes."""
+    source = "# don't change\nr = get('a')\n"
+    repo = make_repo(tmp_path / "r", {"t.py": source})
+    patch = ("--- a/t.py\n+++ b/t.py\n@@ -1,2 +1,2 @@\n # don\u2018t change\n"
+             "-r = get(\u2018a\u2019)\n+r = get(\u201cb\u201d)\n")
+    receipt = applied(repo, patch)
+    assert (repo / "t.py").read_text() == "# don't change\nr = get(\"b\")\n"
+    assert tolerances(receipt) == [["punctuation", "punctuation_normalized"]]
+
+
+def test_a_file_with_double_typographic_quotes_keeps_the_patch_s(tmp_path: Path) -> None:
+    """The file has \u201c\u201d somewhere: evidence about single quotes says nothing about
+    the double ones, which are left as the patch has them."""
+    source = "# don't change\nr = get('a')\n# \u201cquoted\u201d\n"
+    repo = make_repo(tmp_path / "r", {"t.py": source})
+    patch = ("--- a/t.py\n+++ b/t.py\n@@ -1,2 +1,2 @@\n # don\u2018t change\n"
+             "-r = get(\u2018a\u2019)\n+r = get(\u201cb\u201d)\n")
+    applied(repo, patch)
+    assert (repo / "t.py").read_text() == source.replace("get('a')", "get(\u201cb\u201d)")
+
+
+def test_a_smartened_patch_normalizes_its_exactly_placed_hunks_too(tmp_path: Path) -> None:
+    """Hunk 1's context shows the transport smartened quotes (the file has none anywhere);
+    hunk 2 matched exactly, and its added line's quotes came through the same transport."""
+    lines = [f"line{i} = {i}\n" for i in range(20)]
+    lines[1] = "msg = 'hello'\n"
+    source = "".join(lines)
+    repo = make_repo(tmp_path / "r", {"t.py": source})
+    patch = ("--- a/t.py\n+++ b/t.py\n@@ -1,3 +1,3 @@\n line0 = 0\n"
+             " msg = \u2018hello\u2019\n-line2 = 2\n+line2 = \u2018two\u2019\n"
+             "@@ -15,3 +15,3 @@\n line14 = 14\n-line15 = 15\n+line15 = \u201cfifteen\u201d\n"
+             " line16 = 16\n")
+    receipt = applied(repo, patch)
+    text = (repo / "t.py").read_text()
+    assert "line2 = 'two'\n" in text and 'line15 = "fifteen"\n' in text
+    assert tolerances(receipt) == [["punctuation", "punctuation_normalized"],
+                                   ["punctuation_normalized"]]
+
+
+def test_typographic_added_lines_of_a_plain_patch_stay(tmp_path: Path) -> None:
+    """No old line holds a typographic character: nothing says a transport touched the
+    patch, and an em dash or quotes the model wrote are kept."""
+    source = "a = 1\nb = 2\n"
+    repo = make_repo(tmp_path / "r", {"t.py": source})
+    applied(repo, "--- a/t.py\n+++ b/t.py\n@@ -1,2 +1,3 @@\n a = 1\n"
+                  "+# fast path \u2014 \u201cno copy\u201d\n b = 2\n")
+    assert (repo / "t.py").read_text() == "a = 1\n# fast path \u2014 \u201cno copy\u201d\nb = 2\n"
+
+
 def test_no_break_spaces(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"n.txt": "a b c\nd\n"})
     applied(repo, "--- a/n.txt\n+++ b/n.txt\n@@ -1,2 +1,2 @@\n a\u00a0b\u00a0c\n-d\n"

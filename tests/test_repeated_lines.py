@@ -82,9 +82,38 @@ def test_without_the_history_the_reverse_stays_refused(tmp_path: Path) -> None:
     patch = "--- a/c.txt\n+++ b/c.txt\n@@ -2,3 +2,2 @@\n l0\n-l0\n l1\n"
     git_apply(repo, patch)
     err = refused(repo, patch, "not_applied", reverse=True)
-    assert "whether the patch is applied or not" in err.message
+    assert "nothing in the file tells whether the patch is applied" in err.message
     git(repo, "add", "c.txt")
     refused(repo, patch, "not_applied", reverse=True, three_way=False)
+
+
+def test_a_deletion_from_a_run_of_blanks_is_not_applied_twice(tmp_path: Path) -> None:
+    """git diff's hunk for one blank line out of nine, sent again: its old side (blank lines,
+    then `b`) is found one line above its hinted line, and its new side sits at that line.
+    git apply takes it a second time (one more blank line gone); holon-git refuses: by the
+    history log when this tool applied it, else saying the lines repeat."""
+    text = "a\n" + "\n" * 9 + "b\n"
+    patch = "--- a/m.txt\n+++ b/m.txt\n@@ -7,5 +7,4 @@ a\n \n \n \n-\n b\n"
+    repo = make_repo(tmp_path / "r", {"m.txt": text})
+    applied(repo, patch)
+    once = text.replace("\n\n", "\n", 1)
+    assert (repo / "m.txt").read_text() == once
+    err = refused(repo, patch, "already_applied")
+    assert "this tool applied this patch" in err.message
+    other = make_repo(tmp_path / "o", {"m.txt": once})  # the same file, nothing recorded
+    err = refused(other, patch, "already_applied")
+    assert err.details["repeats"] == {"new_lines_at": 7, "old_lines_at": 6}
+    git_apply(other, patch)  # the reference applies it twice
+    assert (other / "m.txt").read_text() == once.replace("\n\n", "\n", 1)
+
+
+def test_a_deletion_with_its_line_number_off_by_its_size_still_applies(tmp_path: Path) -> None:
+    """The removed line opens the hunk and its header is one line too far: the kept line
+    then sits at the hinted line, as the very line the deletion keeps, which tells nothing
+    (no line repeats): applied."""
+    repo = make_repo(tmp_path / "r", {"m.txt": "first\nsecond\nthird\n"})
+    applied(repo, "--- a/m.txt\n+++ b/m.txt\n@@ -2,2 +2 @@\n-first\n second\n")
+    assert (repo / "m.txt").read_text() == "second\nthird\n"
 
 
 def test_the_models_view_does_not_say_the_edit_is_in(tmp_path: Path) -> None:

@@ -3,9 +3,9 @@ repositories (audit findings 00 and 07).
 
 A stale-base patch whose old side the current text holds only at the `whitespace` level, at a
 look-alike block, is decided by the version where it matches exactly (merged, or refused
-merge_conflict), never placed on the look-alike. A loose match that is the very place the
-merge points at (the agent re-indented those lines) still applies there. A patch the rescue
-merged, sent again, is already_applied even when its merge would conflict."""
+merge_conflict), never placed on the look-alike, nor on the very lines the agent re-indented
+when the merge conflicts there; an indentation_mismatch is rescued by a clean merge. A patch
+the rescue merged, sent again, is already_applied even when its merge would conflict."""
 
 from __future__ import annotations
 
@@ -75,11 +75,11 @@ def test_a_clean_merge_beats_the_loose_match(tmp_path: Path) -> None:
         "            log(x)", "            log(x, level=2)")
 
 
-def test_a_loose_match_on_the_lines_the_agent_reindented_still_applies(tmp_path: Path) -> None:
+def test_a_patch_on_the_lines_the_agent_reindented_is_a_conflict(tmp_path: Path) -> None:
     """The agent wrapped the loop in a `with` block (uncommitted): every line of the hunk
-    moved four spaces right. HEAD matches exactly and the merge conflicts over those very
-    lines, where the loose match is: it is the same place, and the added line is re-indented
-    there, as without the rescue."""
+    moved four spaces right. HEAD matches exactly and git merge-file conflicts over those very
+    lines: refused merge_conflict, although the current text holds the old side re-indented.
+    Without the rescue the loose match is all there is, and it applies re-indented."""
     text = "def f(xs):\n    for x in xs:\n        a(x)\n        b(x)\n    return xs\n"
     repo = make_repo(tmp_path / "r", {"m.py": text})
     wrapped = ("def f(xs):\n    with lock:\n        for x in xs:\n            a(x)\n"
@@ -87,12 +87,38 @@ def test_a_loose_match_on_the_lines_the_agent_reindented_still_applies(tmp_path:
     (repo / "m.py").write_text(wrapped)
     patch = ("--- a/m.py\n+++ b/m.py\n@@ -2,3 +2,4 @@ def f(xs):\n     for x in xs:\n"
              "         a(x)\n+        c(x)\n         b(x)\n")
-    receipt = applied(repo, patch)
-    (change,) = receipt.files
-    assert change.three_way is None
-    assert change.hunks[0].tolerances == ["whitespace", "reindented"]
+    theirs = text.replace("        b(x)", "        c(x)\n        b(x)")
+    assert merge_file(tmp_path, wrapped, text, theirs) == 1  # git conflicts too
+    err = refused(repo, patch, "merge_conflict")
+    assert err.details["base"] == "index"
+    receipt = applied(repo, patch, three_way=False)
+    assert receipt.files[0].hunks[0].tolerances == ["whitespace", "reindented"]
     assert (repo / "m.py").read_text() == wrapped.replace("            b(x)",
                                                           "            c(x)\n            b(x)")
+
+
+def test_an_indentation_mismatch_is_rescued_by_a_clean_merge(tmp_path: Path) -> None:
+    """The agent wrapped the lines above the change in a `with` block: the hunk's old side
+    matches the current text only with whitespace ignored, and its lines moved by different
+    amounts (no one mapping). HEAD holds it exactly and the merge is clean: merged, as git
+    merge-file merges it."""
+    text = ("def f(xs):\n    a = 1\n    b = 2\n    c = 3\n\n    d = 4\n    e = 5\n"
+            "    return xs\n")
+    repo = make_repo(tmp_path / "r", {"m.py": text})
+    wrapped = text.replace("    a = 1\n    b = 2\n    c = 3\n",
+                           "    with lock:\n        a = 1\n        b = 2\n        c = 3\n")
+    (repo / "m.py").write_text(wrapped)
+    patch = ("--- a/m.py\n+++ b/m.py\n@@ -3,5 +3,5 @@ def f(xs):\n     b = 2\n     c = 3\n"
+             " \n     d = 4\n-    e = 5\n+    e = 6\n     return xs\n")
+    theirs = text.replace("    e = 5", "    e = 6")
+    assert merge_file(tmp_path, wrapped, text, theirs) == 0
+    err = refused(repo, patch, "indentation_mismatch", three_way=False)
+    assert err.details["region"]
+    assert (repo / "m.py").read_text() == wrapped
+    receipt = applied(repo, patch)
+    (change,) = receipt.files
+    assert change.three_way is not None and change.three_way["base"] == "index"
+    assert (repo / "m.py").read_text() == wrapped.replace("    e = 5", "    e = 6")
 
 
 def test_line_endings_and_trailing_blanks_keep_their_match(tmp_path: Path) -> None:

@@ -33,6 +33,7 @@ from .model import (
     ADD,
     CONTEXT,
     KIND_OF_PREFIX,
+    REMOVE,
     Diagnostic,
     FileKind,
     FilePatch,
@@ -392,7 +393,7 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
         except PatchError as err:
             if three_way is None:
                 raise
-            if err.code == "context_not_found":
+            if err.code in ("context_not_found", "indentation_mismatch"):
                 from .rescue import rescue
 
                 return rescue(fp, change, existing.data, three_way, reverse, err)
@@ -457,6 +458,7 @@ def _apply_on(running: RunningFile, fp: FilePatch, content: bytes, reverse: bool
               seek_elsewhere: bool = False) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     applier = _HunkApplier(running, content, reverse)
     applier.seek_elsewhere = seek_elsewhere
+    applier.hunks = fp.hunks
     results = []
     for number, hunk in enumerate(fp.hunks, 1):
         try:
@@ -464,6 +466,21 @@ def _apply_on(running: RunningFile, fp: FilePatch, content: bytes, reverse: bool
         except PatchError as err:
             raise err.located(hunk=number, patch_line=hunk.patch_line) from None
     return running.content(), results, applier.diagnostics
+
+
+def _kept_run(hunk: Hunk) -> int | None:
+    """Where a deletion's new side lies in its old side as one run of the same lines: after
+    the removed lines when they open the hunk, at 0 when they close it; None otherwise (added
+    lines, or removed lines between context)."""
+    kinds = [line.kind for line in hunk.lines if line.kind in (CONTEXT, REMOVE, ADD)]
+    if ADD in kinds:
+        return None
+    removed = kinds.count(REMOVE)
+    if kinds[:removed] == [REMOVE] * removed:
+        return removed
+    if kinds[len(kinds) - removed:] == [REMOVE] * removed:
+        return 0
+    return None
 
 
 _FEW = 64  # copies of a new side's rarest line sought in the whole file, at most
@@ -483,6 +500,7 @@ class _HunkApplier:
         # farther from it: a re-send after a large shift looks so (_refuse_if_nearer)
         self.new_side_elsewhere = False
         self.seek_elsewhere = False  # look for that at all (the history log can answer)
+        self.hunks: Sequence[Hunk] = ()  # the file patch's hunks (punctuation evidence)
 
     @cached_property
     def eol(self) -> bytes | None:
@@ -496,6 +514,21 @@ class _HunkApplier:
         from .reindent import indent_style
 
         return indent_style(self.content)
+
+    @cached_property
+    def typographic(self) -> frozenset[str]:
+        """The file's typographic characters (read only when a hunk matched loosely)."""
+        from .punctuation import typographic_characters
+
+        return typographic_characters(self.content)
+
+    @cached_property
+    def smartened(self) -> dict[str, str]:
+        """Typographic characters a transport put into the whole file patch, to ASCII
+        (punctuation.py; read only for a hunk adding a non-ASCII line)."""
+        from .punctuation import smartened_mapping
+
+        return smartened_mapping(self.hunks, self.typographic)
 
     def fill_eol(self) -> bytes:
         return self.eol or b"\n"
@@ -553,7 +586,9 @@ class _HunkApplier:
                 hinted = self._hint_claims(hunk, hints[1], new)
                 hinted += self._anchor_claims(hunk, new, found)
                 edges = [at for at in self._edge_claims(hunk, lines, new) if at not in hinted]
-                self._refuse_if_applied(hunk, new, [*hinted, *edges], old, found, edges)
+                hinted_old = None if hints[1] is None else running.to_current(hints[1])
+                self._refuse_if_applied(hunk, new, [*hinted, *edges], old, found, edges,
+                                        hinted_old=hinted_old)
             if not new and raw_hint is not None and len(old) < running.length:
                 found = _at_hint_only(found, hints)
             if hunk.anchor_text and len(some := found.some(2)) == 1:
@@ -594,9 +629,17 @@ class _HunkApplier:
             from .reindent import adapt_added_lines
 
             lines, rewritten = adapt_added_lines(list(lines), window, level, original + 1,
-                                                 self.indent_style)
+                                                 self.indent_style, self.typographic)
             tolerances.extend(rewritten)
             new = new_side(lines)
+        if new != old and not all(line.isascii() for line in new) and self.smartened:
+            from .punctuation import normalize_with
+
+            lines, changed = normalize_with(lines, self.smartened)
+            if changed:
+                new = new_side(lines)
+                if "punctuation_normalized" not in tolerances:
+                    tolerances.append("punctuation_normalized")
         added_eol = self.eol if level else None
         if no_context and self._endings_differ(lines):
             # Its added lines take the file's usual ending, as under a tolerance: an LF
@@ -745,7 +788,8 @@ class _HunkApplier:
     def _refuse_if_applied(self, hunk: Hunk, new: list[bytes], claims: Iterable[int],
                            old: Sequence[bytes] = (), matches: Matches | None = None,
                            edges: Sequence[int] = (),
-                           where: str = "where the hunk goes") -> None:
+                           where: str = "where the hunk goes",
+                           hinted_old: int | None = None) -> None:
         """Refuse when the hunk's new side already sits at a place the hunk claims.
 
         New lines that lie inside a match of the old side and equal its lines there say
@@ -762,7 +806,7 @@ class _HunkApplier:
         context '    )' for the ')' before it, with indentation ignored). A hunk with no old
         side was never placed loosely.
         """
-        found = self._first_applied(hunk, new, claims, old, matches, edges)
+        found = self._first_applied(hunk, new, claims, old, matches, edges, hinted_old)
         if found is None:
             return
         at, beside = found
@@ -772,10 +816,17 @@ class _HunkApplier:
 
     def _first_applied(self, hunk: Hunk, new: list[bytes], claims: Iterable[int],
                        old: Sequence[bytes], matches: Matches | None,
-                       edges: Sequence[int]) -> tuple[int, int | None] | None:
+                       edges: Sequence[int], hinted_old: int | None = None
+                       ) -> tuple[int, int | None] | None:
         """The first claim where the new side counts as sitting (see _refuse_if_applied),
         and where a copy of the old side overlaps it at a place the hunk could go (its added
-        lines repeat their neighbours), if one does."""
+        lines repeat their neighbours), if one does.
+
+        A new side inside a match of the old side says nothing, unless that match is off the
+        hinted line (``hinted_old``), the old side is not there, the new side sits at a
+        hinted claim, and not as the very lines the deletion keeps (``_kept_run``): a deletion
+        among lines that repeat (a blank line out of a run of blanks), re-sent, looks so, and
+        the file cannot tell it from a fresh one."""
         if not new or not claims:
             return None
         running = self.running
@@ -799,9 +850,13 @@ class _HunkApplier:
             if wanted is None:
                 wanted, olds = [key_ws(line) for line in new], [key_ws(line) for line in old]
             assert olds is not None
-            if any(olds[at - m : at - m + size] == wanted and match_at(m)
-                   for m in range(at + size - len(olds), at + 1)):
-                continue
+            inside = [m for m in range(at + size - len(olds), at + 1)
+                      if olds[at - m : at - m + size] == wanted and match_at(m)]
+            if inside:
+                if hinted_old is None or hinted_old in inside or at != hinted_old \
+                        or match_at(hinted_old) or _kept_run(hunk) in {at - m for m in inside}:
+                    continue
+                return at, inside[0]
             if at in edges and not any(map(match_at, range(at - len(olds) + 1, at + size))):
                 continue  # an edge the new side would reach only away from the old side
             beside = next((m for m in range(at - len(olds) + 1, at + size)
@@ -831,8 +886,8 @@ class _HunkApplier:
             return PatchError(
                 "not_applied", f"the reversed hunk's new lines are already at line {at + 1}, "
                 f"where it goes, and its old lines are there too, at line {beside + 1}: the "
-                "lines it would put back repeat the lines beside them, so the file reads the "
-                "same whether the patch is applied or not",
+                "lines it would put back repeat the lines beside them, so nothing in the file "
+                "tells whether the patch is applied",
                 hint="the lines repeat their neighbours, so nothing in the file tells whether "
                 "the patch is applied; if it is, undo it with a hunk whose context tells the "
                 "places apart", details=details)

@@ -214,14 +214,17 @@ def _mismatch(text: bytes, window: Sequence[bytes], first_line: int, why: str) -
 
 
 def adapt_added_lines(lines: Sequence[HunkLine], window: Sequence[bytes], level: int,
-                      first_line: int, style: FileIndent) -> tuple[list[HunkLine], list[str]]:
+                      first_line: int, style: FileIndent,
+                      typographic: frozenset[str] = frozenset()
+                      ) -> tuple[list[HunkLine], list[str]]:
     """For a hunk placed at the whitespace or punctuation level: its lines with the added ones
-    rewritten, and the tolerances that rewriting adds."""
+    rewritten, and the tolerances that rewriting adds (``typographic``: the typographic
+    characters the file holds)."""
     out, tolerances = list(lines), []
     if level >= PUNCTUATION:
         from .punctuation import normalize_punctuation
 
-        out, changed = normalize_punctuation(out, window)
+        out, changed = normalize_punctuation(out, window, typographic)
         if changed:
             tolerances.append("punctuation_normalized")
     out, changed = reindent(out, window, first_line, style)

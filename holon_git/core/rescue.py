@@ -3,7 +3,8 @@ against, and what merging it with the current text gives.
 
 The plan calls it in two cases:
 
-- a hunk's old side is nowhere in the current text (``context_not_found``): the first other
+- a hunk's old side is nowhere in the current text (``context_not_found``), or only where its
+  indentation maps to the file's in no one way (``indentation_mismatch``): the first other
   version the whole file patch applies to is the base;
 - every hunk was placed, but some only at a loose level (``whitespace`` or ``punctuation``):
   a version where each of those hunks matches at a stricter level is better evidence of the
@@ -22,8 +23,8 @@ from typing import TYPE_CHECKING
 
 from ..errors import PatchError
 from .match import LEVELS, WHITESPACE
-from .model import Diagnostic, FilePatch, old_side
-from .threeway import Conflict, KnownVersions, Version, conflict_error, conflicts, marker_size_for
+from .model import Diagnostic, FilePatch
+from .threeway import KnownVersions, Version, conflict_error, conflicts, marker_size_for
 
 if TYPE_CHECKING:
     from .plan import FileChange, HunkResult
@@ -52,8 +53,9 @@ def rescue_loose(fp: FilePatch, change: FileChange, ours: bytes, three_way: Know
                  reverse: bool, placed: list[HunkResult]) -> FileChange | None:
     """Every hunk was placed in ``ours`` (``placed``), some only at a loose level: merge from
     the first version where each of those matches at a stricter level; None (the loose
-    placement stands) when no version does, or when the merge conflicts only over the very
-    lines the loose hunks matched (the current text re-indented them: the same place)."""
+    placement stands) when no version does. A conflicting merge is refused even when it
+    conflicts over the very lines the loose hunks matched (the agent re-indented them): the
+    patch was written against that version, and git's merge is the judge of two edits."""
     return _merge_from(fp, change, ours, three_way, reverse, placed)
 
 
@@ -81,10 +83,7 @@ def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: Known
             raise _applied(version, reverse, "the current text holds its change already (undone "
                            "and done again by merging, it gives the current text back)")
         if not merged.clean:
-            found = conflicts(merged.content, size)
-            if loose is not None and _same_place(found, loose, fp):
-                return None
-            raise conflict_error(found, ours, version.label)
+            raise conflict_error(conflicts(merged.content, size), ours, version.label)
         for result in results:
             result.tolerances.append("three_way")
         change.after, change.hunks = merged.content, results
@@ -108,19 +107,6 @@ def _stricter(results: Sequence[HunkResult], loose: Sequence[HunkResult]) -> boo
     return all(level_of(there) < level_of(here)
                for there, here in zip(results, loose, strict=True)
                if level_of(here) >= WHITESPACE)
-
-
-def _same_place(found: Sequence[Conflict], loose: Sequence[HunkResult], fp: FilePatch) -> bool:
-    """Does every loosely placed hunk's match in the current text overlap a conflicting region
-    of the merge? The merge says where the version's lines (where the hunk matches strictly)
-    went in the current text; a loose match there is the same place, re-indented."""
-    def overlaps(start: int, size: int) -> bool:
-        return any(start < c.ours_start + max(c.ours_count, 1) and c.ours_start < start + size
-                   for c in found)
-
-    return all(overlaps(result.applied_line - 1, max(len(old_side(hunk.lines)), 1))
-               for result, hunk in zip(loose, fp.hunks, strict=True)
-               if level_of(result) >= WHITESPACE)
 
 
 def _holds_change(three_way: KnownVersions, base: bytes, ours: bytes, theirs: bytes,
