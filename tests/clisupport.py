@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
+import pytest
 from click.testing import CliRunner
-from repos.builders import git_env
+from repos.builders import git_env, make_repo
 
 from holon_git.cli import run
 
@@ -67,3 +68,21 @@ def holon_process(cwd: Path | str, *args: str, stdin: str | bytes | None = None,
                           stdin=None if data is not None else subprocess.DEVNULL)
     return Ran(done.returncode, done.stdout.decode("utf-8", "replace"),
                done.stderr.decode("utf-8", "replace"), done.stdout)
+
+
+# The CLI tests' common repository and patch: f.txt of five lines, and a patch to line 3.
+PATCH = "--- a/f.txt\n+++ b/f.txt\n@@ -2,3 +2,3 @@\n two\n-three\n+THREE\n four\n"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A repository whose f.txt has five lines (conftest.py makes this module a plugin)."""
+    return make_repo(tmp_path / "repo", {"f.txt": "one\ntwo\nthree\nfour\nfive\n"})
+
+
+@pytest.fixture
+def patch_file(tmp_path: Path) -> Path:
+    """PATCH, in a file."""
+    path = tmp_path / "fix.diff"
+    path.write_text(PATCH)
+    return path

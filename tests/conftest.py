@@ -6,6 +6,9 @@ import pytest
 from hypothesis import HealthCheck, settings
 from repos.builders import GIT_ENV
 
+# the CLI tests' fixtures `repo` and `patch_file` (a module's own fixture of a name wins)
+pytest_plugins = ["clisupport"]
+
 settings.register_profile("ci", max_examples=60, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("long", max_examples=5000, deadline=None,

@@ -8,23 +8,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from clisupport import holon, holon_process
-from repos.builders import make_repo, snapshot
+from clisupport import PATCH, holon, holon_process
+from repos.builders import snapshot
 
-PATCH = "--- a/f.txt\n+++ b/f.txt\n@@ -2,3 +2,3 @@\n two\n-three\n+THREE\n four\n"
 BAD = "--- a/f.txt\n+++ b/f.txt\n@@ -2,3 +2,3 @@\n two\n-tree\n+THREE\n four\n"
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", {"f.txt": "one\ntwo\nthree\nfour\nfive\n"})
-
-
-@pytest.fixture
-def patch_file(tmp_path: Path) -> Path:
-    path = tmp_path / "fix.diff"
-    path.write_text(PATCH)
-    return path
 
 
 def test_apply_from_file(repo: Path, patch_file: Path):

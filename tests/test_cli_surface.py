@@ -8,22 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-from clisupport import holon
+from clisupport import PATCH, holon
 from repos.builders import git_state, make_bare_repo, make_repo, snapshot
-
-PATCH = "--- a/f.txt\n+++ b/f.txt\n@@ -2,3 +2,3 @@\n two\n-three\n+THREE\n four\n"
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", {"f.txt": "one\ntwo\nthree\nfour\nfive\n"})
-
-
-@pytest.fixture
-def patch_file(tmp_path: Path) -> Path:
-    path = tmp_path / "fix.diff"
-    path.write_text(PATCH)
-    return path
 
 
 def one_error(stderr: str, code: str) -> str:
