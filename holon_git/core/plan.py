@@ -126,6 +126,8 @@ class FileChange:
     added: int = 0
     removed: int = 0
     three_way: dict[str, str] | None = None  # merged from this base (the rescue)
+    patch_digest: str = ""  # what the patch did to the file, for the history log (resend.py)
+    after_sha256: str = ""  # of ``after``, taken with the digest (``after`` may be let go)
 
     @property
     def path(self) -> str:
@@ -177,8 +179,13 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
     file patch whose old side is not in the current text (threeway.py); None turns it off.
     """
     check_expected(expect_sha256 or {}, read)
+    if three_way is not None:
+        from .resend import refuse_a_recorded_resend
+
+        refuse_a_recorded_resend(patch, read, reverse, three_way)
     try:
-        return _plan_patch(patch, read, reverse, progress, keep_preimages, on_planned, three_way)
+        plan = _plan_patch(patch, read, reverse, progress, keep_preimages, on_planned,
+                           three_way)
     except PatchError as err:
         if err.code != "merge_conflict" or not _reverse_applies(patch, read, reverse):
             raise
@@ -187,6 +194,14 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
                          "with the current text, but the whole patch, reversed, applies to it: "
                          + ("its edit is not there" if reverse else "its edit is there already"),
                          path=err.path, patch_line=err.patch_line) from None
+    if three_way is not None and len(plan.changes) <= RECORDED_FILES:
+        from .resend import mark_digests
+
+        mark_digests(patch, reverse, plan.changes)
+    return plan
+
+
+RECORDED_FILES = 64  # the history log records patches of at most this many files
 
 
 def _reverse_applies(patch: Patch, read: Reader, reverse: bool) -> bool:

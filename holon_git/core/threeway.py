@@ -49,6 +49,11 @@ class KnownVersions(Protocol):
         """Has this tool recorded a pre-image of the path (the history log)?"""
         ...
 
+    def records(self, path: str) -> list[tuple[str, str]]:
+        """(patch digest, sha256 of the content written) of this tool's recorded applies to
+        the path (the history log), newest first; resend.py."""
+        ...
+
 
 _RUN = re.compile(rb"^([<=>|])\1*", re.M)
 

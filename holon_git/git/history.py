@@ -1,6 +1,9 @@
 """The log of this tool's recent applies: for each path changed, its pre-image's blob id.
 
-``<git dir>/holon-apply-history`` holds one JSON object a line, ``{"time", "path", "blob"}``,
+``<git dir>/holon-apply-history`` holds one JSON object a line, ``{"time", "path", "blob"}``
+(plus, for a modified file, ``"patch"``: the digest of what the patch did to it, and
+``"after"``: the sha256 of the file it wrote; resend.py refuses the same patch again while the
+file is still that),
 appended after every successful working-tree (or --index) write of at most ``MAX_FILES``
 files; only the newest ``MAX_ENTRIES`` are read, and the file is cut to them once it passes
 ``COMPACT_AT`` bytes. The three-way rescue (versions.py) reads it to
@@ -30,6 +33,7 @@ MAX_FILES = 64  # larger patches are not recorded
 MAX_BYTES = 256 << 10  # of the log read, at most
 COMPACT_AT = 64 << 10  # a log grown past this is cut to its newest MAX_ENTRIES
 _BLOB = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 _FLAGS = os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -37,6 +41,8 @@ class Entry(NamedTuple):
     time: float
     path: str
     blob: str
+    patch: str = ""  # digest of the file patches for the path (core/resend.py), if known
+    after: str = ""  # sha256 of the file as written, if known
 
 
 def _valid(raw: object) -> Entry | None:
@@ -48,7 +54,11 @@ def _valid(raw: object) -> Entry | None:
     if not _BLOB.fullmatch(blob) or not path or path.startswith("/") or "\0" in path \
             or any(part in ("", ".", "..") for part in path.split("/")):
         return None
-    return Entry(float(when), path, blob)
+    patch, after = raw.get("patch", ""), raw.get("after", "")
+    if not (isinstance(patch, str) and isinstance(after, str)
+            and _SHA256.fullmatch(patch) and _SHA256.fullmatch(after)):
+        patch = after = ""
+    return Entry(float(when), path, blob, patch, after)
 
 
 def read(git_dir: str) -> list[Entry]:
@@ -87,13 +97,20 @@ def entries(log: list[Entry], path: str) -> Iterator[Entry]:
             yield entry
 
 
-def record(git_dir: str, changed: Iterable[tuple[str, str]]) -> None:
-    """Append (path, pre-image blob id) pairs; compact to the newest MAX_ENTRIES when the
-    log has grown. Best effort: an OSError is swallowed."""
-    now = time.time()
-    lines = b"".join(json.dumps({"time": round(now, 3), "path": path, "blob": blob},
-                                ensure_ascii=False).encode() + b"\n"
-                     for path, blob in changed)
+def record(git_dir: str, changed: Iterable[tuple[str, str, str, str]]) -> None:
+    """Append (path, pre-image blob id, patch digest, sha256 after) entries (the last two
+    may be ""); compact to the newest MAX_ENTRIES when the log has grown. Best effort: an
+    OSError is swallowed."""
+    now = round(time.time(), 3)
+
+    def entry(path: str, blob: str, patch: str, after: str) -> dict[str, object]:
+        fields: dict[str, object] = {"time": now, "path": path, "blob": blob}
+        if patch and after:
+            fields.update(patch=patch, after=after)
+        return fields
+
+    lines = b"".join(json.dumps(entry(*change), ensure_ascii=False).encode() + b"\n"
+                     for change in changed)
     if not lines:
         return
     log = os.path.join(git_dir, LOG_NAME)

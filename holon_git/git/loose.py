@@ -116,15 +116,18 @@ def write_blob(git_dir: str, content: bytes) -> str | None:
 
 def keep_preimages(git_dir: str | None, changes: list[FileChange],
                    old_content: Callable[[FileChange], bytes],
-                   saved: Sequence[Mapping[str, object]] = ()) -> list[tuple[str, str]]:
+                   saved: Sequence[Mapping[str, object]] = ()
+                   ) -> list[tuple[str, str, str, str]]:
     """For the history log (history.py): each modified, renamed or deleted path with its
     pre-image's blob id (``saved``: the deleted files' blobs, written already), the others
-    written as loose objects now. Empty outside a repository, for a patch of more than
-    MAX_FILES files, or when a blob cannot be written (the log is best effort)."""
+    written as loose objects now; for a file modified in place, also the digest of what the
+    patch did to it (``FileChange.patch_digest``) and the sha256 of its new content. Empty
+    outside a repository, for a patch of more than MAX_FILES files, or when a blob cannot be
+    written (the log is best effort)."""
     if git_dir is None or len(changes) > MAX_FILES:
         return []
     written = {str(d["path"]): str(d["blob"]) for d in saved if d.get("blob")}
-    kept: list[tuple[str, str]] = []
+    kept: list[tuple[str, str, str, str]] = []
     store: Store | None = None
     try:
         for change in changes:
@@ -136,7 +139,7 @@ def keep_preimages(git_dir: str | None, changes: list[FileChange],
                 if store is None:
                     return []
                 blob = store.write(old_content(change))
-            kept.append((change.old_path, blob))
+            kept.append((change.old_path, blob, change.patch_digest, change.after_sha256))
     except OSError:
         return []
     return kept

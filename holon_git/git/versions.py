@@ -79,6 +79,12 @@ class RepositoryVersions:
     def recorded(self, path: str) -> bool:
         return self.git_dir is not None and any(e.path == path for e in self._entries())
 
+    def records(self, path: str) -> list[tuple[str, str]]:
+        if self.git_dir is None:
+            return []
+        return [(e.patch, e.after) for e in reversed(self._entries())
+                if e.path == path and e.patch and e.after]
+
     def _entries(self) -> list[history.Entry]:
         if self._log is None:
             self._log = history.read(self.git_dir) if self.git_dir is not None else []

@@ -1,0 +1,96 @@
+"""A patch this tool applied, sent again while the file still holds what it wrote: refused
+by the history log's record of the patch (core/resend.py), on real repositories. These are
+the shapes whose hunks alone cannot tell a re-send (audit 3): a deletion from a run of equal
+lines, a series whose second mail changed the first one's lines, a -U0 deletion of a repeated
+tail, a hunk that only changes a line ending."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from gitsupport import applied, everything, refused
+from repos.builders import git, make_repo
+
+
+def resent_is_refused(repo: Path, patch: str, path: str, once: str) -> None:
+    applied(repo, patch)
+    assert (repo / path).read_bytes() == once.encode()
+    err = refused(repo, patch, "already_applied")
+    assert "this very patch" in err.message and err.path == path
+
+
+def test_a_deletion_from_a_blank_run_resent(tmp_path: Path) -> None:
+    text = "def f():\n    pass\n\n\n\n\ndef g():\n    pass\n"
+    repo = make_repo(tmp_path / "r", {"f.py": text})
+    patch = "--- a/f.py\n+++ b/f.py\n@@ -4,3 +4,2 @@\n \n \n-\n def g():\n"
+    resent_is_refused(repo, patch, "f.py", text.replace("\n\n\n\n\n", "\n\n\n\n", 1))
+
+
+def test_a_series_on_one_file_resent(tmp_path: Path) -> None:
+    """The second file patch rewrites the line the first one added: alone, the first looks
+    fresh again after the series."""
+    repo = make_repo(tmp_path / "r", {"m.py": "def a():\n    return 1\n"})
+    first = ("--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,5 @@\n def a():\n     return 1\n+\n+\n"
+             "+def b():\n")
+    second = ("--- a/m.py\n+++ b/m.py\n@@ -3,3 +3,4 @@\n \n \n-def b():\n+def b():\n"
+              "+    return 2\n")
+    resent_is_refused(repo, first + second, "m.py",
+                      "def a():\n    return 1\n\n\ndef b():\n    return 2\n")
+
+
+def test_a_U0_deletion_of_a_repeated_tail_resent(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"c.py": "a = 1\nb = 2\na = 1\nb = 2\n"})
+    resent_is_refused(repo, "--- a/c.py\n+++ b/c.py\n@@ -3,2 +2,0 @@\n-a = 1\n-b = 2\n",
+                      "c.py", "a = 1\nb = 2\n")
+
+
+def test_a_line_ending_change_is_not_undone_by_its_resend(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"f.txt": "a\r\nb\r\nc\r\n"})
+    patch = "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\r\n-b\r\n+b\n c\r\n"
+    resent_is_refused(repo, patch, "f.txt", "a\r\nb\nc\r\n")
+
+
+def test_undone_then_sent_again_applies(tmp_path: Path) -> None:
+    """-R restores the pre-image: the patch sent then is no re-send, and applies; sent once
+    more it is."""
+    text = "def f():\n    pass\n\n\n\n\ndef g():\n    pass\n"
+    repo = make_repo(tmp_path / "r", {"f.py": text})
+    patch = "--- a/f.py\n+++ b/f.py\n@@ -4,3 +4,2 @@\n \n \n-\n def g():\n"
+    applied(repo, patch)
+    applied(repo, patch, reverse=True)
+    assert (repo / "f.py").read_text() == text
+    applied(repo, patch)
+    refused(repo, patch, "already_applied")
+
+
+def test_a_file_changed_since_is_left_to_the_hunk_rules(tmp_path: Path) -> None:
+    """The record speaks only while the file is what this tool wrote: after another edit the
+    same patch is judged by its hunks (which see its new lines where it goes)."""
+    repo = make_repo(tmp_path / "r", {"c.py": "a = 1\nb = 2\nc = 3\nd = 4\n"})
+    patch = "--- a/c.py\n+++ b/c.py\n@@ -1,3 +1,3 @@\n a = 1\n-b = 2\n+b = 20\n c = 3\n"
+    applied(repo, patch)
+    (repo / "c.py").write_text("a = 1\nb = 20\nc = 3\nd = 40\n")
+    err = refused(repo, patch, "already_applied")
+    assert "this very patch" not in err.message
+
+
+def test_another_patch_with_the_same_result_is_not_a_resend(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"c.py": "x = 1\ny = 2\n"})
+    applied(repo, "--- a/c.py\n+++ b/c.py\n@@ -1,2 +1,2 @@\n x = 1\n-y = 2\n+y = 3\n")
+    git(repo, "commit", "-qam", "y = 3")
+    # a different patch (other context) that leads from here elsewhere is judged on its own
+    applied(repo, "--- a/c.py\n+++ b/c.py\n@@ -2 +2 @@\n-y = 3\n+y = 4\n")
+    assert (repo / "c.py").read_text() == "x = 1\ny = 4\n"
+
+
+def test_forged_history_entries_are_ignored(tmp_path: Path) -> None:
+    """The log is hostile input: digests that are not 64 hex digits are dropped, so a
+    planted record cannot refuse a fresh patch."""
+    repo = make_repo(tmp_path / "r", {"c.py": "x = 1\n"})
+    log = repo / ".git" / "holon-apply-history"
+    log.write_text(json.dumps({"time": 1.0, "path": "c.py", "blob": "0" * 40,
+                               "patch": "not hex", "after": "zz"}) + "\n")
+    before = everything(repo)
+    applied(repo, "--- a/c.py\n+++ b/c.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n")
+    assert everything(repo) != before
