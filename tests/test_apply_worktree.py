@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from gitsupport import forget_resend_records
 from repos.builders import git, git_state, make_repo, snapshot
 
 from holon_git import apply_patch, check_patch
@@ -250,6 +251,9 @@ def test_reverse_undoes(repo: Path):
     assert snapshot(repo) != before
     assert applied(repo, patch, reverse=True).reverse
     assert snapshot(repo) == before
+    err = refused(repo, patch, "not_applied", reverse=True)
+    assert "reversed" in err.message and "re-send" in err.message  # the history log's record
+    forget_resend_records(repo)
     err = refused(repo, patch, "not_applied", reverse=True)
     assert "not applied" in err.message
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gitsupport import applied, refused
+from gitsupport import applied, forget_resend_records, refused
 from repos.builders import make_repo
 
 TWINS = ("def a():\n    x = 1\n    return x\n\n"
@@ -123,6 +123,7 @@ def test_a_resent_anchored_hunk_is_already_applied(tmp_path: Path) -> None:
     patch = envelope("@@ def b():\n", RETURN_PLUS_ONE)
     applied(repo, patch)
     after = (repo / "m.py").read_text()
+    forget_resend_records(repo)  # the hunk rule, not the history log's record
     err = refused(repo, patch, "already_applied")
     assert "line 6" in err.message
     assert (repo / "m.py").read_text() == after

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gitsupport import applied, everything, git_apply, refused
+from gitsupport import applied, everything, forget_resend_records, git_apply, refused
 from repos.builders import git, make_repo
 
 LIST = "def f():\n    return [\n        0,\n        0,\n    ]\n"
@@ -38,6 +38,7 @@ def test_an_append_resent_keeps_the_plain_message(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"f.txt": "alpha\nbeta\n"})
     patch = "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,3 @@\n alpha\n beta\n+beta\n"
     applied(repo, patch)
+    forget_resend_records(repo)
     err = refused(repo, patch, "already_applied")
     assert "repeats" not in err.details and "where the hunk goes" in err.message
 
@@ -49,6 +50,7 @@ def test_the_history_log_tells_a_resend_of_this_tools_apply(tmp_path: Path) -> N
     patch = ONE_MORE.replace("-4,2 +4,3", "-3,2 +3,3")
     applied(repo, patch)
     assert (repo / "a.py").read_text() == LIST
+    forget_resend_records(repo)  # the pre-image alone tells, too
     err = refused(repo, patch, "already_applied")
     assert "this tool applied this patch" in err.message
     # once the file changed since, the log no longer tells: the honest refusal again
@@ -70,6 +72,7 @@ def test_removing_one_of_identical_lines_undoes_through_the_history(tmp_path: Pa
     receipt = applied(repo, patch, reverse=True)
     assert (repo / "c.txt").read_text() == original
     assert "undone_from_history" in [d.code for c in receipt.files for d in c.diagnostics]
+    forget_resend_records(repo)
     state = everything(repo)
     err = refused(repo, patch, "not_applied", reverse=True)
     assert "repeat the lines beside them" in err.message
@@ -98,6 +101,9 @@ def test_a_deletion_from_a_run_of_blanks_is_not_applied_twice(tmp_path: Path) ->
     applied(repo, patch)
     once = text.replace("\n\n", "\n", 1)
     assert (repo / "m.txt").read_text() == once
+    err = refused(repo, patch, "already_applied")
+    assert "this very patch" in err.message  # the history log's record of the patch
+    forget_resend_records(repo)
     err = refused(repo, patch, "already_applied")
     assert "this tool applied this patch" in err.message
     other = make_repo(tmp_path / "o", {"m.txt": once})  # the same file, nothing recorded

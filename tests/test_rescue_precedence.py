@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from gitsupport import applied, everything, refused
+from gitsupport import applied, everything, forget_resend_records, refused
 from repos.builders import git, git_env, make_repo
 
 OUTER = ("def outer(xs):\n    for x in xs:\n        if x:\n            process(x)\n"
@@ -152,6 +152,7 @@ def test_a_resent_series_over_a_file_without_final_newline_is_already_applied(
     git(repo, "reset", "-q", "--hard", "HEAD~2")
     applied(repo, series)
     assert (repo / "f").read_text() == "a\nB\nc\nd"
+    forget_resend_records(repo)
     state = everything(repo)
     err = refused(repo, series, "already_applied")
     assert "reversed, applies" in err.message
@@ -175,6 +176,7 @@ def test_a_resent_merged_patch_whose_merge_now_conflicts_is_already_applied(
     merged = H1.replace("setup()\n}\n", "setup()\nfinish()\n")
     assert (repo / "f.py").read_text() == merged
     assert merge_file(tmp_path, merged, P, P.replace("setup()\n}\n", "setup()\nfinish()\n")) == 1
+    forget_resend_records(repo)
     state = everything(repo)
     err = refused(repo, STALE, "already_applied")
     assert "holds its change already" in err.message

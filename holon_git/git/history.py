@@ -97,13 +97,13 @@ def entries(log: list[Entry], path: str) -> Iterator[Entry]:
             yield entry
 
 
-def record(git_dir: str, changed: Iterable[tuple[str, str, str, str]]) -> None:
+def record(git_dir: str, changed: Iterable[tuple[str, ...]]) -> None:
     """Append (path, pre-image blob id, patch digest, sha256 after) entries (the last two
     may be ""); compact to the newest MAX_ENTRIES when the log has grown. Best effort: an
     OSError is swallowed."""
     now = round(time.time(), 3)
 
-    def entry(path: str, blob: str, patch: str, after: str) -> dict[str, object]:
+    def entry(path: str, blob: str, patch: str = "", after: str = "") -> dict[str, object]:
         fields: dict[str, object] = {"time": now, "path": path, "blob": blob}
         if patch and after:
             fields.update(patch=patch, after=after)
