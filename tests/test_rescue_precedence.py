@@ -181,3 +181,97 @@ def test_a_resent_merged_patch_whose_merge_now_conflicts_is_already_applied(
     err = refused(repo, STALE, "already_applied")
     assert "holds its change already" in err.message
     assert everything(repo) == state
+
+
+# A hunk placed by its context away from a file edge it claims by git's rules (it starts at
+# line 1 with context: match_beginning; it has context and none after its changes:
+# match_end) is weak evidence too: when the agent's uncommitted edit added lines at that
+# edge, the version where the hunk sits at its edge decides (audit findings R4, R4b, R5).
+MAKEFILE = "CC=cc\n\nall:\n\t$(CC) -o app main.c\n"
+MAKE_PATCH = ("diff --git a/Makefile b/Makefile\n--- a/Makefile\n+++ b/Makefile\n"
+              "@@ -2,3 +2,6 @@ CC=cc\n \n all:\n \t$(CC) -o app main.c\n+\n+clean:\n"
+              "+\trm -f app\n")
+MAKE_USER = "\t$(CC) -o tool tool.c\n"  # the agent's uncommitted append to the last recipe
+TOOL = "import os\nimport sys\n\nprint(os.getcwd())\n"
+SHEBANG_PATCH = ("diff --git a/tool.py b/tool.py\n--- a/tool.py\n+++ b/tool.py\n"
+                 "@@ -1,3 +1,4 @@\n+#!/usr/bin/env python3\n import os\n import sys\n \n")
+TOOL_USER = '"""Tool."""\n'  # the agent's uncommitted docstring at the top
+CFG = '[tool]\nname = "x"\n'
+CFG_PATCH = ("diff --git a/cfg.toml b/cfg.toml\n--- a/cfg.toml\n+++ b/cfg.toml\n"
+             '@@ -1,2 +1,4 @@\n+# generated\n [tool]\n name = "x"\n+version = "1"\n')
+CFG_USER = 'version = "1"\n'  # half of the patch's change, already made (uncommitted)
+
+
+def merged_by_git(tmp: Path, ours: str, base: str, theirs: str) -> tuple[int, str]:
+    for name, text in (("ours", ours), ("base", base), ("theirs", theirs)):
+        (tmp / name).write_text(text)
+    done = subprocess.run(["git", "merge-file", "-p", "ours", "base", "theirs"], cwd=tmp,
+                          capture_output=True, text=True, env=git_env())
+    return done.returncode, done.stdout
+
+
+def test_a_stale_append_at_the_end_is_not_placed_before_the_agents_line(
+        tmp_path: Path) -> None:
+    """R4: the patch appends a target (no trailing context: it claims the end); the agent
+    appended a recipe line. The context is found above that line, off the end; HEAD holds it
+    at the end, and git merge-file conflicts: merge_conflict, nothing changed."""
+    repo = make_repo(tmp_path / "r", {"Makefile": MAKEFILE})
+    (repo / "Makefile").write_text(MAKEFILE + MAKE_USER)
+    theirs = MAKEFILE + "\nclean:\n\trm -f app\n"
+    assert merged_by_git(tmp_path, MAKEFILE + MAKE_USER, MAKEFILE, theirs)[0] > 0
+    err = refused(repo, MAKE_PATCH, "merge_conflict")
+    assert err.details["base"] == "index"
+    assert (repo / "Makefile").read_text() == MAKEFILE + MAKE_USER
+
+
+def test_a_stale_insert_at_the_top_is_not_placed_on_line_two(tmp_path: Path) -> None:
+    """R4b: the patch inserts a shebang at line 1 (it claims the start); the agent put a
+    docstring on top. HEAD holds the context at the start, and git conflicts too."""
+    repo = make_repo(tmp_path / "r", {"tool.py": TOOL})
+    (repo / "tool.py").write_text(TOOL_USER + TOOL)
+    theirs = "#!/usr/bin/env python3\n" + TOOL
+    assert merged_by_git(tmp_path, TOOL_USER + TOOL, TOOL, theirs)[0] > 0
+    refused(repo, SHEBANG_PATCH, "merge_conflict")
+    assert (repo / "tool.py").read_text() == TOOL_USER + TOOL
+
+
+def test_a_partly_applied_stale_hunk_is_merged_not_doubled(tmp_path: Path) -> None:
+    """R5: the hunk claims both edges; the agent already appended one of its two added
+    lines. The merge from HEAD is clean and equals git merge-file's: the line once."""
+    repo = make_repo(tmp_path / "r", {"cfg.toml": CFG})
+    (repo / "cfg.toml").write_text(CFG + CFG_USER)
+    theirs = "# generated\n" + CFG + CFG_USER
+    code, expected = merged_by_git(tmp_path, CFG + CFG_USER, CFG, theirs)
+    assert code == 0
+    receipt = applied(repo, CFG_PATCH)
+    (change,) = receipt.files
+    assert change.three_way is not None and change.three_way["base"] == "index"
+    assert change.hunks[0].tolerances == ["three_way"]
+    assert "start or end" in change.diagnostics[-1].message
+    assert (repo / "cfg.toml").read_text() == expected == theirs
+
+
+@pytest.mark.parametrize(("name", "text", "patch", "after"), [
+    ("Makefile", MAKEFILE, MAKE_PATCH, MAKEFILE + "\nclean:\n\trm -f app\n"),
+    ("tool.py", TOOL, SHEBANG_PATCH, "#!/usr/bin/env python3\n" + TOOL),
+    ("cfg.toml", CFG, CFG_PATCH, "# generated\n" + CFG + CFG_USER),
+])
+def test_edge_hunks_on_a_clean_file_apply_as_before(tmp_path: Path, name: str, text: str,
+                                                    patch: str, after: str) -> None:
+    """The same patches on a clean file (working tree == index == HEAD) apply exactly, with
+    no rescue; and with the lines at the edge committed (a first send whose hunk is off the
+    edge it claims), no other version exists, so the context placement stands as before."""
+    repo = make_repo(tmp_path / "r", {name: text})
+    receipt = applied(repo, patch)
+    assert receipt.files[0].three_way is None
+    assert receipt.files[0].hunks[0].tolerances == []
+    assert (repo / name).read_text() == after
+    extra = {"Makefile": MAKE_USER, "tool.py": TOOL_USER, "cfg.toml": "[more]\n"}[name]
+    moved = text + extra if name != "tool.py" else extra + text
+    clean = make_repo(tmp_path / "clean", {name: moved})
+    receipt = applied(clean, patch)
+    assert receipt.files[0].three_way is None
+    assert receipt.files[0].hunks[0].tolerances == []
+    placed = applied(make_repo(tmp_path / "off", {name: moved}), patch, three_way=False)
+    assert (clean / name).read_text() == (tmp_path / "off" / name).read_text()
+    assert placed.files[0].hunks[0].applied_line == receipt.files[0].hunks[0].applied_line

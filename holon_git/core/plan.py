@@ -88,6 +88,10 @@ class HunkResult:
     # placed away from its line number while its new side sits elsewhere in the file (not
     # in the receipt: the plan asks the history log whether this tool applied it there)
     new_side_elsewhere: bool = False
+    # placed by its context away from a file edge it claims by git's rules (match_beginning,
+    # match_end: _edge_claims): weaker evidence, like a loose match (not in the receipt: the
+    # plan asks the file's other versions whether one places it at that edge, rescue.py)
+    off_edge: bool = False
 
     @property
     def offset(self) -> int | None:
@@ -422,9 +426,9 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
 
             refuse_if_applied_before(fp, existing.data, three_way, reverse)
         if three_way is not None:
-            from .rescue import loosely_placed, rescue_loose
+            from .rescue import rescue_loose, weakly_placed
 
-            if loosely_placed(change.hunks) and rescue_loose(
+            if weakly_placed(change.hunks) and rescue_loose(
                     fp, change, existing.data, three_way, reverse, change.hunks) is not None:
                 return change  # merged from a version where the hunks match more strictly
         change.diagnostics.extend(notes)
@@ -638,6 +642,8 @@ class _HunkApplier:
         if level:
             tolerances.append(LEVELS[level])
         size = len(old)
+        off_edge = bool(old) and not _at_claimed_edges(hunk, lines, start, size,
+                                                        running.length)
         window = running.window(start, size)
         if level >= WHITESPACE:  # the added lines are written the file's way
             self._refuse_if_applied_strictly(old, new, at_end)
@@ -691,7 +697,7 @@ class _HunkApplier:
                 f"line {original + 1} was used", hunk.patch_line))
         hinted = hunk.old_start
         return HunkResult(number, hinted, original + 1, tolerances, by_hint, by_anchor,
-                          self.new_side_elsewhere)
+                          self.new_side_elsewhere, off_edge)
 
     def _endings_differ(self, lines: Sequence[HunkLine]) -> bool:
         """Does an added line end other than the file's usual way (LF in a CRLF file, or
@@ -882,14 +888,7 @@ class _HunkApplier:
     def _could_go(self, hunk: Hunk, start: int, size: int) -> bool:
         """Could a fresh hunk go at this match of its old side, by its own edge claims (a
         hunk whose context runs out at the file's end or start matches only there)?"""
-        kinds = _edge_kinds(hunk.lines)
-        if kinds is None:
-            return True
-        _, last, has_context = kinds
-        if (hunk.anchor_end or (has_context and last != CONTEXT)) \
-                and start + size != self.running.length:
-            return False
-        return not (hunk.old_start == 0 or (hunk.old_start == 1 and has_context)) or start == 0
+        return _at_claimed_edges(hunk, hunk.lines, start, size, self.running.length)
 
     def _repeat_error(self, at: int, beside: int) -> PatchError:
         """The file holds the hunk's new lines where it goes, and its old lines overlapping
@@ -972,6 +971,19 @@ def _overlapping(earlier: list[int], number: int) -> PatchError:
     return PatchError("overlapping_edits", f"hunk {number} changes lines that hunk"
                       f"{'s' if len(earlier) > 1 else ''} {named} of this file also "
                       "change", details={"hunks": hunks})
+
+
+def _at_claimed_edges(hunk: Hunk, lines: Sequence[HunkLine], start: int, size: int,
+                      length: int) -> bool:
+    """Is a match of the hunk's old side (``size`` lines at ``start`` of a file of ``length``
+    lines) at each file edge the hunk claims by git's rules (see _HunkApplier._edge_claims)?"""
+    kinds = _edge_kinds(lines)
+    if kinds is None:
+        return True
+    _, last, has_context = kinds
+    if (hunk.anchor_end or (has_context and last != CONTEXT)) and start + size != length:
+        return False
+    return not (hunk.old_start == 0 or (hunk.old_start == 1 and has_context)) or start == 0
 
 
 def _edge_kinds(lines: Sequence[HunkLine]) -> tuple[str, str, bool] | None:

@@ -6,9 +6,13 @@ The plan calls it in two cases:
 - a hunk's old side is nowhere in the current text (``context_not_found``), or only where its
   indentation maps to the file's in no one way (``indentation_mismatch``): the first other
   version the whole file patch applies to is the base;
-- every hunk was placed, but some only at a loose level (``whitespace`` or ``punctuation``):
-  a version where each of those hunks matches at a stricter level is better evidence of the
-  place the patch meant than a look-alike block, so it is the base and the merge decides.
+- every hunk was placed, but some only at a loose level (``whitespace`` or ``punctuation``),
+  or by their context away from a file edge they claim by git's rules (a hunk starting at
+  line 1 with context, or with context and none after its changes: match_beginning and
+  match_end): a version where each of those hunks matches at a stricter level, or at its
+  edge, is better evidence of the place the patch meant than a look-alike block or a copy
+  of the context that the agent's own edit moved off the edge, so it is the base and the
+  merge decides.
 
 Base = that version, ours = the current text, theirs = base + the file patch, merged by the
 target's three-way text merge (threeway.KnownVersions, libgit2). Only the ``three_way``
@@ -35,8 +39,13 @@ def level_of(result: HunkResult) -> int:
     return max((LEVELS.index(t) for t in result.tolerances if t in LEVELS), default=0)
 
 
-def loosely_placed(results: Sequence[HunkResult]) -> bool:
-    return any(level_of(result) >= WHITESPACE for result in results)
+def _weak(result: HunkResult) -> bool:
+    """Was the hunk placed on weak evidence: loosely, or off a file edge it claims?"""
+    return result.off_edge or level_of(result) >= WHITESPACE
+
+
+def weakly_placed(results: Sequence[HunkResult]) -> bool:
+    return any(map(_weak, results))
 
 
 def rescue(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
@@ -51,11 +60,12 @@ def rescue(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersi
 
 def rescue_loose(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
                  reverse: bool, placed: list[HunkResult]) -> FileChange | None:
-    """Every hunk was placed in ``ours`` (``placed``), some only at a loose level: merge from
-    the first version where each of those matches at a stricter level; None (the loose
-    placement stands) when no version does. A conflicting merge is refused even when it
-    conflicts over the very lines the loose hunks matched (the agent re-indented them): the
-    patch was written against that version, and git's merge is the judge of two edits."""
+    """Every hunk was placed in ``ours`` (``placed``), some only at a loose level or off a file
+    edge they claim: merge from the first version where each of those matches at a stricter
+    level or at its edge (_stricter); None (the placement stands) when no version does. A
+    conflicting merge is refused even when it conflicts over the very lines the loose hunks
+    matched (the agent re-indented them): the patch was written against that version, and
+    git's merge is the judge of two edits."""
     return _merge_from(fp, change, ours, three_way, reverse, placed)
 
 
@@ -91,10 +101,7 @@ def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: Known
         if version.blob is not None:
             change.three_way["blob"] = version.blob
         change.diagnostics.extend(notes)
-        why = ("did not match the current text" if loose is None else
-               "matched the current text only with "
-               + " or ".join(sorted({LEVELS[level_of(r)] for r in loose
-                                     if level_of(r) >= WHITESPACE})) + " ignored")
+        why = "did not match the current text" if loose is None else _why_weak(loose)
         change.diagnostics.append(Diagnostic(
             "three_way", f"the hunks {why}; merged from {version.label}, where they apply",
             fp.patch_line))
@@ -102,11 +109,31 @@ def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: Known
     return None
 
 
-def _stricter(results: Sequence[HunkResult], loose: Sequence[HunkResult]) -> bool:
-    """Does each hunk placed loosely in the current text match the version more strictly?"""
-    return all(level_of(there) < level_of(here)
-               for there, here in zip(results, loose, strict=True)
-               if level_of(here) >= WHITESPACE)
+def _why_weak(placed: Sequence[HunkResult]) -> str:
+    reasons = []
+    levels = sorted({LEVELS[level_of(r)] for r in placed if level_of(r) >= WHITESPACE})
+    if levels:
+        reasons.append("matched the current text only with " + " or ".join(levels)
+                       + " ignored")
+    if any(r.off_edge for r in placed):
+        reasons.append("matched the current text only away from the file's start or end, "
+                       "which they claim")
+    return "; ".join(reasons)
+
+
+def _stricter(results: Sequence[HunkResult], placed: Sequence[HunkResult]) -> bool:
+    """Does each hunk placed weakly in the current text match the version more strictly: at
+    a stricter level when it was loose, at the file edge it claims (and no more loosely) when
+    it was off that edge?"""
+    for there, here in zip(results, placed, strict=True):
+        if not _weak(here):
+            continue
+        at_edge = here.off_edge and not there.off_edge and level_of(there) <= level_of(here)
+        if level_of(here) >= WHITESPACE and level_of(there) < level_of(here):
+            continue
+        if not at_edge:
+            return False
+    return True
 
 
 def _holds_change(three_way: KnownVersions, base: bytes, ours: bytes, theirs: bytes,
