@@ -65,7 +65,12 @@ def refuse_a_recorded_resend(patch: Patch, read: Reader, reverse: bool,
         raise PatchError(code, f"this tool applied this very patch to {path!r} "
                          f"{'(reversed) ' if reverse else ''}and the file is still what it "
                          "wrote then: a re-send (the history log records it)",
-                         path=path, details={"history": "same patch, same result"})
+                         path=path, details={"history": "same patch, same result"},
+                         hint=("this tool already undid this patch and the file is unchanged "
+                               "since: there is nothing to undo" if reverse else
+                               "this tool already applied this patch and the file is "
+                               "unchanged since: there is nothing to do; re-read the file "
+                               "before writing the next patch"))
 
 
 def mark_digests(patch: Patch, reverse: bool, changes: Iterable[FileChange]) -> None:
