@@ -432,19 +432,20 @@ class RunningFile:
         """The copies of ``old`` under ``level``, found lazily outward from the original line
         ``near`` (the hinted line)."""
         keys = self.keys_of(old, level)
-        index = self._index(level)
-        added = self._added[level]
-        # Every match contains every old line, so any line finds them all; a rare one finds
-        # the fewest places to check. Before a file's lines are counted, the longest is taken.
+        kind = _ListedMatches if self.exhaustive else _LineMatches
+        return kind(self, keys, level, at_end, self._anchor(keys, level), near or 0)
+
+    def _anchor(self, keys: Sequence[bytes], level: int) -> int:
+        """Which of the keys to look the copies up by. Every match contains every old line,
+        so any line finds them all; a rare one finds the fewest places to check. Before a
+        file's lines are counted, the longest is taken."""
+        index, added = self._index(level), self._added[level]
         if index.count is None:
             sizes = list(map(len, keys))
-            anchor = sizes.index(max(sizes))
-        else:
-            zeros = repeat(0)
-            rarity = list(map(add, map(index.count.get, keys, zeros), map(added.get, keys, zeros)))
-            anchor = rarity.index(min(rarity))
-        kind = _ListedMatches if self.exhaustive else _LineMatches
-        return kind(self, keys, level, at_end, anchor, near or 0)
+            return sizes.index(max(sizes))
+        zeros = repeat(0)
+        rarity = list(map(add, map(index.count.get, keys, zeros), map(added.get, keys, zeros)))
+        return rarity.index(min(rarity))
 
     def starts_near(self, lines: Sequence[bytes], level: int, center: int, radius: int,
                     limit: int | None = None) -> list[int] | None:
@@ -453,14 +454,8 @@ class RunningFile:
         found through the places of one of its lines, not by reading every window. None when
         that line occurs more than ``limit`` times in the file (a line repeated throughout)."""
         keys = self.keys_of(lines, level)
-        index = self._index(level)
-        added = self._added[level]
-        if index.count is None:
-            sizes = list(map(len, keys))
-            anchor = sizes.index(max(sizes))
-        else:
-            rarity = [index.count.get(k, 0) + added.get(k, 0) for k in keys]
-            anchor = rarity.index(min(rarity))
+        index, added = self._index(level), self._added[level]
+        anchor = self._anchor(keys, level)
         want, key = keys[anchor], KEYS[level]
         if limit is not None and added.get(want, 0) + (
                 index.count.get(want, 0) if index.count is not None
