@@ -28,6 +28,13 @@ class FileKind(str, Enum):
     RENAME = "rename"
 
 
+def known_path(old_path: str | None, new_path: str | None) -> str:
+    """The path a file change is known by: the new path, else the old one (a deletion's)."""
+    path = new_path if new_path is not None else old_path
+    assert path is not None
+    return path
+
+
 def display_name(kind: FileKind | str, old_path: str | None, new_path: str | None) -> str:
     """How a file change is named to a person or a model: ``old -> new`` for a rename, else
     its path (the new one, or the old one of a deletion)."""
@@ -244,9 +251,7 @@ class FilePatch:
     @property
     def path(self) -> str:
         """The path this file patch is known by: the new path, else the old one."""
-        path = self.new_path if self.new_path is not None else self.old_path
-        assert path is not None
-        return path
+        return known_path(self.old_path, self.new_path)
 
     @property
     def paths(self) -> list[str]:

@@ -42,6 +42,7 @@ from .model import (
     PackedLines,
     Patch,
     display_name,
+    known_path,
     new_side,
     sides,
 )
@@ -135,9 +136,7 @@ class FileChange:
 
     @property
     def path(self) -> str:
-        path = self.new_path if self.new_path is not None else self.old_path
-        assert path is not None
-        return path
+        return known_path(self.old_path, self.new_path)
 
     @property
     def display_name(self) -> str:

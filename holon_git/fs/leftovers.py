@@ -18,8 +18,6 @@ from ..core.paths import is_dot_git
 from ..errors import PatchError
 from .tree import Missing, Tree, split
 
-_LIST_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-
 # journal.temp_name: ".holon-<seconds>-<pid>-<8 hex>-[r]<number>.tmp"
 _TEMP = re.compile(r"\.holon-\d+-(\d+)-[0-9a-f]{8}-r?\d+\.tmp")
 
@@ -54,15 +52,9 @@ def _candidates(tree: Tree) -> Iterator[tuple[str, int]]:
     while pending:
         current = pending.pop()
         try:
-            with tree.opened(current) as fd:
-                listing = os.open(".", _LIST_FLAGS, dir_fd=fd)
+            found = tree.entries(current)
         except (OSError, Missing, PatchError):
             continue  # gone, replaced, a link, or the git directory: not ours to look in
-        try:
-            with os.scandir(listing) as entries:
-                found = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
-        finally:
-            os.close(listing)
         for name, is_dir in found:
             rel = f"{current}/{name}" if current else name
             if is_dir:

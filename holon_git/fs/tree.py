@@ -296,6 +296,17 @@ class Tree:
             os.close(fd)
             return st
 
+    def entries(self, rel_dir: str) -> list[tuple[str, bool]]:
+        """(name, is a directory) of each entry of a directory reached through the tree
+        (symbolic links are entries, never followed)."""
+        with self.opened(rel_dir) as fd:
+            listing = os.open(".", _DIR_FLAGS, dir_fd=fd)  # its own position to read from
+        try:
+            with os.scandir(listing) as found:
+                return [(e.name, e.is_dir(follow_symlinks=False)) for e in found]
+        finally:
+            os.close(listing)
+
     def files_below(self, rel_dir: str) -> Iterator[str]:
         """Every entry but directories below a directory (symbolic links included, not
         followed), relative to it, as found; each directory is reached through the tree, so
@@ -303,14 +314,7 @@ class Tree:
         pending = [rel_dir]
         while pending:
             current = pending.pop()
-            with self.opened(current) as fd:
-                listing = os.open(".", _DIR_FLAGS, dir_fd=fd)  # its own position to read from
-            try:
-                with os.scandir(listing) as entries:
-                    found = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
-            finally:
-                os.close(listing)
-            for name, is_dir in found:
+            for name, is_dir in self.entries(current):
                 path = f"{current}/{name}" if current else name
                 if is_dir:
                     pending.append(path)
