@@ -8,7 +8,7 @@ from typing import Any
 
 from . import __version__
 from .core.model import Diagnostic
-from .core.plan import FileChange, Plan
+from .core.plan.plan import FileChange, Plan
 from .errors import PatchError
 
 RECEIPT_VERSION = 1

@@ -14,8 +14,8 @@ from __future__ import annotations
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from holon_git.core.exact import ByteFile, Unusual
-from holon_git.core.plan import _apply_hunks, _apply_on
+from holon_git.core.place.exact import ByteFile, Unusual
+from holon_git.core.plan.plan import _apply_hunks, _apply_on
 from holon_git.errors import PatchError
 from holon_git.parse import parse_patch
 

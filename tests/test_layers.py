@@ -44,8 +44,8 @@ BREAKS = [
     ("targets/worktree.py", "import pygit2", [PYGIT2], "holon_git.targets.worktree -> pygit2"),
     ("fs/tree.py", "import click", [CLICK], "holon_git.fs.tree -> click"),
     ("api.py", "import mcp", [MCP], "holon_git.api -> mcp"),
-    ("core/plan.py", "from ..git import history", [CORE, LAYERS],
-     "holon_git.core.plan -> holon_git.git.history"),
+    ("core/plan/plan.py", "from ...git import history", [CORE, LAYERS],
+     "holon_git.core.plan.plan -> holon_git.git.history"),
     # the parser uses core.paths: it would reach the filesystem through it
     ("core/paths.py", "from ..fs import tree", [CORE, PARSE, LAYERS],
      "holon_git.core.paths -> holon_git.fs.tree"),

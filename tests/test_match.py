@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from holon_git.core.match import (
+from holon_git.core.place.match import (
     KEYS,
     LEVELS,
     RunningFile,

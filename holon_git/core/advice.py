@@ -17,8 +17,8 @@ import re
 from collections.abc import Sequence
 
 from ..errors import PatchError
-from .match import show_line
 from .model import FilePatch, Hunk, sides
+from .place.match import show_line
 
 SHOWN_COPIES = 10  # copies of an ambiguous hunk described in the message
 _CLIP = 60  # characters of a quoted line in a message

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
 from ..errors import PatchError
-from .match import MAX_REGION, show_line, split_lines
 from .model import FilePatch
+from .place.match import MAX_REGION, show_line, split_lines
 
 
 @dataclass(frozen=True)

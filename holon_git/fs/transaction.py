@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from ..core.model import FileKind
-from ..core.plan import EXECUTABLE, FileChange, SourceFile, removed_paths
+from ..core.plan.plan import EXECUTABLE, FileChange, SourceFile, removed_paths
 from ..errors import PatchError
 from . import journal
 from . import tree as fstree

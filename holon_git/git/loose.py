@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 
 from ..core.model import FileKind
-from ..core.plan import FileChange
+from ..core.plan.plan import FileChange
 from .history import MAX_FILES
 
 _LOOSE_LEVEL = 1  # core.loosecompression's default

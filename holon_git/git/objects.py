@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.model import FileKind
-from ..core.plan import FileChange
+from ..core.plan.plan import FileChange
 from ..errors import PatchError
 from . import loose
 from .libgit2 import loaded, pygit2

@@ -14,7 +14,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 from ..core.model import FileKind
-from ..core.plan import FileChange, SourceFile
+from ..core.plan.plan import FileChange, SourceFile
 from ..errors import PatchError
 from .libgit2 import pygit2
 from .repository import BLOB, EXEC, git_error, refuse_special

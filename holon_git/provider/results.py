@@ -11,7 +11,7 @@ for a conflict), so the model can fix the hunk without reading the file again.
 from __future__ import annotations
 
 from ..core.model import FileKind
-from ..core.plan import FileChange, HunkResult
+from ..core.plan.plan import FileChange, HunkResult
 from ..errors import PatchError
 from ..receipt import CHECKED, Receipt
 from .definitions import TOOL_NAME

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import ClassVar, NamedTuple
 
 from ..core.model import Patch
-from ..core.plan import REGULAR, FileChange, Plan, SourceFile
+from ..core.plan.plan import REGULAR, FileChange, Plan, SourceFile
 from ..core.policy import Protection
 from ..core.threeway import KnownVersions
 

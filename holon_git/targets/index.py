@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..core.model import FileKind, Patch
-from ..core.plan import FileChange, Plan, SourceFile, removed_paths
+from ..core.plan.plan import FileChange, Plan, SourceFile, removed_paths
 from ..core.policy import Protection
 from ..errors import PatchError
 from ..fs.gitdir_guard import GitDirGuard

@@ -13,7 +13,7 @@ import stat
 from typing import TYPE_CHECKING
 
 from ..core.model import FileKind, Patch
-from ..core.plan import EXECUTABLE, REGULAR, FileChange, Plan, SourceFile
+from ..core.plan.plan import EXECUTABLE, REGULAR, FileChange, Plan, SourceFile
 from ..core.policy import Protection
 from ..errors import PatchError
 from ..fs.tree import Tree, identity, split

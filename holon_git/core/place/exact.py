@@ -20,8 +20,8 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterable, Sequence
 
+from ..model import whole_lines
 from .match import LEVELS, Candidate, Matches, RunningFile, split_lines
-from .model import whole_lines
 
 # Lines walked from the nearest known place to find where a line starts; past this the line
 # search, which indexes every line once, is cheaper.

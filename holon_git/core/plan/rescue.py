@@ -25,10 +25,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..errors import PatchError
-from .match import LEVELS, WHITESPACE
-from .model import Diagnostic, FilePatch
-from .threeway import KnownVersions, Version, conflict_error, conflicts, marker_size_for
+from ...errors import PatchError
+from ..model import Diagnostic, FilePatch
+from ..place.match import LEVELS, WHITESPACE
+from ..threeway import KnownVersions, Version, conflict_error, conflicts, marker_size_for
 
 if TYPE_CHECKING:
     from .plan import FileChange, HunkResult

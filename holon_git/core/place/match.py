@@ -33,8 +33,8 @@ from itertools import repeat
 from operator import add, eq
 from typing import NamedTuple
 
-from ..errors import PatchError
-from .model import whole_lines
+from ...errors import PatchError
+from ..model import whole_lines
 
 # The one ladder every search uses (placing a hunk, finding its new side already there).
 LEVELS = ("exact", "line_endings", "trailing_whitespace", "whitespace", "punctuation")

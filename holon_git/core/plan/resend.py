@@ -15,9 +15,9 @@ import hashlib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from ..errors import PatchError
-from .model import FileKind, FilePatch, Patch
-from .threeway import KnownVersions
+from ...errors import PatchError
+from ..model import FileKind, FilePatch, Patch
+from ..threeway import KnownVersions
 
 if TYPE_CHECKING:
     from .plan import FileChange, Reader

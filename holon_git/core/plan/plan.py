@@ -13,23 +13,9 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from ..errors import PatchError
-from . import paths
-from .match import (
-    KEYS,
-    LEVELS,
-    WHITESPACE,
-    Found,
-    Matches,
-    RunningFile,
-    choose,
-    equal_level,
-    key_ws,
-    near_miss,
-    split_lines,
-    telling_levels,
-)
-from .model import (
+from ...errors import PatchError
+from .. import paths
+from ..model import (
     ADD,
     CONTEXT,
     KIND_OF_PREFIX,
@@ -46,11 +32,25 @@ from .model import (
     new_side,
     sides,
 )
-from .splice import dominant_eol, new_window
-from .threeway import KnownVersions
+from ..place.match import (
+    KEYS,
+    LEVELS,
+    WHITESPACE,
+    Found,
+    Matches,
+    RunningFile,
+    choose,
+    equal_level,
+    key_ws,
+    near_miss,
+    split_lines,
+    telling_levels,
+)
+from ..place.splice import dominant_eol, new_window
+from ..threeway import KnownVersions
 
 if TYPE_CHECKING:
-    from .reindent import FileIndent
+    from ..place.reindent import FileIndent
 
 REGULAR = 0o100644
 EXECUTABLE = 0o100755
@@ -363,7 +363,7 @@ def _plan_delete(fp: FilePatch, read: Reader,
                     "tolerance", f"deletion body matched the file with {LEVELS[level]} "
                     "tolerance", fp.patch_line))
             return change
-    from .advice import deletion_mismatch  # a refusal only
+    from ..advice import deletion_mismatch  # a refusal only
 
     raise deletion_mismatch(path, old, current, near_miss(current, old, 0) if old else {})
 
@@ -450,7 +450,7 @@ def _apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "
     lists every copy of an old side before deciding (the reference the tests compare with).
     """
     if matching == "auto" and _bytes_first(fp, content):
-        from .exact import ByteFile, Unusual
+        from ..place.exact import ByteFile, Unusual
 
         try:
             return _apply_on(ByteFile(content), fp, content, reverse, seek_elsewhere)
@@ -461,7 +461,7 @@ def _apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "
     try:
         return _apply_on(running, fp, content, reverse, seek_elsewhere)
     except PatchError as err:
-        from .advice import advise  # a refusal only: say what most likely went wrong
+        from ..advice import advise  # a refusal only: say what most likely went wrong
 
         raise advise(err, fp, running.original) from None
 
@@ -529,14 +529,14 @@ class _HunkApplier:
     @cached_property
     def indent_style(self) -> FileIndent:
         """How the file indents (read only when a hunk matched with whitespace ignored)."""
-        from .reindent import indent_style
+        from ..place.reindent import indent_style
 
         return indent_style(self.content)
 
     @cached_property
     def typographic(self) -> frozenset[str]:
         """The file's typographic characters (read only when a hunk matched loosely)."""
-        from .punctuation import typographic_characters
+        from ..place.punctuation import typographic_characters
 
         return typographic_characters(self.content)
 
@@ -544,7 +544,7 @@ class _HunkApplier:
     def smartened(self) -> dict[str, str]:
         """Typographic characters a transport put into the whole file patch, to ASCII
         (punctuation.py; read only for a hunk adding a non-ASCII line)."""
-        from .punctuation import smartened_mapping
+        from ..place.punctuation import smartened_mapping
 
         return smartened_mapping(self.hunks, self.typographic)
 
@@ -610,7 +610,7 @@ class _HunkApplier:
             if not new and raw_hint is not None and len(old) < running.length:
                 found = _at_hint_only(found, hints)
             if hunk.anchor_text and len(some := found.some(2)) == 1:
-                from .anchor import refuse_copy_before_anchor
+                from ..place.anchor import refuse_copy_before_anchor
 
                 refuse_copy_before_anchor(running.lines(), some[0], len(old), hunk.anchor_text)
             try:
@@ -618,7 +618,7 @@ class _HunkApplier:
             except PatchError as err:
                 if not hunk.anchor_text or err.code != "ambiguous_context":
                     raise
-                from .anchor import copy_after_anchor
+                from ..place.anchor import copy_after_anchor
 
                 candidate, anchor_line = copy_after_anchor(
                     running.lines(), found.candidates, hunk.anchor_text, err)
@@ -646,14 +646,14 @@ class _HunkApplier:
         window = running.window(start, size)
         if level >= WHITESPACE:  # the added lines are written the file's way
             self._refuse_if_applied_strictly(old, new, at_end)
-            from .reindent import adapt_added_lines
+            from ..place.reindent import adapt_added_lines
 
             lines, rewritten = adapt_added_lines(list(lines), window, level, original + 1,
                                                  self.indent_style, self.typographic)
             tolerances.extend(rewritten)
             new = new_side(lines)
         if new != old and not all(line.isascii() for line in new) and self.smartened:
-            from .punctuation import normalize_with
+            from ..place.punctuation import normalize_with
 
             lines, changed = normalize_with(lines, self.smartened)
             if changed:
@@ -765,7 +765,7 @@ class _HunkApplier:
         side), the hunk claims to be: a re-sent hunk is found there, not at another copy."""
         if not hunk.anchor_text or not new:
             return []
-        from .anchor import claim_after_anchor
+        from ..place.anchor import claim_after_anchor
 
         return claim_after_anchor(self.running, new, [c.start for c in found.candidates],
                                   hunk.anchor_text)

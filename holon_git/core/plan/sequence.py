@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..errors import PatchError
-from .model import Diagnostic, FileKind, FilePatch, Patch
+from ...errors import PatchError
+from ..model import Diagnostic, FileKind, FilePatch, Patch
 
 if TYPE_CHECKING:  # plan imports this module when an input needs it
     from .plan import FileChange, Reader, SourceFile
