@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import __version__
+from .core.change import FileChange, Plan
 from .core.model import Diagnostic
-from .core.plan.plan import FileChange, Plan
 from .errors import PatchError
 
 RECEIPT_VERSION = 1

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from difflib import SequenceMatcher
 
+from .change import REGULAR, FileChange, Plan
 from .model import FileKind
 from .place.match import split_lines
-from .plan.plan import REGULAR, FileChange, Plan
 
 CONTEXT_LINES = 3
 _NO_NEWLINE = b"\\ No newline at end of file\n"

@@ -5,8 +5,8 @@ repositories; the branch moves by compare-and-swap (git/commit.py BranchUpdate).
 
 from __future__ import annotations
 
+from ..core.change import Plan, SourceFile, removed_paths
 from ..core.model import Diagnostic, FileKind, Patch
-from ..core.plan.plan import Plan, SourceFile, removed_paths
 from ..core.policy import Protection
 from ..fs.gitdir_guard import GitDirGuard
 from ..fs.signals import FORWARD, HeldSignals, checkpoint

@@ -23,15 +23,12 @@ the current text already holds the patch's change).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from ...errors import PatchError
+from ..change import FileChange, HunkResult
 from ..model import Diagnostic, FilePatch
 from ..place.match import LEVELS, WHITESPACE
 from ..threeway import KnownVersions, Version, conflict_error, conflicts, marker_size_for
-
-if TYPE_CHECKING:
-    from .plan import FileChange, HunkResult
 
 
 def level_of(result: HunkResult) -> int:
@@ -164,7 +161,7 @@ def decide_repeat(fp: FilePatch, change: FileChange, ours: bytes, three_way: Kno
     changed the file since. Then a re-send is refused saying so, and -R is no re-send (a
     -R through this tool would have been recorded after it): it restores that pre-image.
     Otherwise ``refusal`` stands."""
-    from .plan import HunkResult, _apply_hunks
+    from .plan import _apply_hunks
 
     assert fp.old_path is not None
     newest = next((v for v in three_way.versions(fp, fp.old_path) if v.recorded), None)

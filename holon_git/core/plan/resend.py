@@ -13,14 +13,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from ...errors import PatchError
+from ..change import FileChange, Reader
 from ..model import FileKind, FilePatch, Patch
 from ..threeway import KnownVersions
-
-if TYPE_CHECKING:
-    from .plan import FileChange, Reader
 
 
 def _modified_in_place(patch: Patch) -> dict[str, list[FilePatch]]:

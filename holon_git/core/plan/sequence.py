@@ -14,14 +14,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ...errors import PatchError
+from ..change import FileChange, Reader, SourceFile
 from ..model import Diagnostic, FileKind, FilePatch, Patch
-
-if TYPE_CHECKING:  # plan imports this module when an input needs it
-    from .plan import FileChange, Reader, SourceFile
-
 
 # plan_file(file patch, reader, whether it reads the target's own file, not an earlier
 # file patch's result)
@@ -108,8 +104,6 @@ class Overlay:
 
     def _record(self, fp: FilePatch, change: FileChange, source: _State | None,
                 from_replaced: bool, replacing: _State | None) -> None:
-        from .plan import SourceFile
-
         if from_replaced:
             assert fp.old_path is not None
             change.diagnostics.append(Diagnostic(
@@ -141,8 +135,6 @@ class Overlay:
     def net_changes(self) -> list[FileChange]:
         """One change per path, from the target's file to what the last file patch left: a
         path whose file moved to another (and is gone) is a rename."""
-        from .plan import FileChange
-
         moved_to: dict[str, str] = {}  # new path -> original path it descends from
         for path, state in self.now.items():
             origin = state.origin
