@@ -29,6 +29,7 @@ from ..change import FileChange, HunkResult
 from ..model import Diagnostic, FilePatch
 from ..place.match import LEVELS, WHITESPACE
 from ..threeway import KnownVersions, Version, conflict_error, conflicts, marker_size_for
+from .hunks import apply_hunks
 
 
 def level_of(result: HunkResult) -> int:
@@ -68,8 +69,6 @@ def rescue_loose(fp: FilePatch, change: FileChange, ours: bytes, three_way: Know
 
 def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
                 reverse: bool, loose: list[HunkResult] | None) -> FileChange | None:
-    from .plan import _apply_hunks
-
     assert fp.old_path is not None
     tried = {ours}
     for version in three_way.versions(fp, fp.old_path):
@@ -77,7 +76,7 @@ def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: Known
             continue
         tried.add(version.content)
         try:
-            theirs, results, notes = _apply_hunks(fp, version.content, reverse)
+            theirs, results, notes = apply_hunks(fp, version.content, reverse)
         except PatchError:
             continue
         if loose is not None and not _stricter(results, loose):
@@ -161,15 +160,13 @@ def decide_repeat(fp: FilePatch, change: FileChange, ours: bytes, three_way: Kno
     changed the file since. Then a re-send is refused saying so, and -R is no re-send (a
     -R through this tool would have been recorded after it): it restores that pre-image.
     Otherwise ``refusal`` stands."""
-    from .plan import _apply_hunks
-
     assert fp.old_path is not None
     newest = next((v for v in three_way.versions(fp, fp.old_path) if v.recorded), None)
     if newest is None:
         raise refusal
     forward = fp.reversed() if reverse else fp
     try:
-        result, placed, notes = _apply_hunks(forward, newest.content, False)
+        result, placed, notes = apply_hunks(forward, newest.content, False)
     except PatchError:
         raise refusal from None
     if result != ours:
@@ -201,15 +198,13 @@ def refuse_if_applied_before(fp: FilePatch, ours: bytes, three_way: KnownVersion
     another): refuse if the history log shows this tool applied this very file patch to the
     path (one recorded pre-image, patched, is the next recorded one, or the current file).
     Without such a record nothing tells a re-send from a fresh patch, and it applies."""
-    from .plan import _apply_hunks
-
     assert fp.old_path is not None
     later = ours
     for version in three_way.versions(fp, fp.old_path):
         if not version.recorded:
             continue
         try:
-            result = _apply_hunks(fp, version.content, reverse)[0]
+            result = apply_hunks(fp, version.content, reverse)[0]
         except PatchError:
             result = None
         if result == later:
