@@ -48,7 +48,7 @@ class HunkResult:
     # in the receipt: the plan asks the history log whether this tool applied it there)
     new_side_elsewhere: bool = False
     # placed by its context away from a file edge it claims by git's rules (match_beginning,
-    # match_end: _edge_claims): weaker evidence, like a loose match (not in the receipt: the
+    # match_end: place/edges.py): weaker evidence, like a loose match (not in the receipt: the
     # plan asks the file's other versions whether one places it at that edge, rescue.py)
     off_edge: bool = False
 

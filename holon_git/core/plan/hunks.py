@@ -14,16 +14,15 @@ from ..change import HunkResult
 from ..model import (
     ADD,
     CONTEXT,
-    KIND_OF_PREFIX,
     REMOVE,
     Diagnostic,
     FilePatch,
     Hunk,
     HunkLine,
-    PackedLines,
     new_side,
     sides,
 )
+from ..place.edges import claimed_edges
 from ..place.match import (
     LEVELS,
     WHITESPACE,
@@ -183,7 +182,7 @@ class _HunkApplier:
             lines = [HunkLine(CONTEXT, last_line), *lines]
             old, new = [last_line], [last_line, *new]
         if not old:
-            claims = self._edge_claims(hunk, lines, new)
+            claims = claimed_edges(hunk, lines).places(running.length, len(new))
             if running.length:
                 self._refuse_if_applied(hunk, new, claims)
             if running.length and not hunk.anchor_end:
@@ -212,7 +211,8 @@ class _HunkApplier:
             if new != old:
                 hinted = self._hint_claims(hunk, hints[1], new)
                 hinted += self._anchor_claims(hunk, new, found)
-                edges = [at for at in self._edge_claims(hunk, lines, new) if at not in hinted]
+                edges = [at for at in claimed_edges(hunk, lines).places(running.length, len(new))
+                         if at not in hinted]
                 hinted_old = None if hints[1] is None else running.to_current(hints[1])
                 self._refuse_if_applied(hunk, new, [*hinted, *edges], old, found, edges,
                                         hinted_old=hinted_old)
@@ -250,8 +250,8 @@ class _HunkApplier:
         if level:
             tolerances.append(LEVELS[level])
         size = len(old)
-        off_edge = bool(old) and not _at_claimed_edges(hunk, lines, start, size,
-                                                        running.length)
+        off_edge = bool(old) and not claimed_edges(hunk, lines).hold(start, size,
+                                                                     running.length)
         window = running.window(start, size)
         if level >= WHITESPACE:  # the added lines are written the file's way
             self._refuse_if_applied_strictly(old, new, at_end)
@@ -398,22 +398,6 @@ class _HunkApplier:
             claims.append(max(hunk.new_start - (1 if new else 0), 0) + self.drift)
         return claims
 
-    def _edge_claims(self, hunk: Hunk, lines: Sequence[HunkLine],
-                     new: list[bytes]) -> list[int]:
-        """git's match_beginning and match_end: a hunk whose context runs out at the file's
-        start or end claims that edge. A hunk with no context at all (diff -U0) claims none:
-        git cannot tell it from one in the middle either."""
-        kinds = _edge_kinds(lines)
-        if kinds is None:
-            return []
-        _, last, has_context = kinds
-        claims = []
-        if hunk.anchor_end or (has_context and last != CONTEXT):
-            claims.append(self.running.length - len(new))
-        if hunk.old_start == 0 or (hunk.old_start == 1 and has_context):
-            claims.append(0)
-        return claims
-
     def _refuse_if_applied(self, hunk: Hunk, new: list[bytes], claims: Iterable[int],
                            old: Sequence[bytes] = (), matches: Matches | None = None,
                            edges: Sequence[int] = (),
@@ -496,7 +480,7 @@ class _HunkApplier:
     def _could_go(self, hunk: Hunk, start: int, size: int) -> bool:
         """Could a fresh hunk go at this match of its old side, by its own edge claims (a
         hunk whose context runs out at the file's end or start matches only there)?"""
-        return _at_claimed_edges(hunk, hunk.lines, start, size, self.running.length)
+        return claimed_edges(hunk, hunk.lines).hold(start, size, self.running.length)
 
     def _repeat_error(self, at: int, beside: int) -> PatchError:
         """The file holds the hunk's new lines where it goes, and its old lines overlapping
@@ -579,32 +563,3 @@ def _overlapping(earlier: list[int], number: int) -> PatchError:
     return PatchError("overlapping_edits", f"hunk {number} changes lines that hunk"
                       f"{'s' if len(earlier) > 1 else ''} {named} of this file also "
                       "change", details={"hunks": hunks})
-
-
-def _at_claimed_edges(hunk: Hunk, lines: Sequence[HunkLine], start: int, size: int,
-                      length: int) -> bool:
-    """Is a match of the hunk's old side (``size`` lines at ``start`` of a file of ``length``
-    lines) at each file edge the hunk claims by git's rules (see _HunkApplier._edge_claims)?"""
-    kinds = _edge_kinds(lines)
-    if kinds is None:
-        return True
-    _, last, has_context = kinds
-    if (hunk.anchor_end or (has_context and last != CONTEXT)) and start + size != length:
-        return False
-    return not (hunk.old_start == 0 or (hunk.old_start == 1 and has_context)) or start == 0
-
-
-def _edge_kinds(lines: Sequence[HunkLine]) -> tuple[str, str, bool] | None:
-    """(first line's kind, last line's kind, whether any line is context) of a hunk body."""
-    if isinstance(lines, PackedLines):
-        packed = lines.packed
-        if not packed:
-            return None
-        body = packed[:-1] if packed.endswith(b"\n") else packed
-        cut = body.rfind(b"\n")
-        first, last = packed[:1], body[cut + 1 : cut + 2]
-        has_context = packed.startswith(b" ") or b"\n " in packed
-        return KIND_OF_PREFIX[first], KIND_OF_PREFIX[last], has_context
-    if not lines:
-        return None
-    return lines[0].kind, lines[-1].kind, any(line.kind == CONTEXT for line in lines)
