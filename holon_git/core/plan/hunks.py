@@ -5,7 +5,7 @@ refusal, located; the plan decides what a refusal leads to (the rescue, rescue.p
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -14,7 +14,6 @@ from ..change import HunkResult
 from ..model import (
     ADD,
     CONTEXT,
-    REMOVE,
     Diagnostic,
     FilePatch,
     Hunk,
@@ -30,13 +29,11 @@ from ..place.match import (
     Matches,
     RunningFile,
     choose,
-    equal_level,
-    key_ws,
     near_miss,
     split_lines,
-    telling_levels,
 )
 from ..place.splice import dominant_eol, new_window
+from .applied import HunkCheck
 
 if TYPE_CHECKING:
     from ..place.reindent import FileIndent
@@ -83,7 +80,7 @@ def _bytes_first(fp: FilePatch, content: bytes) -> bool:
 def apply_on(running: RunningFile, fp: FilePatch, content: bytes, reverse: bool,
               seek_elsewhere: bool = False) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     applier = _HunkApplier(running, content, reverse)
-    applier.seek_elsewhere = seek_elsewhere
+    applier.check.seek_elsewhere = seek_elsewhere
     applier.hunks = fp.hunks
     results = []
     for number, hunk in enumerate(fp.hunks, 1):
@@ -92,24 +89,6 @@ def apply_on(running: RunningFile, fp: FilePatch, content: bytes, reverse: bool,
         except PatchError as err:
             raise err.located(hunk=number, patch_line=hunk.patch_line) from None
     return running.content(), results, applier.diagnostics
-
-
-def _kept_run(hunk: Hunk) -> int | None:
-    """Where a deletion's new side lies in its old side as one run of the same lines: after
-    the removed lines when they open the hunk, at 0 when they close it; None otherwise (added
-    lines, or removed lines between context)."""
-    kinds = [line.kind for line in hunk.lines if line.kind in (CONTEXT, REMOVE, ADD)]
-    if ADD in kinds:
-        return None
-    removed = kinds.count(REMOVE)
-    if kinds[:removed] == [REMOVE] * removed:
-        return removed
-    if kinds[len(kinds) - removed:] == [REMOVE] * removed:
-        return 0
-    return None
-
-
-_FEW = 64  # copies of a new side's rarest line sought in the whole file, at most
 
 
 class _HunkApplier:
@@ -121,11 +100,7 @@ class _HunkApplier:
         self.reverse = reverse
         self.drift = 0
         self.diagnostics: list[Diagnostic] = []
-        self._sits: dict[tuple[int, int], bool] = {}  # (claim, levels): the new side is there
-        # a hunk was placed away from its line number while its new side sits elsewhere,
-        # farther from it: a re-send after a large shift looks so (_refuse_if_nearer)
-        self.new_side_elsewhere = False
-        self.seek_elsewhere = False  # look for that at all (the history log can answer)
+        self.check = HunkCheck(running, reverse)  # is a hunk's change there already?
         self.hunks: Sequence[Hunk] = ()  # the file patch's hunks (punctuation evidence)
 
     @cached_property
@@ -161,8 +136,7 @@ class _HunkApplier:
 
     def apply(self, hunk: Hunk, number: int) -> HunkResult:
         running = self.running
-        self._sits.clear()
-        self.new_side_elsewhere = False
+        self.check.next_hunk()
         lines: Sequence[HunkLine] = hunk.lines  # a packed body stays packed unless needed
         old, new = sides(lines)
         raw_hint = None
@@ -182,9 +156,8 @@ class _HunkApplier:
             lines = [HunkLine(CONTEXT, last_line), *lines]
             old, new = [last_line], [last_line, *new]
         if not old:
-            claims = claimed_edges(hunk, lines).places(running.length, len(new))
             if running.length:
-                self._refuse_if_applied(hunk, new, claims)
+                self.check.insertion(hunk, lines, new)
             if running.length and not hunk.anchor_end:
                 raise PatchError("ambiguous_context", "the hunk has no context or removed "
                                  "lines, so nothing anchors it in a non-empty file",
@@ -208,14 +181,7 @@ class _HunkApplier:
                         and running.search(old):
                     raise _cut_off(hunk)  # found, but not where a cut-off hunk may end
                 raise refusal
-            if new != old:
-                hinted = self._hint_claims(hunk, hints[1], new)
-                hinted += self._anchor_claims(hunk, new, found)
-                edges = [at for at in claimed_edges(hunk, lines).places(running.length, len(new))
-                         if at not in hinted]
-                hinted_old = None if hints[1] is None else running.to_current(hints[1])
-                self._refuse_if_applied(hunk, new, [*hinted, *edges], old, found, edges,
-                                        hinted_old=hinted_old)
+            self.check.claimed(hunk, lines, old, new, found, hints[1], self.drift)
             if not new and raw_hint is not None and len(old) < running.length:
                 found = _at_hint_only(found, hints)
             if hunk.anchor_text and len(some := found.some(2)) == 1:
@@ -241,12 +207,7 @@ class _HunkApplier:
                 earlier = running.hunks_in_current(candidate.start, len(old))
                 raise _overlapping(earlier, number)
             start, original, level = candidate.start, candidate.original, found.level
-            if new != old:  # the new side where this match would put it
-                self._refuse_if_applied(hunk, new, [start, start + len(old) - len(new)], old,
-                                        Found([candidate], level))
-                if hints[1] is not None:
-                    self._refuse_if_nearer(hunk, new, old, Found([candidate], level), hints[1],
-                                           by_hint)
+            self.check.at_match(hunk, old, new, candidate, level, hints[1], by_hint)
         if level:
             tolerances.append(LEVELS[level])
         size = len(old)
@@ -254,7 +215,7 @@ class _HunkApplier:
                                                                      running.length)
         window = running.window(start, size)
         if level >= WHITESPACE:  # the added lines are written the file's way
-            self._refuse_if_applied_strictly(old, new, at_end)
+            self.check.loose(old, new, at_end)
             from ..place.reindent import adapt_added_lines
 
             lines, rewritten = adapt_added_lines(list(lines), window, level, original + 1,
@@ -305,7 +266,7 @@ class _HunkApplier:
                 f"line {original + 1} was used", hunk.patch_line))
         hinted = hunk.old_start
         return HunkResult(number, hinted, original + 1, tolerances, by_hint, by_anchor,
-                          self.new_side_elsewhere, off_edge)
+                          self.check.new_side_elsewhere, off_edge)
 
     def _endings_differ(self, lines: Sequence[HunkLine]) -> bool:
         """Does an added line end other than the file's usual way (LF in a CRLF file, or
@@ -314,197 +275,6 @@ class _HunkApplier:
         return eol is not None and any(
             line.kind == ADD and line.text.endswith(b"\n")
             and line.text.endswith(b"\r\n") != (eol == b"\r\n") for line in lines)
-
-    def _refuse_if_applied_strictly(self, old: list[bytes], new: list[bytes],
-                                    at_end: bool) -> None:
-        """A hunk found only with blanks or punctuation ignored, whose new side the file
-        already has under a strict level: the patch was applied (a re-send), and the loose
-        copy is another place that merely looks alike. Never edit that one."""
-        strict = range(min(WHITESPACE, telling_levels(old, new)))
-        if new and new != old and self.running.search(new, at_end, levels=strict):
-            raise self._applied_error("the hunk's new lines are already in the file; its old "
-                                      "lines match elsewhere only with whitespace or "
-                                      "punctuation ignored")
-
-    def _refuse_if_nearer(self, hunk: Hunk, new: list[bytes], old: list[bytes],
-                          found: Found, hint: int, by_hint: bool) -> None:
-        """Where does the new side sit, seen from the hinted line (item 7e)?
-
-        The old side was found (not by the line number) away from the hinted line: if the
-        new side sits nearer to it, the hunk was applied there, and the match is another
-        copy that an edit since moved away from it. A hunk placed by its line number among
-        copies, re-sent after an unrelated edit above, must not edit the next copy. A fresh
-        hunk is refused so only when the file already holds its new text nearer its line
-        number than its old text. When the new side sits elsewhere, farther, the file alone
-        cannot tell: the hunk is marked, and the plan asks the history log (rescue.py)."""
-        running = self.running
-        center = running.to_current(hint)
-        (candidate,) = found.candidates
-        if center is None or not new:
-            return
-        radius = 0 if by_hint else abs(candidate.start - center)
-        levels = found.level + 1
-        if len(old) == len(new):  # only the levels that tell the new side from the old
-            levels = equal_level(old, new, levels)
-        claims: list[int] = []
-        if radius:
-            claims = sorted({at for level in range(levels)
-                             for at in running.starts_near(new, level, center, radius) or ()},
-                            key=lambda at: abs(at - center))
-            self._refuse_if_applied(
-                hunk, new, claims, old, found,
-                where=f"nearer its line number ({center + 1}) than its old lines, at line "
-                f"{candidate.start + 1}: an edit since moved the lines, and the old lines "
-                "there are another copy")
-        if not self.seek_elsewhere:
-            return
-        farther: set[int] = set()
-        for level in range(levels):
-            # a new side made of lines repeated throughout the file is not sought everywhere
-            starts = running.starts_near(new, level, center, running.length + 1, _FEW)
-            if starts is None:
-                return
-            farther.update(starts)
-        if self._first_applied(hunk, new, sorted(farther - set(claims)), old, found, ()):
-            self.new_side_elsewhere = True
-
-    def _anchor_claims(self, hunk: Hunk, new: list[bytes], found: Found) -> list[int]:
-        """An envelope hunk's '@@ <text>' says where it goes: after the one line matching the
-        text. Where its new side sits first after that line (before any copy of its old
-        side), the hunk claims to be: a re-sent hunk is found there, not at another copy."""
-        if not hunk.anchor_text or not new:
-            return []
-        from ..place.anchor import claim_after_anchor
-
-        return claim_after_anchor(self.running, new, [c.start for c in found.candidates],
-                                  hunk.anchor_text)
-
-    def _applied_error(self, message: str) -> PatchError:
-        if self.reverse:
-            return PatchError("not_applied", "the file has the hunk's old lines where the hunk "
-                              "goes, not its new ones: the patch is not applied, so there is "
-                              "nothing to reverse")
-        return PatchError("already_applied", message)
-
-    def _hint_claims(self, hunk: Hunk, hint: int | None, new: list[bytes]) -> list[int]:
-        """Where the hunk's line numbers say its new side goes, in the current file: the
-        hinted old line (drift-corrected) and the new side's own line number."""
-        claims = []
-        if hint is not None:
-            at = self.running.to_current(hint)
-            if at is not None:
-                claims.append(at)
-        if hunk.new_start is not None:
-            claims.append(max(hunk.new_start - (1 if new else 0), 0) + self.drift)
-        return claims
-
-    def _refuse_if_applied(self, hunk: Hunk, new: list[bytes], claims: Iterable[int],
-                           old: Sequence[bytes] = (), matches: Matches | None = None,
-                           edges: Sequence[int] = (),
-                           where: str = "where the hunk goes",
-                           hinted_old: int | None = None) -> None:
-        """Refuse when the hunk's new side already sits at a place the hunk claims.
-
-        New lines that lie inside a match of the old side and equal its lines there say
-        nothing (a deletion's new side is part of its old side), so they do not count. An
-        edge claim (``edges``) counts only where the new side there overlaps a match of the
-        old side: a hunk whose context was cut short in the middle of a file does not claim
-        the file's end. A hunk that changes whether the file ends with a newline sits only at
-        the end, with the ending its new side has (the comparison levels ignore a missing
-        final newline). Only the matches near a claim where the new side sits are sought.
-
-        The new side is compared no more loosely than the old side was found: an apply at a
-        level writes the new side so that it matches there, and a looser level would take a
-        fresh hunk's new lines for lines that only look like them (a deletion's trailing
-        context '    )' for the ')' before it, with indentation ignored). A hunk with no old
-        side was never placed loosely.
-        """
-        found = self._first_applied(hunk, new, claims, old, matches, edges, hinted_old)
-        if found is None:
-            return
-        at, beside = found
-        if beside is not None:
-            raise self._repeat_error(at, beside)
-        raise self._applied_error(f"the hunk's new lines are already at line {at + 1}, {where}")
-
-    def _first_applied(self, hunk: Hunk, new: list[bytes], claims: Iterable[int],
-                       old: Sequence[bytes], matches: Matches | None,
-                       edges: Sequence[int], hinted_old: int | None = None
-                       ) -> tuple[int, int | None] | None:
-        """The first claim where the new side counts as sitting (see _refuse_if_applied),
-        and where a copy of the old side overlaps it at a place the hunk could go (its added
-        lines repeat their neighbours), if one does.
-
-        A new side inside a match of the old side says nothing, unless that match is off the
-        hinted line (``hinted_old``), the old side is not there, the new side sits at a
-        hinted claim, and not as the very lines the deletion keeps (``_kept_run``): a deletion
-        among lines that repeat (a blank line out of a run of blanks), re-sent, looks so, and
-        the file cannot tell it from a fresh one."""
-        if not new or not claims:
-            return None
-        running = self.running
-        ending = None if hunk.old_no_newline == hunk.new_no_newline else not hunk.new_no_newline
-        wanted = olds = None
-        loosest = WHITESPACE if matches is None else matches.level + 1
-        size, telling = len(new), min(telling_levels(old, new), loosest)
-
-        def match_at(start: int) -> bool:
-            return matches is not None and matches.at(start) is not None
-
-        for at in dict.fromkeys(claims):
-            if ending is not None and (at + size != running.length or ending != (
-                    running.last_line() or b"").endswith(b"\n")):
-                continue
-            sits = self._sits.get((at, telling))
-            if sits is None:
-                sits = self._sits[at, telling] = running.sits_at(at, new, telling) is not None
-            if not sits:
-                continue
-            if wanted is None:
-                wanted, olds = [key_ws(line) for line in new], [key_ws(line) for line in old]
-            assert olds is not None
-            inside = [m for m in range(at + size - len(olds), at + 1)
-                      if olds[at - m : at - m + size] == wanted and match_at(m)]
-            if inside:
-                if hinted_old is None or hinted_old in inside or at != hinted_old \
-                        or match_at(hinted_old) or _kept_run(hunk) in {at - m for m in inside}:
-                    continue
-                return at, inside[0]
-            if at in edges and not any(map(match_at, range(at - len(olds) + 1, at + size))):
-                continue  # an edge the new side would reach only away from the old side
-            beside = next((m for m in range(at - len(olds) + 1, at + size)
-                           if match_at(m) and self._could_go(hunk, m, len(olds))), None)
-            return at, beside
-        return None
-
-    def _could_go(self, hunk: Hunk, start: int, size: int) -> bool:
-        """Could a fresh hunk go at this match of its old side, by its own edge claims (a
-        hunk whose context runs out at the file's end or start matches only there)?"""
-        return claimed_edges(hunk, hunk.lines).hold(start, size, self.running.length)
-
-    def _repeat_error(self, at: int, beside: int) -> PatchError:
-        """The file holds the hunk's new lines where it goes, and its old lines overlapping
-        them at a place it could go too: the lines the hunk adds equal the lines beside them
-        (a fifth blank line after four). Applied or not, the file reads the same; so the hunk
-        is refused, saying so (the plan may tell more from the history log: rescue.py)."""
-        details = {"repeats": {"new_lines_at": at + 1, "old_lines_at": beside + 1}}
-        if self.reverse:
-            return PatchError(
-                "not_applied", f"the reversed hunk's new lines are already at line {at + 1}, "
-                f"where it goes, and its old lines are there too, at line {beside + 1}: the "
-                "lines it would put back repeat the lines beside them, so nothing in the file "
-                "tells whether the patch is applied",
-                hint="the lines repeat their neighbours, so nothing in the file tells whether "
-                "the patch is applied; if it is, undo it with a hunk whose context tells the "
-                "places apart", details=details)
-        return PatchError(
-            "already_applied", f"the hunk's new lines are already at line {at + 1}, where the "
-            f"hunk goes, but its old lines are there too, at line {beside + 1}: the lines it "
-            "adds repeat the lines beside them, so a re-sent patch and a new insertion of "
-            "those lines look the same",
-            hint="the file may or may not hold your edit: the added lines equal their "
-            "neighbours, so a re-send and a new insertion look the same; if the edit is not in "
-            "yet, add a context line that tells the places apart", details=details)
 
     def _not_found(self, hunk: Hunk, number: int, new: list[bytes], old: list[bytes],
                    hint: int | None) -> PatchError:
@@ -515,9 +285,9 @@ class _HunkApplier:
             earlier = running.hunks_in_original(start, len(old))
             if earlier:
                 return _overlapping(earlier, number)
-        if new and new != old and running.search(new, at_end):
-            return self._applied_error("the hunk's new lines are already in the file and its "
-                                       "old lines are not")
+        applied = self.check.not_found(old, new, at_end)
+        if applied is not None:
+            return applied
         # near misses are shown in the file as it is on disk, never as earlier hunks left it
         details = near_miss(running.original, old, hint)
         diff = details.get("first_difference")
