@@ -2,7 +2,8 @@
 
 A patch sent again must change nothing the second time, and a reversed patch (-R) that is not
 applied has nothing to undo: both are refused, ``already_applied`` (``not_applied`` with -R),
-rather than applied again at another copy. Every such refusal is built by ``refusal()``, here.
+rather than applied again at another copy. Every such refusal is built here, by
+``applied_error()``.
 
 The hunk rules (``HunkCheck``) are asked while a file's hunks are placed in order: does a
 hunk's new side already sit where the hunk claims to go (its line numbers, its '@@' text, a
@@ -14,13 +15,15 @@ new side there?
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ...errors import PatchError
-from ..model import ADD, CONTEXT, REMOVE, Hunk, HunkLine
+from ..change import FileChange, HunkResult, Reader
+from ..model import ADD, CONTEXT, REMOVE, Diagnostic, FilePatch, Hunk, HunkLine, Patch
 from ..place.edges import claimed_edges
 from ..place.match import (
+    KEYS,
     WHITESPACE,
     Candidate,
     Found,
@@ -28,11 +31,13 @@ from ..place.match import (
     RunningFile,
     equal_level,
     key_ws,
+    split_lines,
     telling_levels,
 )
+from ..threeway import KnownVersions, Merged, Version
 
 
-def refusal(reverse: bool, message: str, *, hint: str = "", path: str | None = None,
+def applied_error(reverse: bool, message: str, *, hint: str = "", path: str | None = None,
             patch_line: int | None = None, details: dict[str, Any] | None = None
             ) -> PatchError:
     """The refusal of a change that is in the file already (``already_applied``), or, for a
@@ -107,7 +112,7 @@ class HunkCheck:
         copy is another place that merely looks alike. Never edit that one."""
         strict = range(min(WHITESPACE, telling_levels(old, new)))
         if new and new != old and self.running.search(new, at_end, levels=strict):
-            raise self._refusal("the hunk's new lines are already in the file; its old "
+            raise self._applied_error("the hunk's new lines are already in the file; its old "
                                       "lines match elsewhere only with whitespace or "
                                       "punctuation ignored")
 
@@ -115,8 +120,8 @@ class HunkCheck:
         """The old side is nowhere (and no earlier hunk changed it): the refusal when the new
         side is in the file."""
         if new and new != old and self.running.search(new, at_end):
-            return self._refusal("the hunk's new lines are already in the file and its old lines "
-                               "are not")
+            return self._applied_error("the hunk's new lines are already in the file and its "
+                                       "old lines are not")
         return None
 
     # -- the rules behind them -------------------------------------------------------------
@@ -171,7 +176,7 @@ class HunkCheck:
         at, beside = found
         if beside is not None:
             raise self._repeat_error(at, beside)
-        raise self._refusal(f"the hunk's new lines are already at line {at + 1}, {where}")
+        raise self._applied_error(f"the hunk's new lines are already at line {at + 1}, {where}")
 
     def _first_applied(self, hunk: Hunk, new: list[bytes], claims: Iterable[int],
                        old: Sequence[bytes], matches: Matches | None,
@@ -270,11 +275,11 @@ class HunkCheck:
         if self._first_applied(hunk, new, sorted(farther - set(claims)), old, found, ()):
             self.new_side_elsewhere = True
 
-    def _refusal(self, message: str) -> PatchError:
+    def _applied_error(self, message: str) -> PatchError:
         if self.reverse:
             message = ("the file has the hunk's old lines where the hunk goes, not its new ones: "
                        "the patch is not applied, so there is nothing to reverse")
-        return refusal(self.reverse, message)
+        return applied_error(self.reverse, message)
 
     def _repeat_error(self, at: int, beside: int) -> PatchError:
         """The file holds the hunk's new lines where it goes, and its old lines overlapping
@@ -283,7 +288,7 @@ class HunkCheck:
         is refused, saying so (the plan may tell more from the history log: rescue.py)."""
         details = {"repeats": {"new_lines_at": at + 1, "old_lines_at": beside + 1}}
         if self.reverse:
-            return refusal(
+            return applied_error(
                 True, f"the reversed hunk's new lines are already at line {at + 1}, where it "
                 f"goes, and its old lines are there too, at line {beside + 1}: the lines it "
                 "would put back repeat the lines beside them, so nothing in the file tells "
@@ -291,7 +296,7 @@ class HunkCheck:
                 hint="the lines repeat their neighbours, so nothing in the file tells whether "
                 "the patch is applied; if it is, undo it with a hunk whose context tells the "
                 "places apart", details=details)
-        return refusal(
+        return applied_error(
             False, f"the hunk's new lines are already at line {at + 1}, where the hunk goes, "
             f"but its old lines are there too, at line {beside + 1}: the lines it adds repeat "
             "the lines beside them, so a re-sent patch and a new insertion of those lines look "
@@ -314,3 +319,181 @@ def _kept_run(hunk: Hunk) -> int | None:
     if kinds[len(kinds) - removed:] == [REMOVE] * removed:
         return 0
     return None
+
+
+# -- file patches, merges, the history log -----------------------------------------------------
+# What a file patch applied to another version of the file gives: the new content, where each
+# hunk went, the notes (hunks.apply_hunks, which the plan passes in: it asks these rules)
+Replay = Callable[[FilePatch, bytes, bool], tuple[bytes, list[HunkResult], list[Diagnostic]]]
+
+
+def refuse_a_recorded_resend(patch: Patch, read: Reader, reverse: bool,
+                             three_way: KnownVersions) -> None:
+    """Refuse when this tool applied this very patch to a file that still holds what it
+    wrote then (the history log records a digest of the patch and of what it wrote)."""
+    import hashlib  # loads OpenSSL: only with the history log
+
+    from .resend import digest, modified_in_place
+
+    for path, file_patches in modified_in_place(patch).items():
+        records = three_way.records(path)
+        if not records:
+            continue
+        mine = digest(file_patches, reverse)
+        afters = {after for patch_digest, after in records if patch_digest == mine}
+        if not afters:
+            continue
+        existing = read(path)
+        if existing is None or existing.content is None \
+                or hashlib.sha256(existing.content).hexdigest() not in afters:
+            continue
+        raise applied_error(
+            reverse, f"this tool applied this very patch to {path!r} "
+            f"{'(reversed) ' if reverse else ''}and the file is still what it wrote then: a "
+            "re-send (the history log records it)",
+            path=path, details={"history": "same patch, same result"},
+            hint=("this tool already undid this patch and the file is unchanged since: there is "
+                  "nothing to undo" if reverse else
+                  "this tool already applied this patch and the file is unchanged since: there "
+                  "is nothing to do; re-read the file before writing the next patch"))
+
+
+def refuse_if_added(path: str, existing: bytes, content: bytes, reverse: bool) -> None:
+    """A file the patch adds exists already, with the content the patch gives it."""
+    if existing == content:
+        raise applied_error(reverse, f"{path!r} already exists with this content")
+
+
+def refuse_if_renamed(fp: FilePatch, source_exists: bool, reverse: bool) -> None:
+    """A rename whose destination exists (the caller knows), and whose source is gone."""
+    if not source_exists:
+        raise applied_error(reverse, f"cannot rename {fp.old_path!r} to {fp.new_path!r}: the "
+                            "destination already exists", path=fp.new_path)
+
+
+def refuse_if_deleted_already(fp: FilePatch, three_way: KnownVersions) -> None:
+    """A missing file that another known version (the index, HEAD, a pre-image this tool
+    recorded when it deleted it) held with exactly the lines the patch deletes: a re-sent
+    deletion."""
+    old = [line.text for hunk in fp.hunks for line in hunk.lines if line.kind != ADD]
+    for version in three_way.versions(fp, fp.path):
+        lines = split_lines(version.content)
+        if len(lines) == len(old) and any(
+                all(key(a) == key(b) for a, b in zip(old, lines, strict=True)) for key in KEYS):
+            raise applied_error(False, f"cannot delete {fp.path!r}: it does not exist, and it "
+                                f"held exactly these lines in {version.label}: the deletion is "
+                                "done already")
+
+
+def after_conflict(err: PatchError, reverse: bool, undo_applies: Callable[[], bool]
+                   ) -> PatchError | None:
+    """A merge that conflicts (``err``) while the whole patch, reversed, applies to the current
+    text (``undo_applies``, asked only then): the change is in. A re-sent series whose later
+    file patches changed the lines around the earlier ones' looks so (git merge-file conflicts
+    on changes next to each other, where the reversed series places every hunk). The refusal,
+    or None when ``err`` stands."""
+    if err.code != "merge_conflict" or not undo_applies():
+        return None
+    return applied_error(
+        reverse, f"merged from {err.details.get('base')}, the patch conflicts with the current "
+        "text, but the whole patch, reversed, applies to it: "
+        + ("its edit is not there" if reverse else "its edit is there already"),
+        path=err.path, patch_line=err.patch_line)
+
+
+def refuse_if_merged_in(three_way: KnownVersions, version: Version, ours: bytes, theirs: bytes,
+                        merged: Merged, marker_size: int, reverse: bool) -> None:
+    """The rescue merged the file patch, applied to ``version`` (``theirs``), with the current
+    text (``ours``): refuse when that changes nothing (a patch against HEAD, re-sent), or
+    when the current text holds the change already."""
+    if merged.clean and merged.content == ours:
+        raise _written_against(version, reverse, "merged with the current text it changes "
+                               "nothing")
+    if not merged.clean and _holds_change(three_way, version.content, ours, theirs,
+                                          marker_size):
+        raise _written_against(version, reverse, "the current text holds its change already "
+                               "(undone and done again by merging, it gives the current text "
+                               "back)")
+
+
+def _holds_change(three_way: KnownVersions, base: bytes, ours: bytes, theirs: bytes,
+                  size: int) -> bool:
+    """Does the current text already hold the patch's change (a re-send after the rescue
+    merged it, when the lines around it changed too)? Undoing the change (theirs -> base)
+    merges cleanly into ours and changes it, and redoing it on that result gives ours back."""
+    undone = three_way.merge(theirs, ours, base, size)
+    if not undone.clean or undone.content == ours:
+        return False
+    redone = three_way.merge(base, undone.content, theirs, size)
+    return redone.clean and redone.content == ours
+
+
+def _written_against(version: Version, reverse: bool, why: str) -> PatchError:
+    return applied_error(reverse, f"the patch was written against {version.label}; {why}: "
+                         + ("its edit is not in the file" if reverse
+                            else "its edit is already there"))
+
+
+def decide_repeat(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
+                  reverse: bool, refusal: PatchError, replay: Replay) -> FileChange:
+    """A hunk refused because its added lines repeat their neighbours (already_applied or,
+    with -R, not_applied: the file reads the same applied or not). The history log can tell:
+    when the newest pre-image this tool recorded for the path, with the (forward) patch
+    applied, gives exactly the current text, this tool applied this patch and nothing
+    changed the file since. Then a re-send is refused saying so, and -R is no re-send (a
+    -R through this tool would have been recorded after it): it restores that pre-image.
+    Otherwise ``refusal`` stands."""
+    assert fp.old_path is not None
+    newest = next((v for v in three_way.versions(fp, fp.old_path) if v.recorded), None)
+    if newest is None:
+        raise refusal
+    forward = fp.reversed() if reverse else fp
+    try:
+        result, placed, notes = replay(forward, newest.content, False)
+    except PatchError:
+        raise refusal from None
+    if result != ours:
+        raise refusal
+    if not reverse:
+        raise applied_error(False, f"this tool applied this patch to {fp.old_path!r}: the "
+                            "newest pre-image it recorded for the path "
+                            f"({newest.label}) with the patch applied is the file as it is now "
+                            "(the added lines repeat their neighbours, but the history log "
+                            "tells)", details={"history": newest.label})
+    hunks, moved = [], 0
+    for result_line, hunk, done in zip(placed, fp.hunks, forward.hunks, strict=True):
+        hunks.append(HunkResult(result_line.index, hunk.old_start,
+                                result_line.applied_line + moved, list(result_line.tolerances)))
+        moved += done.added - done.removed
+    change.after, change.hunks = newest.content, hunks
+    change.diagnostics.extend(notes)
+    change.diagnostics.append(Diagnostic(
+        "undone_from_history", "the lines the reversed patch puts back repeat their "
+        f"neighbours; the history log shows this tool applied the patch to {newest.label}, "
+        "and the file is still its result: that pre-image was restored", fp.patch_line))
+    return change
+
+
+def refuse_if_applied_before(fp: FilePatch, ours: bytes, three_way: KnownVersions,
+                             reverse: bool, replay: Replay) -> None:
+    """A hunk was placed away from its line number while its new side sits elsewhere,
+    farther from it (a re-send after an edit moved a hint-placed copy more than half-way to
+    another): refuse if the history log shows this tool applied this very file patch to the
+    path (one recorded pre-image, patched, is the next recorded one, or the current file).
+    Without such a record nothing tells a re-send from a fresh patch, and it applies."""
+    assert fp.old_path is not None
+    later = ours
+    for version in three_way.versions(fp, fp.old_path):
+        if not version.recorded:
+            continue
+        try:
+            result: bytes | None = replay(fp, version.content, reverse)[0]
+        except PatchError:
+            result = None
+        if result == later:
+            raise applied_error(
+                reverse, f"this tool applied this patch to {fp.old_path!r} before (to "
+                f"{version.label}); its old lines, found now away from its line number, are "
+                "another copy, and its new lines are elsewhere in the file",
+                details={"history": version.label})
+        later = version.content

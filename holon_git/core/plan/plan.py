@@ -18,6 +18,7 @@ from ..model import ADD, Diagnostic, FileKind, FilePatch, Patch
 from ..place.match import KEYS, LEVELS, near_miss, split_lines
 from ..place.splice import new_window
 from ..threeway import KnownVersions
+from . import applied
 from .hunks import apply_hunks
 
 _SHA256_HEX = re.compile(r"[0-9a-f]{64}")
@@ -43,20 +44,16 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
     """
     check_expected(expect_sha256 or {}, read)
     if three_way is not None:
-        from .resend import refuse_a_recorded_resend
-
-        refuse_a_recorded_resend(patch, read, reverse, three_way)
+        applied.refuse_a_recorded_resend(patch, read, reverse, three_way)
     try:
         plan = _plan_patch(patch, read, reverse, progress, keep_preimages, on_planned,
                            three_way)
     except PatchError as err:
-        if err.code != "merge_conflict" or not _reverse_applies(patch, read, reverse):
+        refusal = applied.after_conflict(err, reverse, lambda: _reverse_applies(patch, read,
+                                                                                reverse))
+        if refusal is None:
             raise
-        code = "not_applied" if reverse else "already_applied"
-        raise PatchError(code, f"merged from {err.details.get('base')}, the patch conflicts "
-                         "with the current text, but the whole patch, reversed, applies to it: "
-                         + ("its edit is not there" if reverse else "its edit is there already"),
-                         path=err.path, patch_line=err.patch_line) from None
+        raise refusal from None
     if three_way is not None and len(plan.changes) <= RECORDED_FILES:
         from .resend import mark_digests
 
@@ -68,10 +65,7 @@ RECORDED_FILES = 64  # the history log records patches of at most this many file
 
 
 def _reverse_applies(patch: Patch, read: Reader, reverse: bool) -> bool:
-    """Would the patch, reversed, apply to the current text (no rescue)? A merge that
-    conflicts while the undo applies means the change is in: a re-sent series whose later
-    file patches changed the lines around the earlier ones' (git merge-file conflicts on
-    changes next to each other, where the reversed series places every hunk)."""
+    """Would the patch, reversed, apply to the current text (no rescue)?"""
     try:
         _plan_patch(patch.reversed(), read, not reverse, None, True, None, None)
     except PatchError:
@@ -169,9 +163,7 @@ def _plan_add(fp: FilePatch, read: Reader, reverse: bool = False) -> FileChange:
                                   final_newline=ends_newline))
     existing = read(path)
     if existing is not None:
-        if existing.data == content:
-            code = "not_applied" if reverse else "already_applied"
-            raise PatchError(code, f"{path!r} already exists with this content")
+        applied.refuse_if_added(path, existing.data, content, reverse)
         raise PatchError("already_exists", f"cannot add {path!r}: it already exists")
     return _change(fp, None, content, EXECUTABLE if fp.executable else REGULAR)
 
@@ -206,7 +198,7 @@ def _plan_delete(fp: FilePatch, read: Reader,
     existing = read(path)
     if existing is None:
         if three_way is not None and fp.check_deleted_content:
-            _refuse_if_deleted_already(fp, three_way)
+            applied.refuse_if_deleted_already(fp, three_way)
         raise _missing(fp, path, "delete")
     if not fp.check_deleted_content:  # envelope '*** Delete File': whatever the file holds
         change = _change(fp, existing, None, None)
@@ -228,20 +220,6 @@ def _plan_delete(fp: FilePatch, read: Reader,
     raise deletion_mismatch(path, old, current, near_miss(current, old, 0) if old else {})
 
 
-def _refuse_if_deleted_already(fp: FilePatch, three_way: KnownVersions) -> None:
-    """A missing file that another known version (the index, HEAD, a pre-image this tool
-    recorded when it deleted it) held with exactly the lines the patch deletes: a re-sent
-    deletion."""
-    old = [line.text for hunk in fp.hunks for line in hunk.lines if line.kind != ADD]
-    for version in three_way.versions(fp, fp.path):
-        lines = split_lines(version.content)
-        if len(lines) == len(old) and any(
-                all(key(a) == key(b) for a, b in zip(old, lines, strict=True)) for key in KEYS):
-            raise PatchError("already_applied", f"cannot delete {fp.path!r}: it does not "
-                             f"exist, and it held exactly these lines in {version.label}: "
-                             "the deletion is done already")
-
-
 def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
                  three_way: KnownVersions | None = None) -> FileChange:
     assert fp.old_path is not None and fp.new_path is not None
@@ -249,11 +227,9 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
     if fp.kind is FileKind.RENAME:
         target = read(fp.new_path)
         if target is not None:
-            code = "already_exists"
-            if existing is None:
-                code = "not_applied" if reverse else "already_applied"
-            raise PatchError(code, f"cannot rename {fp.old_path!r} to {fp.new_path!r}: the "
-                             "destination already exists", path=fp.new_path)
+            applied.refuse_if_renamed(fp, existing is not None, reverse)
+            raise PatchError("already_exists", f"cannot rename {fp.old_path!r} to "
+                             f"{fp.new_path!r}: the destination already exists", path=fp.new_path)
     if existing is None:
         if fp.create_if_missing:
             return _plan_created(fp, read)
@@ -277,13 +253,10 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
                 return rescue(fp, change, existing.data, three_way, reverse, err)
             if "repeats" not in err.details:
                 raise
-            from .rescue import decide_repeat
-
-            return decide_repeat(fp, change, existing.data, three_way, reverse, err)
+            return applied.decide_repeat(fp, change, existing.data, three_way, reverse, err,
+                                         apply_hunks)
         if three_way is not None and any(r.new_side_elsewhere for r in change.hunks):
-            from .rescue import refuse_if_applied_before
-
-            refuse_if_applied_before(fp, existing.data, three_way, reverse)
+            applied.refuse_if_applied_before(fp, existing.data, three_way, reverse, apply_hunks)
         if three_way is not None:
             from .rescue import rescue_loose, weakly_placed
 

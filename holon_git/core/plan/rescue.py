@@ -28,7 +28,8 @@ from ...errors import PatchError
 from ..change import FileChange, HunkResult
 from ..model import Diagnostic, FilePatch
 from ..place.match import LEVELS, WHITESPACE
-from ..threeway import KnownVersions, Version, conflict_error, conflicts, marker_size_for
+from ..threeway import KnownVersions, conflict_error, conflicts, marker_size_for
+from . import applied
 from .hunks import apply_hunks
 
 
@@ -83,11 +84,7 @@ def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: Known
             continue
         size = marker_size_for(version.content, ours, theirs)
         merged = three_way.merge(version.content, ours, theirs, size)
-        if merged.clean and merged.content == ours:  # e.g. a patch against HEAD, re-sent
-            raise _applied(version, reverse, "merged with the current text it changes nothing")
-        if not merged.clean and _holds_change(three_way, version.content, ours, theirs, size):
-            raise _applied(version, reverse, "the current text holds its change already (undone "
-                           "and done again by merging, it gives the current text back)")
+        applied.refuse_if_merged_in(three_way, version, ours, theirs, merged, size, reverse)
         if not merged.clean:
             raise conflict_error(conflicts(merged.content, size), ours, version.label)
         for result in results:
@@ -130,88 +127,3 @@ def _stricter(results: Sequence[HunkResult], placed: Sequence[HunkResult]) -> bo
         if not at_edge:
             return False
     return True
-
-
-def _holds_change(three_way: KnownVersions, base: bytes, ours: bytes, theirs: bytes,
-                  size: int) -> bool:
-    """Does the current text already hold the patch's change (a re-send after the rescue
-    merged it, when the lines around it changed too)? Undoing the change (theirs -> base)
-    merges cleanly into ours and changes it, and redoing it on that result gives ours back."""
-    undone = three_way.merge(theirs, ours, base, size)
-    if not undone.clean or undone.content == ours:
-        return False
-    redone = three_way.merge(base, undone.content, theirs, size)
-    return redone.clean and redone.content == ours
-
-
-def _applied(version: Version, reverse: bool, why: str) -> PatchError:
-    code = "not_applied" if reverse else "already_applied"
-    return PatchError(code, f"the patch was written against {version.label}; {why}: "
-                      + ("its edit is not in the file" if reverse
-                         else "its edit is already there"))
-
-
-def decide_repeat(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
-                  reverse: bool, refusal: PatchError) -> FileChange:
-    """A hunk refused because its added lines repeat their neighbours (already_applied or,
-    with -R, not_applied: the file reads the same applied or not). The history log can tell:
-    when the newest pre-image this tool recorded for the path, with the (forward) patch
-    applied, gives exactly the current text, this tool applied this patch and nothing
-    changed the file since. Then a re-send is refused saying so, and -R is no re-send (a
-    -R through this tool would have been recorded after it): it restores that pre-image.
-    Otherwise ``refusal`` stands."""
-    assert fp.old_path is not None
-    newest = next((v for v in three_way.versions(fp, fp.old_path) if v.recorded), None)
-    if newest is None:
-        raise refusal
-    forward = fp.reversed() if reverse else fp
-    try:
-        result, placed, notes = apply_hunks(forward, newest.content, False)
-    except PatchError:
-        raise refusal from None
-    if result != ours:
-        raise refusal
-    if not reverse:
-        raise PatchError("already_applied", f"this tool applied this patch to "
-                         f"{fp.old_path!r}: the newest pre-image it recorded for the path "
-                         f"({newest.label}) with the patch applied is the file as it is now "
-                         "(the added lines repeat their neighbours, but the history log tells)",
-                         details={"history": newest.label})
-    hunks, moved = [], 0
-    for result_line, hunk, done in zip(placed, fp.hunks, forward.hunks, strict=True):
-        hunks.append(HunkResult(result_line.index, hunk.old_start,
-                                result_line.applied_line + moved, list(result_line.tolerances)))
-        moved += done.added - done.removed
-    change.after, change.hunks = newest.content, hunks
-    change.diagnostics.extend(notes)
-    change.diagnostics.append(Diagnostic(
-        "undone_from_history", "the lines the reversed patch puts back repeat their "
-        f"neighbours; the history log shows this tool applied the patch to {newest.label}, "
-        "and the file is still its result: that pre-image was restored", fp.patch_line))
-    return change
-
-
-def refuse_if_applied_before(fp: FilePatch, ours: bytes, three_way: KnownVersions,
-                             reverse: bool) -> None:
-    """A hunk was placed away from its line number while its new side sits elsewhere,
-    farther from it (a re-send after an edit moved a hint-placed copy more than half-way to
-    another): refuse if the history log shows this tool applied this very file patch to the
-    path (one recorded pre-image, patched, is the next recorded one, or the current file).
-    Without such a record nothing tells a re-send from a fresh patch, and it applies."""
-    assert fp.old_path is not None
-    later = ours
-    for version in three_way.versions(fp, fp.old_path):
-        if not version.recorded:
-            continue
-        try:
-            result = apply_hunks(fp, version.content, reverse)[0]
-        except PatchError:
-            result = None
-        if result == later:
-            code = "not_applied" if reverse else "already_applied"
-            raise PatchError(code, f"this tool applied this patch to {fp.old_path!r} before "
-                             f"(to {version.label}); its old lines, found now away from its "
-                             "line number, are another copy, and its new lines are elsewhere "
-                             "in the file", details={"history": version.label})
-        later = version.content
-

@@ -1,12 +1,12 @@
-"""A patch this tool applied, sent again while the file is still what it wrote: refused.
+"""What a patch did to each file it modified in place, as the history log records it.
 
 The history log (git/history.py) records, for each file a patch modified in place, a digest
 of what the patch did to it (its file patches for the path, in order, and the direction) and
 the sha256 of the content written. When the same patch comes again and the file still has
 that content, it is a re-send, whatever its hunks look like: a deletion from a run of equal
-lines, a series whose later mails changed an earlier one's lines, a hunk with no context.
-Without such a record (another tool applied it, or the file changed since) the hunk-level
-rules of plan.py decide. Pure: the log comes through KnownVersions.
+lines, a series whose later mails changed an earlier one's lines, a hunk with no context
+(applied.refuse_a_recorded_resend). Without such a record (another tool applied it, or the
+file changed since) the hunk rules decide. Pure: the log comes through KnownVersions.
 """
 
 from __future__ import annotations
@@ -14,13 +14,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from ...errors import PatchError
-from ..change import FileChange, Reader
+from ..change import FileChange
 from ..model import FileKind, FilePatch, Patch
-from ..threeway import KnownVersions
 
 
-def _modified_in_place(patch: Patch) -> dict[str, list[FilePatch]]:
+def modified_in_place(patch: Patch) -> dict[str, list[FilePatch]]:
     """The file patches of each path the patch modifies in place (no add, delete, rename)."""
     by_path: dict[str, list[FilePatch]] = {}
     for fp in patch.files:
@@ -42,37 +40,9 @@ def digest(file_patches: Iterable[FilePatch], reverse: bool) -> str:
     return h.hexdigest()
 
 
-def refuse_a_recorded_resend(patch: Patch, read: Reader, reverse: bool,
-                             three_way: KnownVersions) -> None:
-    """Refuse (already_applied; not_applied with -R) when this tool applied this very patch
-    to a file that still holds what it wrote then."""
-    for path, file_patches in _modified_in_place(patch).items():
-        records = three_way.records(path)
-        if not records:
-            continue
-        mine = digest(file_patches, reverse)
-        afters = {after for patch_digest, after in records if patch_digest == mine}
-        if not afters:
-            continue
-        existing = read(path)
-        if existing is None or existing.content is None \
-                or hashlib.sha256(existing.content).hexdigest() not in afters:
-            continue
-        code = "not_applied" if reverse else "already_applied"
-        raise PatchError(code, f"this tool applied this very patch to {path!r} "
-                         f"{'(reversed) ' if reverse else ''}and the file is still what it "
-                         "wrote then: a re-send (the history log records it)",
-                         path=path, details={"history": "same patch, same result"},
-                         hint=("this tool already undid this patch and the file is unchanged "
-                               "since: there is nothing to undo" if reverse else
-                               "this tool already applied this patch and the file is "
-                               "unchanged since: there is nothing to do; re-read the file "
-                               "before writing the next patch"))
-
-
 def mark_digests(patch: Patch, reverse: bool, changes: Iterable[FileChange]) -> None:
     """Give each change of a file modified in place its digest, for the history log."""
-    by_path = _modified_in_place(patch)
+    by_path = modified_in_place(patch)
     for change in changes:
         path = change.old_path
         if path is not None and path in by_path and change.new_path == path \
