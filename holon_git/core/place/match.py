@@ -13,9 +13,9 @@ anything:
     4 punctuation           and typographic quotes, dashes, ellipses and odd spaces read as
                             their ASCII forms
 
-At that level the match must be unique in the whole file. When several copies match, the one
-starting exactly at the hinted line wins if it is the only one there; otherwise the hunk is
-refused as ambiguous. Hunks of one file see the file as the earlier hunks left it.
+The placement ladder (ladder.py) tries the levels in that order and chooses among the copies
+the first one finds: the only copy, or the one at the hinted line. Hunks of one file see the
+file as the earlier hunks left it (``RunningFile``).
 
 Copies are found only as far as a question needs (``Matches``): whether there is one, whether
 there is a second (searching outward from the hinted line), whether one starts at a given
@@ -33,7 +33,6 @@ from itertools import repeat
 from operator import add, eq
 from typing import NamedTuple
 
-from ...errors import PatchError
 from ..model import whole_lines
 
 # The one ladder every search uses (placing a hunk, finding its new side already there).
@@ -558,26 +557,6 @@ def telling_levels(old: Sequence[bytes], new: Sequence[bytes]) -> int:
     if len(old) != len(new):
         return len(LEVELS)
     return equal_level(old, new)
-
-
-def choose(found: Matches, hints: Sequence[int | None]) -> tuple[Candidate, bool]:
-    """Pick the one candidate; returns (candidate, decided_by_hint) or raises. Only as many
-    copies are sought as decide it: a second one, then the copies at the hinted lines."""
-    some = found.some(2)
-    if len(some) == 1:
-        return some[0], False
-    at_hint = [c for h in sorted({h for h in hints if h is not None})
-               if (c := found.at_original(h)) is not None]
-    if len(at_hint) == 1:
-        return at_hint[0], True
-    cands = found.candidates
-    lines = [(c.original if c.original is not None else c.start) + 1 for c in cands]
-    raise PatchError(
-        "ambiguous_context",
-        f"the hunk's old lines occur {len(cands)} times (at lines "
-        f"{', '.join(map(str, lines[:10]))}{', ...' if len(lines) > 10 else ''})",
-        details={"candidate_lines": lines[:50], "level": LEVELS[found.level]},
-    )
 
 
 # A refusal quotes the file to help fix the hunk, but never echoes megabytes back.

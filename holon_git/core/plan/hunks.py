@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ...errors import PatchError
 from ..change import HunkResult
@@ -22,13 +22,11 @@ from ..model import (
     sides,
 )
 from ..place.edges import claimed_edges
+from ..place.ladder import Ask, Sides, find, insertion_point, pick
 from ..place.match import (
     LEVELS,
     WHITESPACE,
-    Found,
-    Matches,
     RunningFile,
-    choose,
     near_miss,
     split_lines,
 )
@@ -79,9 +77,7 @@ def _bytes_first(fp: FilePatch, content: bytes) -> bool:
 
 def apply_on(running: RunningFile, fp: FilePatch, content: bytes, reverse: bool,
               seek_elsewhere: bool = False) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
-    applier = _HunkApplier(running, content, reverse)
-    applier.check.seek_elsewhere = seek_elsewhere
-    applier.hunks = fp.hunks
+    applier = _HunkApplier(running, content, reverse, fp.hunks, seek_elsewhere)
     results = []
     for number, hunk in enumerate(fp.hunks, 1):
         try:
@@ -94,14 +90,15 @@ def apply_on(running: RunningFile, fp: FilePatch, content: bytes, reverse: bool,
 class _HunkApplier:
     """Applies the hunks of one file in order, carrying the drift between hint and match."""
 
-    def __init__(self, running: RunningFile, content: bytes, reverse: bool) -> None:
+    def __init__(self, running: RunningFile, content: bytes, reverse: bool,
+                 hunks: Sequence[Hunk], seek_elsewhere: bool) -> None:
         self.running = running
         self.content = content
-        self.reverse = reverse
+        self.hunks = hunks  # the file patch's hunks (punctuation evidence)
         self.drift = 0
         self.diagnostics: list[Diagnostic] = []
-        self.check = HunkCheck(running, reverse)  # is a hunk's change there already?
-        self.hunks: Sequence[Hunk] = ()  # the file patch's hunks (punctuation evidence)
+        # is a hunk's change there already? (``seek_elsewhere``: see HunkCheck)
+        self.check = HunkCheck(running, reverse, seek_elsewhere)
 
     @cached_property
     def eol(self) -> bytes | None:
@@ -135,91 +132,104 @@ class _HunkApplier:
         return self.eol or b"\n"
 
     def apply(self, hunk: Hunk, number: int) -> HunkResult:
-        running = self.running
+        """Place one hunk, check its change is not there already, write its lines the file's
+        way and splice them in: the running file then holds it."""
         self.check.next_hunk()
+        reading = self._read(hunk)
+        placed = (self._place(hunk, number, reading) if reading.sides.old
+                  else self._place_insertion(hunk, reading))
+        lines, old, _ = placed.sides
+        running = self.running
+        off_edge = bool(old) and not claimed_edges(hunk, lines).hold(placed.start, len(old),
+                                                                     running.length)
+        window = running.window(placed.start, len(old))
+        lines, new, tolerances = self._adapt(placed, reading, window)
+        added_eol = self._added_eol(placed, reading, lines, tolerances)
+        tolerances += _repaired(hunk)
+        self._splice(hunk, number, placed, window, lines, new, added_eol)
+        raw_hint = reading.hints[0]
+        if raw_hint is not None:
+            self.drift = placed.original - raw_hint
+        if placed.by_hint:
+            self.diagnostics.append(Diagnostic(
+                "placed_by_line_number",
+                f"hunk {number}: its old lines occur more than once; the copy at the hinted "
+                f"line {placed.original + 1} was used", hunk.patch_line))
+        return HunkResult(number, hunk.old_start, placed.original + 1, tolerances,
+                          placed.by_hint, placed.by_anchor, self.check.new_side_elsewhere,
+                          off_edge)
+
+    def _read(self, hunk: Hunk) -> _Reading:
+        """The hunk as placement reads it."""
+        running = self.running
         lines: Sequence[HunkLine] = hunk.lines  # a packed body stays packed unless needed
         old, new = sides(lines)
         raw_hint = None
         if hunk.old_start is not None:
             raw_hint = max(hunk.old_start - (1 if old else 0), 0)
-        hints = [raw_hint, None if raw_hint is None else raw_hint + self.drift]
+        hint = None if raw_hint is None else raw_hint + self.drift
         at_end = (hunk.old_no_newline or hunk.new_no_newline or hunk.anchor_end
                   or hunk.unfinished)
-        tolerances: list[str] = []
-        by_anchor = False
-        last_line = running.last_line()
-        # a hunk with no context says nothing about the file's line endings (see below)
+        # a hunk with no context says nothing about the file's line endings (_added_eol)
         no_context = not old and running.length > 0
-        if not old and hunk.anchor_end and last_line and not last_line.endswith(b"\n"):
-            # Appending after a last line that has no line ending: that line gains one, so it
-            # joins the hunk as context (and is found at the end like any other).
-            lines = [HunkLine(CONTEXT, last_line), *lines]
-            old, new = [last_line], [last_line, *new]
-        if not old:
-            if running.length:
-                self.check.insertion(hunk, lines, new)
-            if running.length and not hunk.anchor_end:
-                raise PatchError("ambiguous_context", "the hunk has no context or removed "
-                                 "lines, so nothing anchors it in a non-empty file",
-                                 hint="add a few unchanged lines around the insertion as "
-                                 "context (in an envelope, '*** End of File' after the hunk "
-                                 "appends it at the end)")
-            start = running.length  # an empty file, or after the last line
-            original, level, by_hint = running.to_original(start, 0), 0, False
-            assert original is not None
-        else:
-            near = hints[1]
-            found = running.search(old, at_end, near=near)
-            if not found and 0 < hunk.optional_tail < len(old):
-                lines = list(lines)[: len(lines) - hunk.optional_tail]
-                old, new = sides(lines)
-                found = running.search(old, at_end, near=near)
-                tolerances.append("trailing_blank_lines_as_separator")
-            if not found:
-                refusal = self._not_found(hunk, number, new, old, hints[1])
-                if hunk.unfinished and refusal.code == "context_not_found" \
-                        and running.search(old):
-                    raise _cut_off(hunk)  # found, but not where a cut-off hunk may end
-                raise refusal
-            self.check.claimed(hunk, lines, old, new, found, hints[1], self.drift)
-            if not new and raw_hint is not None and len(old) < running.length:
-                found = _at_hint_only(found, hints)
-            if hunk.anchor_text and len(some := found.some(2)) == 1:
-                from ..place.anchor import refuse_copy_before_anchor
+        if not old and hunk.anchor_end:
+            last_line = running.last_line()
+            if last_line and not last_line.endswith(b"\n"):
+                # Appending after a last line that has no line ending: that line gains one,
+                # so it joins the hunk as context (and is found at the end like any other).
+                lines = [HunkLine(CONTEXT, last_line), *lines]
+                old, new = [last_line], [last_line, *new]
+        return _Reading(Sides(lines, old, new), (raw_hint, hint), at_end, no_context)
 
-                refuse_copy_before_anchor(running.lines(), some[0], len(old), hunk.anchor_text)
-            try:
-                candidate, by_hint = choose(found, hints)
-            except PatchError as err:
-                if not hunk.anchor_text or err.code != "ambiguous_context":
-                    raise
-                from ..place.anchor import copy_after_anchor
+    def _place(self, hunk: Hunk, number: int, reading: _Reading) -> _Placed:
+        """Down the ladder: the copies of the old side, then the one chosen; the hunk rules
+        asked in between (applied.py)."""
+        running, hint = self.running, reading.hints[1]
+        copies = find(running, Ask(reading.sides, reading.at_end, hint, hunk.optional_tail))
+        read, found = copies.sides, copies.found
+        if not found:
+            raise self._not_found(hunk, number, read, hint)
+        self.check.claimed(hunk, read.lines, read.old, read.new, found, hint, self.drift)
+        chosen = pick(running, found, hunk, read, reading.hints)
+        candidate = chosen.candidate
+        if chosen.anchor_line is not None:
+            self.diagnostics.append(Diagnostic(
+                "placed_by_anchor", f"hunk {number}: its old lines occur "
+                f"{len(found.candidates)} times; the first copy after line "
+                f"{chosen.anchor_line + 1}, which matches its '@@ {hunk.anchor_text}' line, "
+                "was used", hunk.patch_line))
+        if candidate.original is None:
+            earlier = running.hunks_in_current(candidate.start, len(read.old))
+            raise _overlapping(earlier, number)
+        self.check.at_match(hunk, read.old, read.new, candidate, found.level, hint,
+                            chosen.by_hint)
+        return _Placed(candidate.start, candidate.original, found.level, read,
+                       list(copies.tolerated), chosen.by_hint, chosen.anchor_line is not None)
 
-                candidate, anchor_line = copy_after_anchor(
-                    running.lines(), found.candidates, hunk.anchor_text, err)
-                by_hint, by_anchor = False, True
-                self.diagnostics.append(Diagnostic(
-                    "placed_by_anchor", f"hunk {number}: its old lines occur "
-                    f"{len(found.candidates)} times; the first copy after line "
-                    f"{anchor_line + 1}, which matches its '@@ {hunk.anchor_text}' line, was "
-                    "used", hunk.patch_line))
-            if candidate.original is None:
-                earlier = running.hunks_in_current(candidate.start, len(old))
-                raise _overlapping(earlier, number)
-            start, original, level = candidate.start, candidate.original, found.level
-            self.check.at_match(hunk, old, new, candidate, level, hints[1], by_hint)
-        if level:
-            tolerances.append(LEVELS[level])
-        size = len(old)
-        off_edge = bool(old) and not claimed_edges(hunk, lines).hold(start, size,
-                                                                     running.length)
-        window = running.window(start, size)
-        if level >= WHITESPACE:  # the added lines are written the file's way
-            self.check.loose(old, new, at_end)
+    def _place_insertion(self, hunk: Hunk, reading: _Reading) -> _Placed:
+        """A hunk with no old side: at the end of the file, when nothing refuses it."""
+        running = self.running
+        if running.length:
+            self.check.insertion(hunk, reading.sides.lines, reading.sides.new)
+        start = insertion_point(running, hunk)
+        original = running.to_original(start, 0)
+        assert original is not None
+        return _Placed(start, original, 0, reading.sides, [], False, False)
+
+    def _adapt(self, placed: _Placed, reading: _Reading, window: list[bytes]
+               ) -> tuple[Sequence[HunkLine], list[bytes], list[str]]:
+        """The hunk's lines with its added lines written the file's way (its indentation and
+        punctuation, when the hunk matched loosely or the patch was smartened), its new side,
+        and its tolerances so far."""
+        lines, old, new = placed.sides
+        tolerances, level = placed.tolerated, placed.level
+        if level >= WHITESPACE:
+            self.check.loose(old, new, reading.at_end)
             from ..place.reindent import adapt_added_lines
 
-            lines, rewritten = adapt_added_lines(list(lines), window, level, original + 1,
-                                                 self.indent_style, self.typographic)
+            lines, rewritten = adapt_added_lines(list(lines), window, level,
+                                                 placed.original + 1, self.indent_style,
+                                                 self.typographic)
             tolerances.extend(rewritten)
             new = new_side(lines)
         if new != old and not all(line.isascii() for line in new) and self.smartened:
@@ -230,43 +240,35 @@ class _HunkApplier:
                 new = new_side(lines)
                 if "punctuation_normalized" not in tolerances:
                     tolerances.append("punctuation_normalized")
-        added_eol = self.eol if level else None
-        if no_context and self._endings_differ(lines):
+        return lines, new, tolerances
+
+    def _added_eol(self, placed: _Placed, reading: _Reading, lines: Sequence[HunkLine],
+                   tolerances: list[str]) -> bytes | None:
+        """The line ending added lines take: the file's usual one when a tolerance matched,
+        else the patch's own (None)."""
+        added_eol = self.eol if placed.level else None
+        if reading.no_context and self._endings_differ(lines):
             # Its added lines take the file's usual ending, as under a tolerance: an LF
             # envelope's append to a CRLF file writes CRLF lines (and the reverse).
             added_eol = self.eol
             if LEVELS[1] not in tolerances:
                 tolerances.append(LEVELS[1])
-        if hunk.blank_context_lines:
-            tolerances.append("blank_context_line")
-        if hunk.unprefixed_context_lines:
-            tolerances.append("unprefixed_context_line")
-        at_end_now = start + size == running.length
+        return added_eol
+
+    def _splice(self, hunk: Hunk, number: int, placed: _Placed, window: list[bytes],
+                lines: Sequence[HunkLine], new: list[bytes], added_eol: bytes | None) -> None:
+        """Replace the matched window of the running file with the hunk's new lines."""
+        running = self.running
+        size = len(placed.sides.old)
         # an empty file does not "lack" a final newline: only a last line can
         last = running.last_line()
-        had_newline = last is None or last.endswith(b"\n")
-        final_newline = had_newline
+        final_newline = last is None or last.endswith(b"\n")
         if hunk.old_no_newline != hunk.new_no_newline:
             final_newline = hunk.old_no_newline
-        new = new_window(
-            window, lines,
-            added_eol=added_eol,
-            fill_eol=self.fill_eol,
-            at_end=at_end_now,
-            final_newline=final_newline,
-            new=new,
-        )
-        running.replace(start, size, new, number)
-        if raw_hint is not None:
-            self.drift = original - raw_hint
-        if by_hint:
-            self.diagnostics.append(Diagnostic(
-                "placed_by_line_number",
-                f"hunk {number}: its old lines occur more than once; the copy at the hinted "
-                f"line {original + 1} was used", hunk.patch_line))
-        hinted = hunk.old_start
-        return HunkResult(number, hinted, original + 1, tolerances, by_hint, by_anchor,
-                          self.check.new_side_elsewhere, off_edge)
+        written = new_window(window, lines, added_eol=added_eol, fill_eol=self.fill_eol,
+                             at_end=placed.start + size == running.length,
+                             final_newline=final_newline, new=new)
+        running.replace(placed.start, size, written, number)
 
     def _endings_differ(self, lines: Sequence[HunkLine]) -> bool:
         """Does an added line end other than the file's usual way (LF in a CRLF file, or
@@ -276,18 +278,21 @@ class _HunkApplier:
             line.kind == ADD and line.text.endswith(b"\n")
             and line.text.endswith(b"\r\n") != (eol == b"\r\n") for line in lines)
 
-    def _not_found(self, hunk: Hunk, number: int, new: list[bytes], old: list[bytes],
-                   hint: int | None) -> PatchError:
+    def _not_found(self, hunk: Hunk, number: int, read: Sides, hint: int | None
+                   ) -> PatchError:
+        """The refusal of a hunk whose old side no rung found."""
+        running, old = self.running, read.old
         at_end = (hunk.old_no_newline or hunk.new_no_newline or hunk.anchor_end
                   or hunk.unfinished)
-        running = self.running
         for start in running.find_original(old, at_end):
             earlier = running.hunks_in_original(start, len(old))
             if earlier:
                 return _overlapping(earlier, number)
-        applied = self.check.not_found(old, new, at_end)
+        applied = self.check.not_found(old, read.new, at_end)
         if applied is not None:
             return applied
+        if hunk.unfinished and running.search(old):
+            return _cut_off(hunk)  # found, but not where a cut-off hunk may end
         # near misses are shown in the file as it is on disk, never as earlier hunks left it
         details = near_miss(running.original, old, hint)
         diff = details.get("first_difference")
@@ -310,26 +315,39 @@ def _cut_off(hunk: Hunk) -> PatchError:
         details={"header": [hunk.old_count, hunk.new_count]})
 
 
-def _at_hint_only(found: Matches, hints: Sequence[int | None]) -> Found:
-    """A hunk that only removes lines, with no context (diff -U0), leaves nothing behind to
-    recognise it by: sent again, it would remove the next copy of its lines. So when it has
-    a line number, it is placed only where that number (or the drift-corrected one) says
-    (unless it removes the whole file, which has no second copy)."""
-    at_hint = [c for h in sorted({h for h in hints if h is not None})
-               if (c := found.at_original(h)) is not None]
-    if not at_hint:
-        lines = ", ".join(str((c.original if c.original is not None else c.start) + 1)
-                          for c in found.candidates[:10])
-        raise PatchError("ambiguous_context", "the hunk only removes lines and has no context; "
-                         f"its line number does not hold them (they are at line {lines}), so "
-                         "nothing says which lines are meant",
-                         hint="add a few unchanged lines around the removed lines as context")
-    return Found(sorted(at_hint), found.level)
-
-
 def _overlapping(earlier: list[int], number: int) -> PatchError:
     hunks = [*earlier, number]
     named = ", ".join(map(str, earlier))
     return PatchError("overlapping_edits", f"hunk {number} changes lines that hunk"
                       f"{'s' if len(earlier) > 1 else ''} {named} of this file also "
                       "change", details={"hunks": hunks})
+
+
+def _repaired(hunk: Hunk) -> list[str]:
+    """The tolerances of the parser's repairs of the hunk's body."""
+    return (["blank_context_line"] if hunk.blank_context_lines else []) \
+        + (["unprefixed_context_line"] if hunk.unprefixed_context_lines else [])
+
+
+class _Reading(NamedTuple):
+    """A hunk as placement reads it: its sides; the line (of the original file) its number
+    points to, as written and moved by the hunks before it; whether its old side must end
+    at the file's end; whether it has no old side in a non-empty file."""
+
+    sides: Sides
+    hints: tuple[int | None, int | None]
+    at_end: bool
+    no_context: bool
+
+
+class _Placed(NamedTuple):
+    """Where a hunk goes: its first line in the current and the original file, the level
+    it matched at, the sides the ladder read, the tolerances so far, and what chose it."""
+
+    start: int
+    original: int
+    level: int
+    sides: Sides
+    tolerated: list[str]
+    by_hint: bool
+    by_anchor: bool
