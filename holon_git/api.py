@@ -21,7 +21,8 @@ from functools import wraps
 from typing import Any, TypeVar
 
 from .core.model import FilePatch, Patch
-from .core.plan.plan import check_expected, plan_patch
+from .core.plan.expect import check_expected
+from .core.plan.plan import plan_patch
 from .core.policy import check_protected, select_files
 from .core.threeway import KnownVersions
 from .errors import PatchError
