@@ -156,7 +156,7 @@ def _apply_once(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
                 receipt.diff = diff
             else:
                 _file_by_file(parsed, destination, receipt, check=check, reverse=reverse,
-                              expect_sha256=request.expect_sha256, progress=progress,
+                              expect_sha256=request.expect_sha256 or {}, progress=progress,
                               three_way=versions)
         finally:
             destination.close()

@@ -17,7 +17,7 @@ PARTIAL = "partial"  # --no-atomic only: some files were written before a refusa
 
 
 def _file_dict(change: FileChange) -> dict[str, Any]:
-    out = {
+    out: dict[str, Any] = {
         "action": change.kind.value,
         "old_path": change.old_path,
         "new_path": change.new_path,

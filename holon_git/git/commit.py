@@ -125,8 +125,8 @@ def identities(git: GitRepo, author_option: str | None) -> Identities:
     if explicit:
         a_name, a_email = explicit
     else:
-        a_name, a_email = pick("author")
-        a_name, a_email = a_name or c_name, a_email or c_email
+        named, mailed = pick("author")
+        a_name, a_email = named or c_name, mailed or c_email
     try:
         author = pygit2.Signature(a_name, a_email, *when("author"))
         committer = pygit2.Signature(c_name, c_email, *when("committer"))

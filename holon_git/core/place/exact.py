@@ -134,7 +134,7 @@ class ByteFile(RunningFile):
             return []
         data, needle = self.data, b"".join(lines)
         first, stop = self.offset(lo), self.offset(hi) + len(needle)
-        out = []
+        out: list[int] = []
         at = data.find(needle, first, stop)
         while at >= 0:
             if at == 0 or data[at - 1] == 10:  # a copy starts a line

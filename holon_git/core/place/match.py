@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import repeat
 from operator import add, eq
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..model import whole_lines
 
@@ -461,7 +461,7 @@ class RunningFile:
                 else index.keys.count(want)) > limit:
             return None
         lo, hi = center - radius + 1, center + radius - 1
-        out = []
+        out: list[int] = []
         if added.get(want):
             for edit, cstart in zip(self._edits, self._cstarts, strict=True):
                 out.extend(start for offset, line in enumerate(edit.new)
@@ -569,7 +569,8 @@ def show_line(line: bytes) -> str:
     return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "..."
 
 
-def near_miss(current: Sequence[bytes], old: Sequence[bytes], hint: int | None) -> dict:
+def near_miss(current: Sequence[bytes], old: Sequence[bytes], hint: int | None
+              ) -> dict[str, Any]:
     """The region most like ``old`` and its first differing line, to help fix the hunk."""
     keys = [key_ws(line) for line in old]
     wanted: dict[bytes, list[int]] = {}
@@ -595,7 +596,7 @@ def near_miss(current: Sequence[bytes], old: Sequence[bytes], hint: int | None) 
     )
     lo, hi = max(start, 0), min(max(start, 0) + len(old), len(current), start + MAX_REGION)
     region = [{"line": i + 1, "text": show_line(current[i])} for i in range(lo, hi)]
-    out: dict = {"nearest_line": lo + 1, "region": region}
+    out: dict[str, Any] = {"nearest_line": lo + 1, "region": region}
     if first_diff is not None:
         at = start + first_diff
         out["first_difference"] = {

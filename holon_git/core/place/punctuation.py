@@ -100,7 +100,7 @@ def _has(line: bytes, chars: set[str]) -> bool:
 def _spelled(line: bytes) -> list[tuple[str, str]]:
     """(ASCII form, character as written) for each non-blank character, an ellipsis counted
     as its three dots."""
-    out = []
+    out: list[tuple[str, str]] = []
     for ch in line.decode("utf-8", "surrogateescape"):
         plain = TYPOGRAPHIC.get(ch, ch)
         if plain.isspace() or ch.isspace():

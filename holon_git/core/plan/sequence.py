@@ -59,9 +59,10 @@ class Overlay:
             self.renamed_later[fp.old_path] -= 1
         source_path = fp.old_path if fp.kind is not FileKind.ADD else None
         dest = fp.new_path if fp.kind in (FileKind.ADD, FileKind.RENAME) else None
-        from_replaced = source_path is not None and fp.kind is FileKind.RENAME \
-            and source_path in self.replaced
-        source = (self.replaced[source_path][0] if from_replaced
+        replaced = (self.replaced.get(source_path)
+                    if source_path is not None and fp.kind is FileKind.RENAME else None)
+        from_replaced = replaced is not None
+        source = (replaced[0] if replaced is not None
                   else self.state(source_path) if source_path is not None else None)
         replacing = None
         if dest is not None:
