@@ -51,7 +51,7 @@ class KnownVersions(Protocol):
 
     def records(self, path: str) -> list[tuple[str, str]]:
         """(patch digest, sha256 of the content written) of this tool's recorded applies to
-        the path (the history log), newest first; resend.py."""
+        the path (the history log), newest first; plan/resend.py."""
         ...
 
 

@@ -2,8 +2,8 @@
 
 ``<git dir>/holon-apply-history`` holds one JSON object a line, ``{"time", "path", "blob"}``
 (plus, for a modified file, ``"patch"``: the digest of what the patch did to it, and
-``"after"``: the sha256 of the file it wrote; resend.py refuses the same patch again while the
-file is still that),
+``"after"``: the sha256 of the file it wrote; core/plan/applied.py refuses the same patch again
+while the file is still that),
 appended after every successful working-tree (or --index) write of at most ``MAX_FILES``
 files; only the newest ``MAX_ENTRIES`` are read, and the file is cut to them once it passes
 ``COMPACT_AT`` bytes. The three-way rescue (versions.py) reads it to
@@ -41,7 +41,7 @@ class Entry(NamedTuple):
     time: float
     path: str
     blob: str
-    patch: str = ""  # digest of the file patches for the path (core/resend.py), if known
+    patch: str = ""  # digest of the file patches for the path (core/plan/resend.py), if known
     after: str = ""  # sha256 of the file as written, if known
 
 

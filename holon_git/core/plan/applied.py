@@ -5,12 +5,26 @@ applied has nothing to undo: both are refused, ``already_applied`` (``not_applie
 rather than applied again at another copy. Every such refusal is built here, by
 ``applied_error()``.
 
-The hunk rules (``HunkCheck``) are asked while a file's hunks are placed in order: does a
-hunk's new side already sit where the hunk claims to go (its line numbers, its '@@' text, a
-file edge it claims by git's rules, the copy of its old side it was found at, nearer its line
-number than that copy), and not merely as lines its old side keeps? Is its new side in the file
-under a strict level while its old side matches only loosely? Is its old side nowhere and its
-new side there?
+The evidence, asked by the plan where it has it:
+
+- the history log: this tool applied this very patch to the file, which still holds what it
+  wrote (``refuse_a_recorded_resend``); a recorded pre-image, patched, is the current file
+  (``decide_repeat``, ``refuse_if_applied_before``);
+- the file: an added file exists with the patch's content (``refuse_if_added``); a rename's
+  source is gone and its destination there (``refuse_if_renamed``); a deleted file is gone and
+  another version held exactly the deleted lines (``refuse_if_deleted_already``);
+- the hunks, asked while a file's hunks are placed in order (``HunkCheck``): does a hunk's new
+  side already sit where the hunk claims to go (its line numbers, its '@@' text, a file edge it
+  claims by git's rules, the copy of its old side it was found at, nearer its line number than
+  that copy), and not merely as lines its old side keeps? Is its new side in the file under a
+  strict level while its old side matches only loosely? Is its old side nowhere and its new
+  side there?
+- the merge: the three-way rescue's merge changes nothing, or the file holds its change
+  (``refuse_if_merged_in``); a merge conflicts while the whole patch, reversed, applies
+  (``after_conflict``).
+
+The rules that replay a file patch on another version are handed the replay
+(hunks.apply_hunks) by the plan: this module imports nothing above it.
 """
 
 from __future__ import annotations
@@ -38,8 +52,8 @@ from ..threeway import KnownVersions, Merged, Version
 
 
 def applied_error(reverse: bool, message: str, *, hint: str = "", path: str | None = None,
-            patch_line: int | None = None, details: dict[str, Any] | None = None
-            ) -> PatchError:
+                  patch_line: int | None = None, details: dict[str, Any] | None = None
+                  ) -> PatchError:
     """The refusal of a change that is in the file already (``already_applied``), or, for a
     reversed patch, of one that is not (``not_applied``)."""
     code = "not_applied" if reverse else "already_applied"
@@ -243,7 +257,8 @@ class HunkCheck:
         copies, re-sent after an unrelated edit above, must not edit the next copy. A fresh
         hunk is refused so only when the file already holds its new text nearer its line
         number than its old text. When the new side sits elsewhere, farther, the file alone
-        cannot tell: the hunk is marked, and the plan asks the history log (rescue.py)."""
+        cannot tell: the hunk is marked, and the plan asks the history log
+        (refuse_if_applied_before)."""
         running = self.running
         center = running.to_current(hint)
         (candidate,) = found.candidates
@@ -285,7 +300,7 @@ class HunkCheck:
         """The file holds the hunk's new lines where it goes, and its old lines overlapping
         them at a place it could go too: the lines the hunk adds equal the lines beside them
         (a fifth blank line after four). Applied or not, the file reads the same; so the hunk
-        is refused, saying so (the plan may tell more from the history log: rescue.py)."""
+        is refused, saying so (the plan may tell more from the history log: decide_repeat)."""
         details = {"repeats": {"new_lines_at": at + 1, "old_lines_at": beside + 1}}
         if self.reverse:
             return applied_error(
