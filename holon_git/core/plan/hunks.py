@@ -1,6 +1,10 @@
 """One file patch's hunks applied to a file's content, in order: each placed (core/place/),
 checked against being there already (applied.py), and spliced in. Raises the first hunk's
 refusal, located; the plan decides what a refusal leads to (the rescue, rescue.py).
+
+Each hunk takes the same steps (``_HunkApplier.apply``): read its sides and hints, place it
+down the ladder (place/ladder.py) with the hunk rules asked in between (applied.HunkCheck),
+write its added lines the file's way, and splice its new lines into the running file.
 """
 
 from __future__ import annotations
@@ -11,25 +15,10 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ...errors import PatchError
 from ..change import HunkResult
-from ..model import (
-    ADD,
-    CONTEXT,
-    Diagnostic,
-    FilePatch,
-    Hunk,
-    HunkLine,
-    new_side,
-    sides,
-)
+from ..model import ADD, CONTEXT, Diagnostic, FilePatch, Hunk, HunkLine, new_side, sides
 from ..place.edges import claimed_edges
 from ..place.ladder import Ask, Sides, find, insertion_point, pick
-from ..place.match import (
-    LEVELS,
-    WHITESPACE,
-    RunningFile,
-    near_miss,
-    split_lines,
-)
+from ..place.match import LEVELS, WHITESPACE, RunningFile, near_miss, split_lines
 from ..place.splice import dominant_eol, new_window
 from .applied import HunkCheck
 
@@ -76,7 +65,8 @@ def _bytes_first(fp: FilePatch, content: bytes) -> bool:
 
 
 def apply_on(running: RunningFile, fp: FilePatch, content: bytes, reverse: bool,
-              seek_elsewhere: bool = False) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
+             seek_elsewhere: bool = False) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
+    """apply_hunks on one kind of running file (``content``, as bytes or as lines)."""
     applier = _HunkApplier(running, content, reverse, fp.hunks, seek_elsewhere)
     results = []
     for number, hunk in enumerate(fp.hunks, 1):
