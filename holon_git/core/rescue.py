@@ -93,7 +93,8 @@ def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: Known
             raise _applied(version, reverse, "the current text holds its change already (undone "
                            "and done again by merging, it gives the current text back)")
         if not merged.clean:
-            raise conflict_error(conflicts(merged.content, size), ours, version.label)
+            raise conflict_error(conflicts(merged.content, size), ours, version.label,
+                                 (line.text for hunk in fp.hunks for line in hunk.lines))
         for result in results:
             result.tolerances.append("three_way")
         change.after, change.hunks = merged.content, results

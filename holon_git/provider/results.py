@@ -155,4 +155,8 @@ def format_refusal(err: PatchError, headline: str) -> str:
         lines.append("your patch's lines for that region:" if wanted
                      else "your patch removes that region")
         lines.extend(f"|{_clip(text)}" for text in wanted[:MAX_REGION_LINES])
+        hidden = err.details.get("base_lines_not_shown")
+        if hidden:
+            lines.append(f"({hidden} lines there come from the version the patch was written "
+                         "against and are not shown)")
     return "\n".join(lines)

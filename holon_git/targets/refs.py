@@ -52,7 +52,8 @@ class RefTarget(Target):
     def known_versions(self) -> RepositoryVersions:
         """The three-way rescue's versions: ours is the branch's text; the patch's index
         line, HEAD and the history log are the bases."""
-        return RepositoryVersions(lambda: self.git, self.git.git_dir, worktree_form=False)
+        return RepositoryVersions(lambda: self.git, self.git.git_dir, worktree_form=False,
+                                  protection=self.protection)
 
     def protection(self) -> Protection:
         return repo_protection(self.git, self.base_tree)

@@ -169,7 +169,7 @@ class WorktreeTarget(Target):
         compared with the file on disk, so blobs are smudged as a checkout would."""
         if self.git_dir is None:
             return None
-        return RepositoryVersions.of_worktree(self.root, self.git_dir)
+        return RepositoryVersions.of_worktree(self.root, self.git_dir, self.protection)
 
     def _transaction(self, alone: bool = False) -> Transaction:
         from ..fs.transaction import Transaction
