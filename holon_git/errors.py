@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .quoting import safe
+
 # code -> default one-line recovery hint naming the rule that failed.
 # docs/errors.md documents every code; a test keeps the two in step.
 HINTS: dict[str, str] = {
@@ -161,7 +163,7 @@ class PatchError(Exception):
                 out[key] = value
         if self.details:
             out["details"] = self.details
-        return out
+        return safe(out)  # a path that is not UTF-8 is quoted, as git quotes it
 
     def __str__(self) -> str:
         return f"{self.code}: {self.message}"

@@ -109,7 +109,7 @@ def record(git_dir: str, changed: Iterable[tuple[str, ...]]) -> None:
             fields.update(patch=patch, after=after)
         return fields
 
-    lines = b"".join(json.dumps(entry(*change), ensure_ascii=False).encode() + b"\n"
+    lines = b"".join(json.dumps(entry(*change)).encode() + b"\n"
                      for change in changed)
     if not lines:
         return
@@ -132,7 +132,7 @@ def record(git_dir: str, changed: Iterable[tuple[str, ...]]) -> None:
 def _compact(git_dir: str) -> None:
     kept = read(git_dir)[-MAX_ENTRIES:]
     temp = os.path.join(git_dir, f"{LOG_NAME}.{os.getpid()}.tmp")
-    body = b"".join(json.dumps(e._asdict(), ensure_ascii=False).encode() + b"\n" for e in kept)
+    body = b"".join(json.dumps(e._asdict()).encode() + b"\n" for e in kept)
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _FLAGS, 0o666)
     try:
         os.write(fd, body)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from ..core.model import FileKind
 from ..core.plan import FileChange, HunkResult
 from ..errors import PatchError
+from ..quoting import safe_text
 from ..receipt import CHECKED, Receipt
 from .definitions import TOOL_NAME
 
@@ -54,7 +55,7 @@ def format_result(receipt: Receipt, tool: str = TOOL_NAME) -> str:
     """The tool result text; ``tool`` is the name the model called the tool by."""
     if receipt.error is not None:
         return format_refusal(receipt.error, f"{tool} refused the patch; nothing was changed.")
-    return _success(receipt, tool)
+    return safe_text(_success(receipt, tool))
 
 
 def _plural(count: int, word: str) -> str:
@@ -159,4 +160,4 @@ def format_refusal(err: PatchError, headline: str) -> str:
         if hidden:
             lines.append(f"({hidden} lines there come from the version the patch was written "
                          "against and are not shown)")
-    return "\n".join(lines)
+    return safe_text("\n".join(lines))  # a path that is not UTF-8, escaped
