@@ -22,6 +22,7 @@ the current text already holds the patch's change).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -74,14 +75,15 @@ def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: Known
     from .plan import _apply_hunks
 
     assert fp.old_path is not None
-    tried = {ours}
+    tried = {_digest(ours)}  # digests, not contents: each version is let go once tried
     for version in three_way.versions(fp, fp.old_path):
-        if version.content in tried:
+        if _digest(version.content) in tried:
             continue
-        tried.add(version.content)
+        tried.add(_digest(version.content))
         try:
             theirs, results, notes = _apply_hunks(fp, version.content, reverse)
-        except PatchError:
+        except PatchError as err:
+            _let_go(err)
             continue
         if loose is not None and not _stricter(results, loose):
             continue
@@ -108,6 +110,20 @@ def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: Known
             fp.patch_line))
         return change
     return None
+
+
+def _digest(content: bytes) -> bytes:
+    return hashlib.sha256(content).digest()
+
+
+def _let_go(err: BaseException | None) -> None:
+    """Drop the tracebacks of a refusal (and of those it was raised from) that the rescue
+    caught and goes past: a frame that raised a refusal it held in a local is a reference
+    cycle, which keeps that try's file and indexes alive until the cycle collector runs
+    (paused during an apply), so every version tried would stay in memory."""
+    while err is not None:
+        err.__traceback__ = None
+        err = err.__context__
 
 
 def _why_weak(placed: Sequence[HunkResult]) -> str:
@@ -214,7 +230,8 @@ def refuse_if_applied_before(fp: FilePatch, ours: bytes, three_way: KnownVersion
             continue
         try:
             result = _apply_hunks(fp, version.content, reverse)[0]
-        except PatchError:
+        except PatchError as err:
+            _let_go(err)
             result = None
         if result == later:
             code = "not_applied" if reverse else "already_applied"

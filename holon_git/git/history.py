@@ -88,6 +88,11 @@ def read(git_dir: str) -> list[Entry]:
     return out[-MAX_ENTRIES:]
 
 
+def when(seconds: float) -> str:
+    """An entry's time for a person (entries' times are validated: finite, in range)."""
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds))
+
+
 def entries(log: list[Entry], path: str) -> Iterator[Entry]:
     """The entries of ``log`` (as read) for ``path``, newest first."""
     seen: set[str] = set()

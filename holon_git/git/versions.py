@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import re
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -32,6 +31,9 @@ from .libgit2 import pygit2
 
 # commits of HEAD's history searched (newest first) for the blob a patch's index line names
 MAX_HISTORY_COMMITS = 1000
+# other versions of a file the rescue is given, at most, and bytes of them in all
+MAX_VERSIONS = 16
+MAX_VERSION_BYTES = 64 << 20
 _REGULAR = (0o100644, 0o100755)
 _PREFIX = re.compile(r"[0-9a-f]{4,64}")
 
@@ -73,31 +75,46 @@ class RepositoryVersions:
 
     # -- the versions ---------------------------------------------------------------------------
     def versions(self, fp: FilePatch, path: str) -> Iterator[Version]:
+        """The path's other versions, in order, at most MAX_VERSIONS of them and
+        MAX_VERSION_BYTES in all (the first is always given): a file with a long history
+        in the log must not make the rescue try every one (each is planned against, and a
+        large file many times over is time and memory). One blob is held at a time."""
         if self._protected(path):
             return  # a protected file's versions are never a base, nor shown through one
+        size = 0
+        for count, version in enumerate(self._all_versions(fp, path)):
+            if count >= MAX_VERSIONS or (count and size + len(version.content)
+                                         > MAX_VERSION_BYTES):
+                return
+            size += len(version.content)
+            yield version
+
+    def _all_versions(self, fp: FilePatch, path: str) -> Iterator[Version]:
         git = self.git
         index_oid, head_oid = self._index_blob(path), self._head_blob(path)
         logged = list(history.entries(self._entries(), path)) if self.git_dir else []
+        given: set[str] = set()  # blob ids of the named, index and HEAD versions
         if fp.blob_ids is not None and fp.blob_ids[0].strip("0"):
             named = self._named_blob(fp.blob_ids[0], path,
                                      [index_oid, head_oid, *(e.blob for e in logged)])
             found = self._blob(named) if named is not None else None
             if found is not None:
                 oid, data = found
+                given.add(oid)
                 yield Version(f"patch index line {fp.blob_ids[0]}",
                               self._from_blob(path, data), oid)
         for label, oid in (("index", index_oid), ("HEAD", head_oid)):
-            found = self._blob(oid) if oid is not None else None
+            found = self._blob(oid) if oid is not None and oid not in given else None
             if found is not None:
+                given.add(found[0])
                 yield Version(label, self._from_blob(path, found[1]), found[0])
-        for entry in logged:
+        for entry in logged:  # a logged pre-image is given even when HEAD has it: recorded
             found = self._blob(entry.blob)
             if found is None:
                 continue
-            when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(entry.time))
             content = found[1] if self.worktree_form else git.to_blob(path, found[1])
-            yield Version(f"blob {entry.blob} recorded {when}", content, entry.blob,
-                          recorded=True)
+            yield Version(f"blob {entry.blob} recorded {history.when(entry.time)}", content,
+                          entry.blob, recorded=True)
 
     def recorded(self, path: str) -> bool:
         return self.git_dir is not None and any(e.path == path for e in self._entries())
