@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from .core import paths
 from .core.model import FilePatch, Patch
-from .core.plan import check_expected, plan_patch
+from .core.plan import RECORDED_FILES, check_expected, plan_patch
 from .core.policy import Protection, check_protected, check_protected_path, select_files
 from .core.threeway import KnownVersions
 from .errors import PatchError
@@ -124,6 +124,13 @@ def _apply_once(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
             if request.atomic:
                 emit_diff = request.emit_diff
                 on_planned = destination.prepare(parsed, stage=not (check or emit_diff))
+                if on_planned is not None and versions is not None \
+                        and len(parsed.files) <= RECORDED_FILES:
+                    # the history log's digests, taken before the target stages (and may
+                    # let go of) each new content
+                    from .core.resend import digests_first  # as plan_patch imports it
+
+                    on_planned = digests_first(parsed, reverse, on_planned)
                 # a target that does not write from the plan's pre-images (the working tree
                 # reads them again) lets the plan drop them (memory); but one file's would be
                 # read back at once for the undo: keeping it saves a read

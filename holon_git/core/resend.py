@@ -12,7 +12,7 @@ rules of plan.py decide. Pure: the log comes through KnownVersions.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from ..errors import PatchError
@@ -74,11 +74,32 @@ def refuse_a_recorded_resend(patch: Patch, read: Reader, reverse: bool,
 
 
 def mark_digests(patch: Patch, reverse: bool, changes: Iterable[FileChange]) -> None:
-    """Give each change of a file modified in place its digest, for the history log."""
+    """Give each change of a file modified in place its digest, for the history log (a
+    change marked already, before it went to be staged, is left as it is)."""
     by_path = _modified_in_place(patch)
     for change in changes:
-        path = change.old_path
-        if path is not None and path in by_path and change.new_path == path \
-                and change.after is not None:
-            change.patch_digest = digest(by_path[path], reverse)
-            change.after_sha256 = hashlib.sha256(change.after).hexdigest()
+        _mark(by_path, reverse, change)
+
+
+def digests_first(patch: Patch, reverse: bool,
+                  then: Callable[[FileChange], None]) -> Callable[[FileChange], None]:
+    """An on_planned callback that marks each change's digest and then calls ``then``: a
+    target that stages a change as soon as it is planned may let go of its content (and does
+    so in other threads), so the digest is taken before."""
+    by_path = _modified_in_place(patch)
+
+    def marked(change: FileChange) -> None:
+        _mark(by_path, reverse, change)
+        then(change)
+
+    return marked
+
+
+def _mark(by_path: dict[str, list[FilePatch]], reverse: bool, change: FileChange) -> None:
+    path = change.old_path
+    if change.patch_digest or path is None or path not in by_path or change.new_path != path:
+        return
+    after = change.after
+    if after is not None:
+        change.after_sha256 = hashlib.sha256(after).hexdigest()
+        change.patch_digest = digest(by_path[path], reverse)
