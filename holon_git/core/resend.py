@@ -34,12 +34,17 @@ def _modified_in_place(patch: Patch) -> dict[str, list[FilePatch]]:
 
 
 def digest(file_patches: Iterable[FilePatch], reverse: bool) -> str:
-    """What the file patches do to one file: their hunks' lines, in order, and the direction."""
+    """What the file patches do to one file, and where: their hunks' headers as written
+    (line numbers, an envelope's '@@' anchor) and lines, in order, and the direction. The
+    same edit sent for a second copy of a block differs in its line numbers (or anchor): not
+    a re-send; the very same patch again is."""
     h = hashlib.sha256(b"-R\n" if reverse else b"\n")
     for fp in file_patches:
         h.update(b"\0file\n")
         for hunk in fp.hunks:
-            h.update(b"\0hunk\n")
+            where = (hunk.old_start, hunk.old_count, hunk.new_start, hunk.new_count,
+                     hunk.anchor_text, hunk.anchor_end)
+            h.update(b"\0hunk\n" + repr(where).encode("utf-8", "surrogateescape") + b"\n")
             for line in hunk.lines:
                 h.update(line.kind.encode() + len(line.text).to_bytes(4, "big") + line.text)
     return h.hexdigest()
