@@ -24,7 +24,7 @@ from ..core.model import FileKind, Patch
 from ..core.plan import FileChange, Plan, SourceFile, removed_paths
 from ..core.policy import Protection
 from ..errors import PatchError
-from ..fs.gitdir_guard import GitDirGuard
+from ..fs.gitdir_guard import GitDirGuard, mode_below, refuse_made_git_dirs
 from ..fs.lock import IndexLock
 from ..fs.signals import FORWARD, HeldSignals, checkpoint
 from ..git import history
@@ -106,6 +106,8 @@ class IndexTarget(Target):
         """Refusals the planner cannot see: file/directory collisions and, for a commit,
         staged changes on a touched path (the commit must hold the patch and nothing else)."""
         removed = removed_paths(plan.changes)
+        refuse_made_git_dirs((c.path for c in plan.changes if c.kind is not FileKind.DELETE),
+                             mode_below(self.git.work_tree))
         for change in plan.changes:
             if change.kind in (FileKind.ADD, FileKind.RENAME):
                 self.stage.check_free(change.path, removed)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..core.model import Diagnostic, FileKind, Patch
 from ..core.plan import Plan, SourceFile, removed_paths
 from ..core.policy import Protection
-from ..fs.gitdir_guard import GitDirGuard
+from ..fs.gitdir_guard import GitDirGuard, mode_below, refuse_made_git_dirs
 from ..fs.signals import FORWARD, HeldSignals, checkpoint
 from ..git.branches import named_tip, tree_of
 from ..git.commit import BranchUpdate
@@ -60,6 +60,8 @@ class RefTarget(Target):
 
     def validate(self, plan: Plan) -> None:
         removed = removed_paths(plan.changes)
+        refuse_made_git_dirs((c.path for c in plan.changes if c.kind is not FileKind.DELETE),
+                             mode_below(self.git.work_tree))
         for change in plan.changes:
             if change.kind in (FileKind.ADD, FileKind.RENAME):
                 self.stage.check_free(change.path, removed)
