@@ -117,6 +117,9 @@ class Transaction:
         self.alone = alone
         self.record = journal.new_record(tree.root)
         self.journal: journal.Journal | None = None
+        # held from before the first temporary file is staged: --recover proves this apply
+        # alive by it (fs/leftovers.py); the journal takes it over when one is written
+        self.live = journal.Liveness.take(git_dir, self.record.txid) if git_dir else None
         self.numbers: dict[str, int] = {}  # path -> its entry number (names its temp files)
         self.created_dirs: list[str] = []
         self.staged: dict[str, str] = {}  # path -> temporary name in its staging directory
@@ -209,6 +212,13 @@ class Transaction:
         if self.journal is not None:
             self.journal.commit()
             self.journal = None
+        self._release()
+
+    def _release(self) -> None:
+        """Give up the claim on the transaction's id (nothing of it is left to stage)."""
+        if self.live is not None:
+            self.live.release()
+            self.live = None
 
     def _alone_file(self, changes: list[FileChange], new_dirs: list[str]) -> bool:
         """One modified or added file in an existing directory, committing alone: its rename
@@ -265,7 +275,7 @@ class Transaction:
                 yield content
 
         self.journal = journal.Journal.create(self.git_dir, self.record, preimages(),
-                                              sync=self.durable)
+                                              sync=self.durable, held=self.live)
 
     def _preimage(self, path: str, before: SourceFile) -> bytes:
         """The old content the plan was made against: kept by the plan, or read again now
@@ -578,4 +588,5 @@ class Transaction:
                     problems.append(f"the crash journal could not be removed ({exc}); "
                                     "run 'git holon-apply --recover'")
             self.journal = None
+        self._release()
         return problems
