@@ -2,12 +2,16 @@
 
 A repository is named by the top of its working tree (a path inside it names it too, but a
 nested repository is a repository of its own). Paths are compared after resolving symbolic
-links, so a link cannot make an unserved repository look like a served one.
+links, so a link cannot make an unserved repository look like a served one. Each served
+repository's identity (device and inode) is taken at start and checked on every call: a
+repository directory swapped since (for a symbolic link to elsewhere, or another directory)
+is refused, not followed.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Sequence
 from urllib.parse import unquote, urlsplit
 
@@ -63,6 +67,7 @@ class Confinement:
 
     def __init__(self, repos: Sequence[str]) -> None:
         self.repos = served_repositories(repos)
+        self.identities = {repo: _identity(repo) for repo in self.repos}
 
     def allowed(self, roots: Sequence[str] | None) -> list[str]:
         """The served repositories whose whole working tree lies inside one of ``roots``."""
@@ -78,7 +83,7 @@ class Confinement:
         served = ", ".join(self.repos)
         if requested is None:
             if len(allowed) == 1:
-                return allowed[0]
+                return self._unchanged(allowed[0])
             if not allowed:
                 raise PatchError("repo_not_served", "none of the served repositories "
                                  f"({served}) lies inside the client's roots "
@@ -101,4 +106,22 @@ class Confinement:
             raise PatchError("repo_not_served", f"{top} is outside the client's roots "
                              f"({', '.join(roots or ())})", hint="work in a repository inside "
                              "the client's roots, or add this one to them")
-        return top
+        return self._unchanged(top)
+
+    def _unchanged(self, repo: str) -> str:
+        """``repo``, if it is still the very directory served at start (not a symbolic link,
+        no link on its way, same device and inode); else PatchError('repo_not_served')."""
+        if os.path.realpath(repo) != repo or _identity(repo) != self.identities[repo]:
+            raise PatchError("repo_not_served", f"{repo} is no longer the repository this "
+                             "server started with (replaced or moved since); it is not served",
+                             hint="restart the server with --repo naming the repository")
+        return repo
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    """(device, inode) of the directory at ``path`` itself (a link is not followed)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
