@@ -16,6 +16,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from contextlib import suppress
 from typing import Any
 
 import click
@@ -320,8 +321,7 @@ def _record_holon_output(directory: str, run: Any, receipt: Receipt, write: bool
 
 def _write_diff(name: str, destination: Any, diff: bytes) -> None:
     if name == "-":
-        sys.stdout.buffer.write(diff)
-        sys.stdout.buffer.flush()
+        _write_out(diff)
         return
     from .fs.emit import write_diff
 
@@ -363,8 +363,7 @@ def convert_command(patch_file: str, to: str, fmt: str, strip: int | None, repo:
     result as applying PATCH."""
     ((_, data),) = read_patch_files((patch_file,))
     out = api.convert_patch(data, repo, to=to, format=fmt, strip=strip)
-    sys.stdout.buffer.write(out)
-    sys.stdout.buffer.flush()
+    _write_out(out)
     return EXIT_OK
 
 
@@ -606,7 +605,35 @@ def _note_interrupts() -> list[int]:
 def _echo(text: str, err: bool = False, nl: bool = True) -> None:
     """click.echo, with every byte of a path that is not UTF-8 written as git's octal escape
     (a strict UTF-8 stdout cannot print the lone surrogate it decodes to)."""
-    click.echo(safe_text(text), err=err, nl=nl)
+    try:
+        click.echo(safe_text(text), err=err, nl=nl)
+    except OSError as exc:
+        _output_lost(exc, err)
+
+
+def _write_out(data: bytes) -> None:
+    """Bytes to stdout (a diff), as _echo."""
+    try:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    except OSError as exc:
+        _output_lost(exc, False)
+
+
+def _output_lost(exc: OSError, err: bool) -> None:
+    """stdout (or stderr) refused a write: full (ENOSPC), closed (EPIPE). What was done
+    stays done and the exit status says so (0 for an apply that was applied); the stream is
+    pointed at /dev/null, so nothing later (the interpreter's last flush included) fails
+    again, and a note goes to stderr."""
+    fd = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(fd, 2 if err else 1)
+    finally:
+        os.close(fd)
+    if not err:
+        with suppress(OSError):
+            click.echo(f"note: the report could not be printed: {exc.strerror or exc}; "
+                       "the exit status stands", err=True)
 
 
 def _prog_name() -> str:

@@ -49,12 +49,19 @@ def served_repositories(paths: Sequence[str]) -> tuple[str, ...]:
 
 def roots_from_uris(uris: Iterable[str]) -> tuple[str, ...] | None:
     """The local directories among a client's roots (file:// URIs), resolved; None when it
-    lists none, which narrows nothing."""
-    found = []
+    lists none, which narrows nothing. A file root that names no path (a NUL in it) still
+    narrows: it allows nothing, so a client listing only such roots is allowed none."""
+    found, unusable = [], False
     for uri in uris:
         parts = urlsplit(uri)
         if parts.scheme == "file" and parts.netloc in ("", "localhost") and parts.path:
-            found.append(os.path.realpath(unquote(parts.path)))
+            path = unquote(parts.path, errors="surrogateescape")
+            if "\0" in path:
+                unusable = True
+                continue
+            found.append(os.path.realpath(path))
+    if not found and unusable:
+        return ()
     return tuple(found) or None
 
 
@@ -94,6 +101,9 @@ class Confinement:
                              f"name one as `repo` ({', '.join(allowed)})",
                              hint=f"call {tool} again with `repo` set to one of the repositories "
                              "named")
+        if "\0" in requested:
+            raise PatchError("invalid_tool_input", "`repo` holds a NUL character: it names no "
+                             "directory", hint=REPO_HINT)
         path = os.path.realpath(requested)
         top = _top_level(path) if os.path.isdir(path) else None
         if top is None or top not in self.repos:
