@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, TypeVar
 from ..core.model import FileKind
 from ..core.plan import EXECUTABLE, FileChange, SourceFile, removed_paths
 from ..errors import PatchError
-from . import journal
+from . import journal, umask
 from . import tree as fstree
 from .tree import Missing, Tree, identity, split
 
@@ -100,10 +100,9 @@ def entry_numbers(changes: Iterable[tuple[FileKind, str | None, str]]) -> dict[s
 
 
 def _executable_perm() -> int:
-    """rwx as the umask allows, as git gives a checked-out executable."""
-    umask = os.umask(0o022)
-    os.umask(umask)
-    return 0o777 & ~umask
+    """rwx as the umask allows, as git gives a checked-out executable (the umask read
+    without setting it: umask.py)."""
+    return 0o777 & ~umask.current()
 
 
 class Transaction:
@@ -139,7 +138,6 @@ class Transaction:
         self.sent: deque[tuple[Future[None], int]] = deque()  # batches handed over, and sizes
         self.in_flight = 0  # bytes of the batches handed over and not known to be written
         self.failed_at: list[str] = []  # paths the stagers could not write
-        # read once, before any thread stages: reading the umask means setting it briefly
         self.executable_perm = _executable_perm()
 
     def run(self, changes: list[FileChange], checkpoint: Callable[[], None],
