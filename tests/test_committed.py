@@ -66,10 +66,27 @@ def test_an_unborn_head_holds_nothing(tmp_path: Path):
     assert head_holds(str(repo / ".git"), ".holon/protect") is False
 
 
+@pytest.mark.parametrize("packed", [False, True])
+def test_sha256_repositories_too(tmp_path: Path, packed: bool):
+    repo = tmp_path / "s"
+    git(tmp_path, "init", "-q", "--object-format=sha256", "-b", "main", str(repo))
+    for path, text in FILES.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "initial")
+    history(repo)
+    if packed:
+        git(repo, "gc", "-q", "--aggressive")
+    for path in probes():
+        assert head_holds(str(repo / ".git"), path) is git_holds(repo, path), path
+
+
 def test_what_it_cannot_read_it_does_not_guess(tmp_path: Path):
-    sha256 = tmp_path / "s"
-    git(tmp_path, "init", "-q", "--object-format=sha256", str(sha256))
-    assert head_holds(str(sha256 / ".git"), "x") is None
+    reftable = tmp_path / "t"
+    done = git(tmp_path, "init", "-q", "--ref-format=reftable", str(reftable), check=False)
+    if (reftable / ".git").exists():
+        assert head_holds(str(reftable / ".git"), "x") is None, done
     repo = make_repo(tmp_path / "r", FILES)
     git(repo, "gc", "-q")
     (pack,) = (repo / ".git" / "objects" / "pack").glob("*.pack")

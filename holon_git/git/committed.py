@@ -4,9 +4,9 @@ apply more than everything else it does).
 The working-tree target must know whether a ``.holon/protect`` is committed even when the
 working tree lacks it (a sparse checkout, a file deleted locally): the committed policy
 holds either way. This reads HEAD, its commit and the trees on the way from loose objects
-or version-2 pack indexes (deltas resolved), for SHA-1 repositories with files-backend
-refs. Anything else — SHA-256, reftable, alternates, an object found nowhere, a file that
-does not parse — answers None, "cannot tell", and the caller asks pygit2: a repository
+or version-2 pack indexes (deltas resolved), for SHA-1 and SHA-256 repositories with
+files-backend refs. Anything else — reftable, alternates, an object found nowhere, a file
+that does not parse — answers None, "cannot tell", and the caller asks pygit2: a repository
 can make this slower, never make it skip a policy.
 """
 
@@ -19,7 +19,7 @@ from bisect import bisect_left
 
 from .location import common_dir
 
-_HEX = re.compile(rb"[0-9a-f]{40}")
+_SHA256 = re.compile(rb"^\s*objectformat\s*=\s*sha256\s*$", re.I | re.M)
 _UNUSUAL = re.compile(rb"^\s*(objectformat|refstorage)\s*=", re.I | re.M)
 _MAX_DEPTH = 64  # delta chains (git's default is 50) and symbolic refs followed, at most
 _MAX_OBJECT = 64 << 20  # a commit or tree larger than this is not read here
@@ -47,8 +47,11 @@ class _Reader:
         self.git_dir = git_dir
         self.common = common_dir(git_dir)
         with open(os.path.join(self.common, "config"), "rb") as fh:
-            if _UNUSUAL.search(fh.read(1 << 20)):
-                raise _Unknown
+            config = fh.read(1 << 20)
+        self.size = 32 if _SHA256.search(config) else 20  # bytes of an object id
+        if _UNUSUAL.search(_SHA256.sub(b"", config)):
+            raise _Unknown  # another object format, or refs not in files
+        self.hex = re.compile(rb"[0-9a-f]{%d}" % (2 * self.size))
         self.objects = os.path.join(self.common, "objects")
         if os.path.exists(os.path.join(self.objects, "info", "alternates")) or \
                 os.path.exists(os.path.join(self.common, "reftable")):
@@ -62,7 +65,7 @@ class _Reader:
         kind, data = self._object(commit)
         if kind != b"commit" or not data.startswith(b"tree "):
             raise _Unknown
-        tree = data[5:45]
+        tree = data[5:5 + 2 * self.size]
         *dirs, name = path.split("/")
         for part in dirs:
             found = self._entry(tree, part.encode())
@@ -83,7 +86,7 @@ class _Reader:
             if value.startswith(b"ref: "):
                 name = value[5:].strip().decode("utf-8")
                 continue
-            if not _HEX.fullmatch(value):
+            if not self.hex.fullmatch(value):
                 raise _Unknown
             return value
         raise _Unknown
@@ -106,10 +109,11 @@ class _Reader:
                 packed = fh.read()
         except FileNotFoundError:
             return None
+        width = 2 * self.size
         line_end = packed.find(b" " + name.encode() + b"\n")
-        if line_end < 40 or (line_end > 40 and packed[line_end - 41] != ord("\n")):
+        if line_end < width or (line_end > width and packed[line_end - width - 1] != ord("\n")):
             return None
-        return packed[line_end - 40:line_end]
+        return packed[line_end - width:line_end]
 
     # -- objects -------------------------------------------------------------------------------
     def _object(self, oid: bytes, depth: int = 0) -> tuple[bytes, bytes]:
@@ -142,7 +146,7 @@ class _Reader:
 
     def _packed(self, raw_id: bytes, depth: int) -> tuple[bytes, bytes]:
         for pack, index in self._packs_found():
-            offset = _offset_in(index, raw_id)
+            offset = _offset_in(index, raw_id, self.size)
             if offset is not None:
                 return self._entry_at(pack, offset, depth)
         raise _Unknown  # in no pack either (a partial clone?): pygit2 decides
@@ -169,8 +173,8 @@ class _Reader:
                     back = ((back + 1) << 7) | (byte & 0x7F)
                 base = self._entry_at(pack, offset - back, depth + 1)
             elif kind == 7:  # REF_DELTA: the base is named
-                base = self._object(head[at:at + 20].hex().encode(), depth + 1)
-                at += 20
+                base = self._object(head[at:at + self.size].hex().encode(), depth + 1)
+                at += self.size
             elif kind not in _TYPES:
                 raise _Unknown
             fh.seek(offset + at)
@@ -200,13 +204,13 @@ class _Reader:
             space = data.index(b" ", at)
             nul = data.index(b"\0", space)
             if data[space + 1:nul] == name:
-                return data[at:space], data[nul + 1:nul + 21].hex().encode()
-            at = nul + 21
+                return data[at:space], data[nul + 1:nul + 1 + self.size].hex().encode()
+            at = nul + 1 + self.size
         return None
 
 
-def _offset_in(index: bytes, raw_id: bytes) -> int | None:
-    """The pack offset of ``raw_id`` in a version-2 pack index, or None."""
+def _offset_in(index: bytes, raw_id: bytes, size: int) -> int | None:
+    """The pack offset of ``raw_id`` (``size`` bytes) in a version-2 pack index, or None."""
     if index[:8] != b"\377tOc\0\0\0\2":
         raise _Unknown
     fanout = 8
@@ -222,12 +226,12 @@ def _offset_in(index: bytes, raw_id: bytes) -> int | None:
             return hi
 
         def __getitem__(self, i: int) -> bytes:
-            return index[ids + 20 * i:ids + 20 * i + 20]
+            return index[ids + size * i:ids + size * i + size]
 
     at = bisect_left(Ids(), raw_id, lo, hi)  # type: ignore[arg-type]
-    if at >= hi or index[ids + 20 * at:ids + 20 * at + 20] != raw_id:
+    if at >= hi or index[ids + size * at:ids + size * at + size] != raw_id:
         return None
-    offsets = ids + 24 * count  # after the ids and their CRCs
+    offsets = ids + (size + 4) * count  # after the ids and their CRCs
     value = int.from_bytes(index[offsets + 4 * at:offsets + 4 * at + 4], "big")
     if value & 0x80000000:  # in the table of 8-byte offsets
         large = offsets + 4 * count + 8 * (value & 0x7FFFFFFF)
