@@ -79,20 +79,25 @@ class GitDirGuard:
             os.close(fd)
 
 
-def refuse_made_git_dirs(paths: Iterable[str], mode_of: Callable[[str], int | None]) -> None:
+def refuse_made_git_dirs(paths: Iterable[str], mode_of: Callable[[str], int | None],
+                         every_folder: bool = False) -> None:
     """Refuse written ``paths`` that would make a directory a git directory: give it the
     ``HEAD``, ``objects/`` or ``refs`` it lacks of the three (one patch, or several, each
     adding a part: a bare repository planted under any name, whose config and hooks git
     would run in it). ``mode_of(rel)``: the st_mode of what is at ``rel`` now (not
-    followed), None if nothing."""
+    followed), None if nothing. ``every_folder``: also refuse a path written into a folder
+    that is one already (for the index and a branch, whose folders no walk on disk checks:
+    a bare repository's tree)."""
     gets: dict[str, set[str]] = {}
     for path in paths:
         parts = path.split("/")
         for at in range(1, len(parts)):
             following, last = parts[at], at == len(parts) - 1
+            named = gets.setdefault("/".join(parts[:at]), set()) if every_folder else None
             if (following == "HEAD" and last) or following == "refs" or \
                     (following == "objects" and not last):
-                gets.setdefault("/".join(parts[:at]), set()).add(following)
+                (named if named is not None else
+                 gets.setdefault("/".join(parts[:at]), set())).add(following)
     for folder, named in gets.items():
         have = set(named)
         for part in {"HEAD", "objects", "refs"} - have:
@@ -108,12 +113,16 @@ def refuse_made_git_dirs(paths: Iterable[str], mode_of: Callable[[str], int | No
                              "leave HEAD, objects/ and refs out of the patch")
 
 
-def mode_below(root: str | None) -> Callable[[str], int | None]:
-    """``mode_of`` for refuse_made_git_dirs under ``root`` (None: no working tree)."""
+def mode_below(root: str | None,
+               recorded: Callable[[str], int | None] | None = None
+               ) -> Callable[[str], int | None]:
+    """``mode_of`` for refuse_made_git_dirs: what ``recorded`` (the index or a tree) holds at
+    a path, else what is on disk under ``root`` (None: no working tree)."""
 
     def mode_of(rel: str) -> int | None:
-        if root is None:
-            return None
+        found = recorded(rel) if recorded is not None else None
+        if found is not None or root is None:
+            return found
         try:
             return os.lstat(os.path.join(root, rel)).st_mode
         except OSError:

@@ -107,7 +107,8 @@ class IndexTarget(Target):
         staged changes on a touched path (the commit must hold the patch and nothing else)."""
         removed = removed_paths(plan.changes)
         refuse_made_git_dirs((c.path for c in plan.changes if c.kind is not FileKind.DELETE),
-                             mode_below(self.git.work_tree))
+                             mode_below(self.git.work_tree, self.stage.mode_of),
+                             every_folder=True)
         for change in plan.changes:
             if change.kind in (FileKind.ADD, FileKind.RENAME):
                 self.stage.check_free(change.path, removed)

@@ -106,3 +106,26 @@ def test_a_nested_repositorys_working_files_are_still_patched(tmp_path: Path):
              "--- a/docs/HEAD\n+++ b/docs/HEAD\n@@ -1 +1 @@\n-h\n+H\n")
     assert apply_patch(patch, repo).ok
     assert (repo / "docs/HEAD").read_text() == "H\n"
+
+
+def test_a_bare_repositorys_branch_is_checked_in_its_tree(repo: Path, tmp_path: Path):
+    """--ref on a bare clone: no working tree to walk, so the branch's own tree tells that
+    tests/fixtures/x.git is a git directory; a hook there is refused, and so is one more
+    piece of a git directory planted in the tree."""
+    for kept in ("objects/info/packs", "refs/heads/main"):  # git tracks no empty folder
+        (repo / FIXTURE / kept).write_text("\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "the fixture's objects and refs")
+    bare = tmp_path / "bare.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(bare))
+    before = everything(bare)
+    for patch in (add(f"{FIXTURE}/hooks/post-checkout"), config_patch(),
+                  add("evil/HEAD", "ref: refs/heads/main\n")):
+        if patch.startswith("--- /dev/null\n+++ b/evil/"):
+            first = add("evil/objects/info/packs", "\n") + add("evil/refs/heads/.keep", "\n")
+            assert apply_patch(first, bare, ref="main", message="m").ok
+            before = everything(bare)
+        receipt = apply_patch(patch, bare, ref="main", message="m")
+        assert receipt.error is not None and receipt.error.code == "path_escape", \
+            receipt.to_json()
+        assert everything(bare) == before
