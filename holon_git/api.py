@@ -20,10 +20,12 @@ from collections.abc import Callable, Mapping
 from functools import wraps
 from typing import Any, TypeVar
 
+from .core import paths
 from .core.model import FilePatch, Patch
 from .core.plan.expect import check_expected
-from .core.plan.plan import plan_patch
-from .core.policy import check_protected, select_files
+from .core.plan.plan import RECORDED_FILES, plan_patch
+from .core.plan.resend import digests_first
+from .core.policy import Protection, check_protected, check_protected_path, select_files
 from .core.threeway import KnownVersions
 from .errors import PatchError
 from .git.libgit2 import coded_failure
@@ -117,11 +119,18 @@ def _apply_once(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
         destination = open_target(target, request.repo, check=check,
                                   commit=request.commit_spec(), durable=request.durable)
         try:
-            check_protected(parsed, destination.protection())
+            protection = destination.protection()
+            check_protected(parsed, protection)
+            check_expected_paths(request.expect_sha256 or {}, protection)
             versions = destination.known_versions() if request.three_way else None
             if request.atomic:
                 emit_diff = request.emit_diff
                 on_planned = destination.prepare(parsed, stage=not (check or emit_diff))
+                if on_planned is not None and versions is not None \
+                        and len(parsed.files) <= RECORDED_FILES:
+                    # the history log's digests, taken before the target stages (and may
+                    # let go of) each new content
+                    on_planned = digests_first(parsed, reverse, on_planned)
                 # a target that does not write from the plan's pre-images (the working tree
                 # reads them again) lets the plan drop them (memory); but one file's would be
                 # read back at once for the undo: keeping it saves a read
@@ -168,6 +177,14 @@ def _apply_once(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
         receipt.status = PARTIAL if (not atomic and not check and receipt.files) else REFUSED
         receipt.error = err
     return receipt
+
+
+def check_expected_paths(expect_sha256: Mapping[str, str], protection: Protection) -> None:
+    """--expect-sha256 names no protected path: its stale_file refusal would tell whether
+    the file exists and its hash (an oracle for a file no patch may touch)."""
+    for raw_path in expect_sha256:
+        check_protected_path(paths.normalize(raw_path), protection,
+                             hint="leave protected paths out of --expect-sha256")
 
 
 RETRYABLE = ("head_moved", "ref_locked")

@@ -16,6 +16,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from contextlib import suppress
 from typing import Any
 
 import click
@@ -25,6 +26,7 @@ from .errors import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, PatchError
 from .fast_exit import run_then_exit
 from .inputs import ParsedInputs, parse_inputs, read_patch_files
 from .progress import TerminalProgress, wanted
+from .quoting import safe, safe_text
 from .receipt import REFUSED, Receipt
 from .report import (
     error_lines,
@@ -257,7 +259,7 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
         receipt = _refusal(err, session.request)
     else:
         if stat:
-            click.echo("\n".join(stat_lines(parsed.patch.files)))
+            _echo("\n".join(stat_lines(parsed.patch.files)))
             if not (force_apply or check):
                 return EXIT_OK
         receipt = _apply(parsed, request, session, as_json=as_json, quiet=quiet)
@@ -269,11 +271,11 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
     if receipt.error is not None:
         raise Refused(receipt)
     if as_json:
-        click.echo(receipt.to_json())
+        _echo(receipt.to_json())
     for line in notes_always_shown(receipt):
-        click.echo(line, err=True)
+        _echo(line, err=True)
     if not as_json and not quiet and emit_diff != "-":
-        click.echo("\n".join(summary_lines(receipt, verbose)))
+        _echo("\n".join(summary_lines(receipt, verbose)))
     return EXIT_OK
 
 
@@ -297,9 +299,9 @@ def _recover(repo: str, as_json: bool, quiet: bool) -> int:
     check_repository_path(repo)
     done = recover(repo)
     if as_json:
-        click.echo(json.dumps({"status": "recovered", **done}, indent=2, ensure_ascii=False))
+        _echo(json.dumps(safe({"status": "recovered", **done}), indent=2, ensure_ascii=False))
     elif not quiet:
-        click.echo("\n".join(recovery_lines(done)))
+        _echo("\n".join(recovery_lines(done)))
     return EXIT_OK
 
 
@@ -313,24 +315,23 @@ def _record_holon_output(directory: str, run: Any, receipt: Receipt, write: bool
     try:
         write_receipt(directory, receipt.to_json())
     except OSError as exc:
-        click.echo(f"warning: cannot write the receipt into {directory}: {exc.strerror}",
+        _echo(f"warning: cannot write the receipt into {directory}: {exc.strerror}",
                    err=True)
 
 
 def _write_diff(name: str, destination: Any, diff: bytes) -> None:
     if name == "-":
-        sys.stdout.buffer.write(diff)
-        sys.stdout.buffer.flush()
+        _write_out(diff)
         return
     from .fs.emit import write_diff
 
     try:
         write_diff(destination, diff)
     except OSError as exc:
-        click.echo(f"warning: cannot write the diff to {name}: {exc.strerror or exc}",
+        _echo(f"warning: cannot write the diff to {name}: {exc.strerror or exc}",
                    err=True)
     except PatchError as err:
-        click.echo(f"warning: the diff was not written to {name}: {err.message}", err=True)
+        _echo(f"warning: the diff was not written to {name}: {err.message}", err=True)
 
 
 def _expectations(values: tuple[str, ...]) -> dict[str, str]:
@@ -362,8 +363,7 @@ def convert_command(patch_file: str, to: str, fmt: str, strip: int | None, repo:
     result as applying PATCH."""
     ((_, data),) = read_patch_files((patch_file,))
     out = api.convert_patch(data, repo, to=to, format=fmt, strip=strip)
-    sys.stdout.buffer.write(out)
-    sys.stdout.buffer.flush()
+    _write_out(out)
     return EXIT_OK
 
 
@@ -377,7 +377,7 @@ def tool_spec_command(provider: str) -> None:
     """Print the ApplyPatch tool definition for the provider's API, as JSON."""
     from .provider import tool_definition
 
-    click.echo(json.dumps(tool_definition(provider), indent=2, ensure_ascii=False))
+    _echo(json.dumps(tool_definition(provider), indent=2, ensure_ascii=False))
 
 
 @cli.command("grammar", context_settings=CONTEXT)
@@ -385,7 +385,7 @@ def grammar_command() -> None:
     """Print the Lark grammar of the unified-diff subset ApplyPatch accepts."""
     from .provider import grammar
 
-    click.echo(grammar(), nl=False)
+    _echo(grammar(), nl=False)
 
 
 @cli.command("prompt", context_settings=CONTEXT)
@@ -394,7 +394,7 @@ def prompt_command(provider: str) -> None:
     """Print the guidance for the model's instructions on using ApplyPatch."""
     from .provider import prompt
 
-    click.echo(prompt(provider), nl=False)
+    _echo(prompt(provider), nl=False)
 
 
 @cli.command("tool-call", context_settings=CONTEXT)
@@ -415,7 +415,7 @@ def tool_call_command(call_file: str, provider: str, repo: str, check: bool) -> 
 
     (_, data), = read_patch_files((call_file,))
     outcome = run_tool_call(provider, data, repo, check=check)
-    click.echo(outcome.text)
+    _echo(outcome.text)
     error = outcome.receipt.error
     return EXIT_OK if error is None else error.exit_status
 
@@ -449,7 +449,7 @@ def mcp_command(repos: tuple[str, ...]) -> int:
 
 def _problems(problems: Sequence[object]) -> int:
     for item in problems:
-        click.echo(str(item), err=True)
+        _echo(str(item), err=True)
     return EXIT_REFUSED if problems else EXIT_OK
 
 
@@ -499,7 +499,7 @@ def install_hooks_command(names: tuple[str, ...], force: bool) -> int:
     from .hooks.install import install_hooks
 
     for item in install_hooks(".", names, force=force):
-        click.echo(f"{item.action}: {item.path}")
+        _echo(f"{item.action}: {item.path}")
     return EXIT_OK
 
 
@@ -542,13 +542,13 @@ def _fail(err: PatchError, session: Session, receipt: Receipt | None = None) -> 
     for --recover), then the error and its hint on stderr; returns the exit status."""
     if session.json:
         if session.recover:
-            click.echo(json.dumps({"status": "refused", "error": err.to_dict()}, indent=2,
+            _echo(json.dumps({"status": "refused", "error": err.to_dict()}, indent=2,
                                   ensure_ascii=False))
         else:
-            click.echo((receipt or _refusal(err, session.request)).to_json())
-    click.echo("\n".join(error_lines(err)), err=True)
+            _echo((receipt or _refusal(err, session.request)).to_json())
+    _echo("\n".join(error_lines(err)), err=True)
     if receipt is not None and not receipt.atomic:
-        click.echo("\n".join(partial_lines(receipt)), err=True)
+        _echo("\n".join(partial_lines(receipt)), err=True)
     return err.exit_status
 
 
@@ -562,9 +562,9 @@ def _refusal(err: PatchError, request: ApplyRequest | None) -> Receipt:
 def _interrupted(session: Session) -> int:
     # a write stops only at a safe point and undoes itself (fs/signals.py)
     if session.applied:
-        click.echo("interrupted after the patch was applied", err=True)
+        _echo("interrupted after the patch was applied", err=True)
     else:
-        click.echo("interrupted; nothing was changed", err=True)
+        _echo("interrupted; nothing was changed", err=True)
     return EXIT_INTERRUPTED
 
 
@@ -600,6 +600,40 @@ def _note_interrupts() -> list[int]:
     if _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
         _signal.signal(_signal.SIGINT, interrupt)
     return received
+
+
+def _echo(text: str, err: bool = False, nl: bool = True) -> None:
+    """click.echo, with every byte of a path that is not UTF-8 written as git's octal escape
+    (a strict UTF-8 stdout cannot print the lone surrogate it decodes to)."""
+    try:
+        click.echo(safe_text(text), err=err, nl=nl)
+    except OSError as exc:
+        _output_lost(exc, err)
+
+
+def _write_out(data: bytes) -> None:
+    """Bytes to stdout (a diff), as _echo."""
+    try:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    except OSError as exc:
+        _output_lost(exc, False)
+
+
+def _output_lost(exc: OSError, err: bool) -> None:
+    """stdout (or stderr) refused a write: full (ENOSPC), closed (EPIPE). What was done
+    stays done and the exit status says so (0 for an apply that was applied); the stream is
+    pointed at /dev/null, so nothing later (the interpreter's last flush included) fails
+    again, and a note goes to stderr."""
+    fd = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(fd, 2 if err else 1)
+    finally:
+        os.close(fd)
+    if not err:
+        with suppress(OSError):
+            click.echo(f"note: the report could not be printed: {exc.strerror or exc}; "
+                       "the exit status stands", err=True)
 
 
 def _prog_name() -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .quoting import safe
+
 # code -> default one-line recovery hint naming the rule that failed.
 # docs/errors.md documents every code; a test keeps the two in step.
 HINTS: dict[str, str] = {
@@ -161,7 +163,17 @@ class PatchError(Exception):
                 out[key] = value
         if self.details:
             out["details"] = self.details
-        return out
+        return safe(out)  # a path that is not UTF-8 is quoted, as git quotes it
 
     def __str__(self) -> str:
         return f"{self.code}: {self.message}"
+
+
+def let_go(err: BaseException | None) -> None:
+    """Drop the tracebacks of a refusal (and of those it was raised from) that a caller
+    caught and goes past: a frame that raised a refusal it held in a local is a reference
+    cycle, which keeps that try's file and indexes alive until the cycle collector runs
+    (paused during an apply), so every version the rescue tried would stay in memory."""
+    while err is not None:
+        err.__traceback__ = None
+        err = err.__context__

@@ -10,6 +10,7 @@ from . import __version__
 from .core.change import FileChange, Plan
 from .core.model import Diagnostic
 from .errors import PatchError
+from .quoting import safe
 
 RECEIPT_VERSION = 1
 APPLIED, CHECKED, REFUSED = "applied", "checked", "refused"
@@ -72,7 +73,7 @@ class Receipt:
             out["unapplied_files"] = self.unapplied
         out.update(self.extra)
         out["error"] = self.error.to_dict() if self.error else None
-        return out
+        return safe(out)  # a path that is not UTF-8 is quoted, as git quotes it
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)

@@ -52,7 +52,7 @@ def recover(repo: str | os.PathLike[str] = ".") -> dict[str, object]:
     guarded = git_directories(location.git_dir, location.gitfile)
     try:
         done = recover_journals(location.git_dir, location.work_tree, guarded)
-        done.temporaries = remove_leftovers(location.work_tree, guarded)
+        done.temporaries = remove_leftovers(location.work_tree, guarded, location.git_dir)
     except OSError as exc:
         raise PatchError("io_error", f"recovery failed: {exc.strerror or exc}",
                          hint="the filesystem refused a read or write; run 'git holon-apply "

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from .core.model import FileKind, FilePatch, display_name
 from .errors import PatchError
+from .quoting import quote_path
 from .receipt import Receipt
 
 # Diagnostics said on stderr whatever the options: they describe a state the user must act on
@@ -29,7 +30,8 @@ def stat_lines(files: Sequence[FilePatch]) -> list[str]:
         added = sum(h.added for h in fp.hunks)
         removed = sum(h.removed for h in fp.hunks)
         # git's diffstat names a rename 'old => new'
-        name = fp.path if fp.kind is not FileKind.RENAME else f"{fp.old_path} => {fp.new_path}"
+        name = quote_path(fp.path, terminal=True) if fp.kind is not FileKind.RENAME else \
+            f"{quote_path(fp.old_path or '', True)} => {quote_path(fp.new_path or '', True)}"
         rows.append((name, added, removed))
     width = max((len(name) for name, _, _ in rows), default=0)
     out = [f" {name.ljust(width)} | {a + r:>4} {'+' * min(a, 40)}{'-' * min(r, 40)}"
@@ -56,7 +58,8 @@ def summary_lines(receipt: Receipt, verbose: bool) -> list[str]:
         what = f"{len(files)} file patches to {what}"
     out = [f"{verb} {what}, {hunks} hunk{'s' if hunks != 1 else ''}."]
     for change in files:
-        name = change.display_name
+        name = display_name(change.kind, *(quote_path(p, terminal=True) if p else p
+                                           for p in (change.old_path, change.new_path)))
         if verbose:
             out.append(f"  {_KIND_LETTER[change.kind]} {name} (+{change.added} "
                        f"-{change.removed})")

@@ -194,7 +194,7 @@ def test_a_failed_early_write_is_a_coded_refusal(case: tuple[Path, bytes],
     def failing_write(fd: int, data: bytes) -> int:
         writes[0] += 1
         if writes[0] == 5:
-            journal_existed.append((repo / ".git" / "holon-apply").exists())
+            journal_existed.append(any((repo / ".git" / "holon-apply").glob("*/journal.json")))
             raise OSError(errno.EIO, "injected")
         return real_write(fd, data)
 

@@ -107,11 +107,18 @@ def conflicts(merged: bytes, marker_size: int) -> list[Conflict]:
     return found
 
 
-def conflict_error(found: Sequence[Conflict], ours: bytes, label: str) -> PatchError:
+def conflict_error(found: Sequence[Conflict], ours: bytes, label: str,
+                   patch_lines: Iterable[bytes] = ()) -> PatchError:
     """merge_conflict, showing the first conflicting region of the current file (numbered,
-    with two lines around it) and the patch's lines for it."""
+    with two lines around it) and the patch's lines for it: only those the caller can read,
+    lines of the patch (``patch_lines``) or of the current file. The rest come from the base,
+    which the caller may have no way to read (another version of the file): they are left
+    out and counted (``base_lines_not_shown``)."""
     lines = split_lines(ours)
+    readable = {line.rstrip(b"\r\n") for line in (*lines, *patch_lines)}
     first = found[0]
+    shown = [show_line(t) for t in first.theirs[:MAX_REGION] if t.rstrip(b"\r\n") in readable]
+    hidden = len(first.theirs[:MAX_REGION]) - len(shown)
     lo = max(first.ours_start - 2, 0)
     hi = min(first.ours_start + first.ours_count + 2, len(lines), lo + MAX_REGION)
     region = [{"line": i + 1, "text": show_line(lines[i])} for i in range(lo, hi)]
@@ -125,5 +132,5 @@ def conflict_error(found: Sequence[Conflict], ours: bytes, label: str) -> PatchE
         f"conflicts with how the file changed since, at {span} of the current file",
         details={"base": label, "conflicts": len(found), "nearest_line": lo + 1,
                  "region": region,
-                 "patch_lines": [show_line(t) for t in first.theirs[:MAX_REGION]]},
+                 "patch_lines": shown, **({"base_lines_not_shown": hidden} if hidden else {})},
     )

@@ -7,16 +7,18 @@ that leads into the git directory (``.cfg/hooks/pre-commit`` in a dotfiles layou
 config there. So each path is walked in the working tree as a checkout would walk it, and
 refused (``path_escape``) if a directory on the way, or the file itself, is the git directory,
 its common directory or the file pointing to it (compared by device and inode, like
-fs/tree.py for the working-tree target).
+fs/tree.py for the working-tree target), or a directory on the way is any other git directory
+(a nested bare repository under any name: HEAD, objects and refs, tree.is_git_dir).
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable, Iterable
 
 from ..errors import PatchError
-from .tree import identities
+from .tree import identities, is_git_dir
 
 
 class GitDirGuard:
@@ -58,4 +60,72 @@ class GitDirGuard:
                                  "repository's git directory, whatever its name", path=path)
             if not stat.S_ISDIR(st.st_mode):
                 return  # a file or link on the way: a checkout replaces it, never follows it
+            if self._nested_git_dir(current):
+                raise PatchError("path_escape", f"{path!r} would be checked out into "
+                                 f"{current!r}, a git directory (HEAD, objects and refs), "
+                                 "whatever its name", path=path)
             self.clear.add(current)
+
+    def _nested_git_dir(self, current: str) -> bool:
+        assert self.work_tree is not None
+        try:
+            fd = os.open(os.path.join(self.work_tree, current),
+                         os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            return False
+        try:
+            return is_git_dir(fd)
+        finally:
+            os.close(fd)
+
+
+def refuse_made_git_dirs(paths: Iterable[str], mode_of: Callable[[str], int | None],
+                         every_folder: bool = False) -> None:
+    """Refuse written ``paths`` that would make a directory a git directory: give it the
+    ``HEAD``, ``objects/`` or ``refs`` it lacks of the three (one patch, or several, each
+    adding a part: a bare repository planted under any name, whose config and hooks git
+    would run in it). ``mode_of(rel)``: the st_mode of what is at ``rel`` now (not
+    followed), None if nothing. ``every_folder``: also refuse a path written into a folder
+    that is one already (for the index and a branch, whose folders no walk on disk checks:
+    a bare repository's tree)."""
+    gets: dict[str, set[str]] = {}
+    for path in paths:
+        parts = path.split("/")
+        for at in range(1, len(parts)):
+            following, last = parts[at], at == len(parts) - 1
+            named = gets.setdefault("/".join(parts[:at]), set()) if every_folder else None
+            if (following == "HEAD" and last) or following == "refs" or \
+                    (following == "objects" and not last):
+                (named if named is not None else
+                 gets.setdefault("/".join(parts[:at]), set())).add(following)
+    for folder, named in gets.items():
+        have = set(named)
+        for part in {"HEAD", "objects", "refs"} - have:
+            mode = mode_of(f"{folder}/{part}")
+            if mode is not None and (part == "refs" or (
+                    stat.S_ISDIR(mode) if part == "objects"
+                    else stat.S_ISREG(mode) or stat.S_ISLNK(mode))):
+                have.add(part)
+        if len(have) == 3:
+            raise PatchError("path_escape", f"the patch would make {folder!r} a git directory "
+                             "(HEAD, objects and refs), whose config and hooks git runs",
+                             path=folder, hint="a repository is not patched into the tree; "
+                             "leave HEAD, objects/ and refs out of the patch")
+
+
+def mode_below(root: str | None,
+               recorded: Callable[[str], int | None] | None = None
+               ) -> Callable[[str], int | None]:
+    """``mode_of`` for refuse_made_git_dirs: what ``recorded`` (the index or a tree) holds at
+    a path, else what is on disk under ``root`` (None: no working tree)."""
+
+    def mode_of(rel: str) -> int | None:
+        found = recorded(rel) if recorded is not None else None
+        if found is not None or root is None:
+            return found
+        try:
+            return os.lstat(os.path.join(root, rel)).st_mode
+        except OSError:
+            return None
+
+    return mode_of

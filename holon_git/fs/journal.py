@@ -20,7 +20,11 @@ restores every path to its old content (holon_git/recover.py).
 
 The process that owns a journal holds an exclusive ``flock`` on its directory for the whole
 transaction. The kernel drops it when the process dies, however it dies, so a journal whose
-directory can be locked is one nobody is working on.
+directory can be locked is one nobody is working on. The directory is made and locked when
+the transaction starts (``Liveness``), before it stages its first temporary file, also when
+no journal is ever written (one file, or a large patch staging while it plans): --recover
+takes temporary files for leftovers only when that lock can be taken (fs/leftovers.py), a
+proof of death that holds across pid namespaces, unlike a process id.
 """
 
 from __future__ import annotations
@@ -184,6 +188,58 @@ def remove_base(git_dir: str) -> None:
         os.rmdir(os.path.join(git_dir, JOURNAL_DIR))
 
 
+class Liveness:
+    """A transaction's claim on its id: ``<git dir>/holon-apply/<txid>/``, made and held
+    flock'd from before its first temporary file is staged until it ends; its journal, if
+    one is written, goes in it (``Journal.create(held=...)``)."""
+
+    def __init__(self, git_dir: str, txid: str, base_fd: int, fd: int) -> None:
+        self.git_dir, self.txid, self.base_fd, self.fd = git_dir, txid, base_fd, fd
+
+    @classmethod
+    def take(cls, git_dir: str, txid: str) -> Liveness | None:
+        """Best effort: None when the directory cannot be made (a read-only git directory);
+        the apply then goes on as before, only unprovable as alive."""
+        for _ in range(5):
+            try:
+                base_fd = _make_base(git_dir)
+            except OSError:
+                return None
+            try:
+                os.mkdir(txid, 0o700, dir_fd=base_fd)
+                fd = os.open(txid, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=base_fd)
+            except FileNotFoundError:  # the base removed by another apply's cleanup just now
+                os.close(base_fd)
+                continue
+            except OSError:
+                remove_dir(base_fd, txid)
+                os.close(base_fd)
+                remove_base(git_dir)
+                return None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                remove_dir(base_fd, txid)
+                os.close(base_fd)
+                remove_base(git_dir)
+                return None
+            return cls(git_dir, txid, base_fd, fd)
+        return None
+
+    def release(self) -> None:
+        """Give the claim up and remove its (empty) directory; never raises."""
+        if self.fd < 0:
+            return
+        with suppress(OSError):
+            os.close(self.fd)
+        self.fd = -1
+        remove_dir(self.base_fd, self.txid)
+        with suppress(OSError):
+            os.close(self.base_fd)
+        remove_base(self.git_dir)
+
+
 class Journal:
     """A journal this process owns (and holds locked) while its transaction runs."""
 
@@ -198,10 +254,23 @@ class Journal:
 
     @classmethod
     def create(cls, git_dir: str, record: Record, preimages: Iterable[bytes],
-               sync: bool = True) -> Journal:
+               sync: bool = True, held: Liveness | None = None) -> Journal:
         """Write the journal (fsync'd with ``sync``); on failure nothing is left behind.
         ``preimages`` is consumed before the record is written, so a generator may fill in
-        the entries' checksums and offsets as it reads each old content."""
+        the entries' checksums and offsets as it reads each old content. ``held``: the
+        transaction's claim (its directory, locked), which the journal then takes over; on
+        failure the claim stays, with nothing in it."""
+        if held is not None and held.fd >= 0:
+            try:
+                cls._write(held.fd, held.base_fd, record, preimages, sync)
+            except BaseException:
+                for name in (PREIMAGES, JOURNAL_FILE + ".tmp", JOURNAL_FILE):
+                    with suppress(OSError):
+                        os.unlink(name, dir_fd=held.fd)
+                raise
+            journal = cls(git_dir, held.base_fd, held.fd, record, sync)
+            held.fd = -1  # the journal holds it now
+            return journal
         for attempt in range(5):
             try:
                 base_fd = _make_base(git_dir)
@@ -221,12 +290,7 @@ class Journal:
         try:
             fd = os.open(record.txid, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=base_fd)
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            _write_file(PREIMAGES, fd, preimages, sync)
-            _write_file(JOURNAL_FILE + ".tmp", fd, [record.to_json()], sync)
-            os.rename(JOURNAL_FILE + ".tmp", JOURNAL_FILE, src_dir_fd=fd, dst_dir_fd=fd)
-            if sync:
-                os.fsync(fd)
-                os.fsync(base_fd)
+            cls._write(fd, base_fd, record, preimages, sync)
         except BaseException:
             if fd >= 0:
                 os.close(fd)
@@ -235,6 +299,16 @@ class Journal:
             remove_base(git_dir)
             raise
         return cls(git_dir, base_fd, fd, record, sync)
+
+    @staticmethod
+    def _write(fd: int, base_fd: int, record: Record, preimages: Iterable[bytes],
+               sync: bool) -> None:
+        _write_file(PREIMAGES, fd, preimages, sync)
+        _write_file(JOURNAL_FILE + ".tmp", fd, [record.to_json()], sync)
+        os.rename(JOURNAL_FILE + ".tmp", JOURNAL_FILE, src_dir_fd=fd, dst_dir_fd=fd)
+        if sync:
+            os.fsync(fd)
+            os.fsync(base_fd)
 
     def preimage(self, entry: Entry) -> bytes:
         """An entry's old content, read back from the preimages file (for an undo)."""

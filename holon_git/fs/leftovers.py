@@ -3,8 +3,11 @@
 A one-file apply has no crash journal (its one rename is atomic), and a large patch stages
 files while it is planned, before its journal exists; so a kill between writing a temporary
 file and renaming it (or between exchanging it and unlinking the old content) can leave a
-`.holon-<txid>-<n>.tmp` with nothing that points to it. The txid
-names the process that made it; a file whose process is gone is a leftover.
+`.holon-<txid>-<n>.tmp` with nothing that points to it. Every apply holds its txid's
+directory in the journal directory locked from before it stages its first file until it ends
+(journal.Liveness): a temporary file is a leftover only when that lock can be taken (or the
+directory is gone), which proves its apply dead across pid namespaces too. The pid inside
+the txid is never used (an apply in another pid namespace has a pid that means nothing here).
 """
 
 from __future__ import annotations
@@ -16,38 +19,35 @@ from collections.abc import Iterator
 
 from ..core.paths import is_dot_git
 from ..errors import PatchError
+from .journal_dir import open_base, try_lock
 from .tree import Missing, Tree, split
 
-# journal.temp_name: ".holon-<seconds>-<pid>-<8 hex>-[r]<number>.tmp"
-_TEMP = re.compile(r"\.holon-\d+-(\d+)-[0-9a-f]{8}-r?\d+\.tmp")
+# journal.temp_name: ".holon-<txid>-[r]<number>.tmp", txid "<seconds>-<pid>-<8 hex>"
+_TEMP = re.compile(r"\.holon-(\d{1,20}-\d{1,20}-[0-9a-f]{8})-r?\d{1,20}\.tmp")
 
 
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` may still write. A zombie may not: it has exited, and only
-    its parent has not collected it yet (a killed apply whose parent died too can stay one
-    for long where the reaper of orphans is slow)."""
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+def _alive(base_fd: int | None, txid: str) -> bool:
+    """Whether the apply ``txid`` may still write: its directory in the journal directory
+    is there and locked (journal.Liveness)."""
+    if base_fd is None:
         return False
-    except OSError:  # another user's process: alive
-        return True
-    return not _zombie(pid)
-
-
-def _zombie(pid: int) -> bool:
     try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            return fh.read().rsplit(b")", 1)[1].split()[:1] == [b"Z"]
-    except (OSError, IndexError):  # no /proc (not Linux), or gone meanwhile
+        fd = try_lock(base_fd, txid)
+    except PatchError:  # not a directory there: no live apply holds it
         return False
+    if fd is None:
+        try:
+            os.stat(txid, dir_fd=base_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return False  # no such directory: its apply is over
+        return True  # locked by a live apply
+    os.close(fd)
+    return False
 
 
-def _candidates(tree: Tree) -> Iterator[tuple[str, int]]:
-    """(relative path, pid) of every file named like a temporary one, found without following
-    links; .git (in any spelling) and the git directory under any other name are skipped."""
+def _candidates(tree: Tree) -> Iterator[tuple[str, str]]:
+    """(relative path, txid) of every file named like a temporary one, found without following
+    links; .git (in any spelling) and git directories under any other name are skipped."""
     pending = [""]
     while pending:
         current = pending.pop()
@@ -63,25 +63,36 @@ def _candidates(tree: Tree) -> Iterator[tuple[str, int]]:
                 continue
             m = _TEMP.fullmatch(name)
             if m:
-                yield rel, int(m.group(1))
+                yield rel, m.group(1)
 
 
-def remove_leftovers(root: str, guarded: list[str] | None = None) -> list[str]:
-    """Remove the temporary files of applies whose process is gone; returns their paths.
-    Each is removed through descriptors opened without following links, and only if it is
-    a regular file."""
+def remove_leftovers(root: str, guarded: list[str] | None = None,
+                     git_dir: str | None = None) -> list[str]:
+    """Remove the temporary files of applies that are over (their lock in ``git_dir``'s
+    journal directory can be taken); returns their paths. Each is removed through
+    descriptors opened without following links, and only if it is a regular file."""
     removed = []
-    with Tree(root, guarded or ()) as tree:
-        for rel, pid in list(_candidates(tree)):
-            if _alive(pid):
-                continue
-            try:
-                st = tree.lstat(rel)
-                if st is None or not stat.S_ISREG(st.st_mode):
+    base_fd = open_base(git_dir) if git_dir is not None else None
+    try:
+        with Tree(root, guarded or ()) as tree:
+            for rel, txid in list(_candidates(tree)):
+                if _alive(base_fd, txid):
                     continue
-                parent, name = split(rel)
-                os.unlink(name, dir_fd=tree.dir_fd(parent))
-            except (OSError, Missing, PatchError):
-                continue  # moved, replaced or not ours to remove: leave it
-            removed.append(rel)
+                if _remove(tree, rel):
+                    removed.append(rel)
+    finally:
+        if base_fd is not None:
+            os.close(base_fd)
     return sorted(removed)
+
+
+def _remove(tree: Tree, rel: str) -> bool:
+    try:
+        st = tree.lstat(rel)
+        if st is None or not stat.S_ISREG(st.st_mode):
+            return False
+        parent, name = split(rel)
+        os.unlink(name, dir_fd=tree.dir_fd(parent))
+    except (OSError, Missing, PatchError):
+        return False  # moved, replaced or not ours to remove: leave it
+    return True

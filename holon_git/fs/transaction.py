@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, TypeVar
 from ..core.change import EXECUTABLE, FileChange, SourceFile, removed_paths
 from ..core.model import FileKind
 from ..errors import PatchError
-from . import journal
+from . import journal, umask
 from . import tree as fstree
 from .tree import Missing, Tree, identity, split
 
@@ -100,10 +100,9 @@ def entry_numbers(changes: Iterable[tuple[FileKind, str | None, str]]) -> dict[s
 
 
 def _executable_perm() -> int:
-    """rwx as the umask allows, as git gives a checked-out executable."""
-    umask = os.umask(0o022)
-    os.umask(umask)
-    return 0o777 & ~umask
+    """rwx as the umask allows, as git gives a checked-out executable (the umask read
+    without setting it: umask.py)."""
+    return 0o777 & ~umask.current()
 
 
 class Transaction:
@@ -117,6 +116,9 @@ class Transaction:
         self.alone = alone
         self.record = journal.new_record(tree.root)
         self.journal: journal.Journal | None = None
+        # held from before the first temporary file is staged: --recover proves this apply
+        # alive by it (fs/leftovers.py); the journal takes it over when one is written
+        self.live = journal.Liveness.take(git_dir, self.record.txid) if git_dir else None
         self.numbers: dict[str, int] = {}  # path -> its entry number (names its temp files)
         self.created_dirs: list[str] = []
         self.staged: dict[str, str] = {}  # path -> temporary name in its staging directory
@@ -136,7 +138,6 @@ class Transaction:
         self.sent: deque[tuple[Future[None], int]] = deque()  # batches handed over, and sizes
         self.in_flight = 0  # bytes of the batches handed over and not known to be written
         self.failed_at: list[str] = []  # paths the stagers could not write
-        # read once, before any thread stages: reading the umask means setting it briefly
         self.executable_perm = _executable_perm()
 
     def run(self, changes: list[FileChange], checkpoint: Callable[[], None],
@@ -209,6 +210,13 @@ class Transaction:
         if self.journal is not None:
             self.journal.commit()
             self.journal = None
+        self._release()
+
+    def _release(self) -> None:
+        """Give up the claim on the transaction's id (nothing of it is left to stage)."""
+        if self.live is not None:
+            self.live.release()
+            self.live = None
 
     def _alone_file(self, changes: list[FileChange], new_dirs: list[str]) -> bool:
         """One modified or added file in an existing directory, committing alone: its rename
@@ -265,7 +273,7 @@ class Transaction:
                 yield content
 
         self.journal = journal.Journal.create(self.git_dir, self.record, preimages(),
-                                              sync=self.durable)
+                                              sync=self.durable, held=self.live)
 
     def _preimage(self, path: str, before: SourceFile) -> bytes:
         """The old content the plan was made against: kept by the plan, or read again now
@@ -578,4 +586,5 @@ class Transaction:
                     problems.append(f"the crash journal could not be removed ({exc}); "
                                     "run 'git holon-apply --recover'")
             self.journal = None
+        self._release()
         return problems

@@ -5,7 +5,10 @@ O_NOFOLLOW, so a symbolic link anywhere on the way is seen and refused, also whe
 between planning and writing. A directory that is the repository's git directory (or its
 common directory), whatever its name, is refused as a way out (``guarded``): compared by
 device and inode, so neither a dotfiles layout (``.cfg``), a ``--separate-git-dir`` inside
-the tree nor a case-insensitive spelling reaches it.
+the tree nor a case-insensitive spelling reaches it. So is any other git directory, whatever
+its name (a nested bare repository, ``tests/fixtures/x.git``): a directory holding ``HEAD``,
+``objects/`` and ``refs``, as git recognises one (``is_git_dir``), since git refuses ``.git``
+in any path component for the same reason: its hooks and config run code.
 
 Descriptors are bounded: the most recently used directories stay open (an LRU of at most
 ``max_open``: an eighth of the descriptor limit, at most 1,024); one evicted is opened again
@@ -67,6 +70,20 @@ def identities(paths: Iterable[str]) -> tuple[frozenset[Identity], frozenset[Ide
             continue
         (dirs if stat.S_ISDIR(st.st_mode) else files).add((st.st_dev, st.st_ino))
     return frozenset(dirs), frozenset(files)
+
+
+def is_git_dir(dir_fd: int) -> bool:
+    """Does the directory hold a git directory's three entries: ``HEAD`` (a file or a link),
+    ``objects/`` and ``refs`` (git's is_git_directory, without reading HEAD: a broken one
+    is refused too)?"""
+    try:
+        head = os.stat("HEAD", dir_fd=dir_fd, follow_symlinks=False)
+        objects = os.stat("objects", dir_fd=dir_fd, follow_symlinks=False)
+        os.stat("refs", dir_fd=dir_fd, follow_symlinks=False)
+    except OSError:
+        return False
+    return (stat.S_ISREG(head.st_mode) or stat.S_ISLNK(head.st_mode)) \
+        and stat.S_ISDIR(objects.st_mode)
 
 
 class Tree:
@@ -132,8 +149,9 @@ class Tree:
         return PatchError("symlink_in_path", f"{rel!r} is a symbolic link", path=rel)
 
     def _git_dir_error(self, rel: str) -> PatchError:
-        return PatchError("path_escape", f"{rel!r} is the repository's git directory (or "
-                          "inside it), whatever its name", path=rel)
+        return PatchError("path_escape", f"{rel!r} is a git directory (the repository's, or "
+                          "a nested repository's: HEAD, objects and refs), whatever its name; "
+                          "nothing is read or written in one", path=rel)
 
     def dir_fd(self, rel_dir: str, create: bool = False,
                created: list[str] | None = None) -> int:
@@ -212,12 +230,13 @@ class Tree:
         st = os.fstat(fd)
         found = (st.st_dev, st.st_ino)
         known = self._known.get(rel)
-        if found in self._guarded_dirs or (known is not None and known != found):
+        if found in self._guarded_dirs or (known is not None and known != found) \
+                or (known is None and is_git_dir(fd)):
             os.close(fd)
-            if found in self._guarded_dirs:
-                raise self._git_dir_error(rel)
-            raise PatchError("stale_file", f"directory {rel!r} was moved or replaced while "
-                             "the patch was being applied", path=rel)
+            if known is not None and known != found:
+                raise PatchError("stale_file", f"directory {rel!r} was moved or replaced "
+                                 "while the patch was being applied", path=rel)
+            raise self._git_dir_error(rel)
         self._known[rel] = found
         return fd
 

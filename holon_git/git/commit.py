@@ -152,8 +152,10 @@ class BranchUpdate:
     def create_commit(self, tree_id: pygit2.Oid) -> pygit2.Oid:
         parents = [self.tip.old] if self.tip.old is not None else []
         try:
+            # the message's bytes as given (a Latin-1 -m is stored as is, as git commit does)
             return self.repo.create_commit(None, self.ids.author, self.ids.committer,
-                                           self.message, tree_id, parents)
+                                           self.message.encode("utf-8", "surrogateescape"),
+                                           tree_id, parents)
         except pygit2.GitError as exc:
             raise git_error(exc, "creating the commit") from exc
 
@@ -239,6 +241,7 @@ def _set_target(txn: Any, ref: str, target: pygit2.Oid, who: pygit2.Signature,
         oid = ffi.new("git_oid *")
         ffi.buffer(oid)[:] = target.raw
         check_error(C.git_transaction_set_target(
-            txn._tx, ref.encode(), oid, signature[0], message.encode("utf-8")))
+            txn._tx, ref.encode(), oid, signature[0],
+            message.encode("utf-8", "surrogateescape")))
     except (AttributeError, TypeError):
         txn.set_target(ref, target, None, message)

@@ -11,9 +11,13 @@ find the version of a file an agent last saw. It is beside, not inside, the cras
 directory (``holon-apply/``), so it is never taken for a pending journal, and is best
 effort: a failure to write it never fails an apply.
 
-The log is input from disk, so it is read as hostile: at most ``MAX_BYTES``, opened without
-following a symbolic link; a line that is not a well-formed entry (a path that is not a
-normalized repository path, a blob id that is not 40 or 64 hex digits) is skipped.
+The log is input from disk, so it is read as hostile: its last ``MAX_BYTES`` (the newest
+lines), opened without following a symbolic link; a line that is not a well-formed entry (a
+time that is not a finite number of seconds in range, a path that is not a normalized
+repository path, a blob id that is not 40 or 64 hex digits, a field of the wrong type) is
+skipped. Appends and the compaction hold an exclusive lock (flock) on the log file itself;
+an append that finds the file replaced by a compaction meanwhile appends to the new one, so
+no concurrent append is lost.
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ MAX_ENTRIES = 200
 MAX_FILES = 64  # larger patches are not recorded
 MAX_BYTES = 256 << 10  # of the log read, at most
 COMPACT_AT = 64 << 10  # a log grown past this is cut to its newest MAX_ENTRIES
+MAX_TIME = 1 << 40  # seconds: an entry's time past this (year 36812) is forged
+_LOCK_WAIT = 2.0  # seconds an append waits for the lock before giving up (best effort)
 _BLOB = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _FLAGS = os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
@@ -49,7 +55,10 @@ def _valid(raw: object) -> Entry | None:
     if not isinstance(raw, dict):
         return None
     when, path, blob = raw.get("time"), raw.get("path"), raw.get("blob")
-    if not (isinstance(when, int | float) and isinstance(path, str) and isinstance(blob, str)):
+    if not (isinstance(when, int | float) and not isinstance(when, bool)
+            and isinstance(path, str) and isinstance(blob, str)):
+        return None
+    if not 0 <= when <= MAX_TIME or when != when:  # NaN, inf, 1e20, a huge integer
         return None
     if not _BLOB.fullmatch(blob) or not path or path.startswith("/") or "\0" in path \
             or any(part in ("", ".", "..") for part in path.split("/")):
@@ -70,13 +79,16 @@ def read(git_dir: str) -> list[Entry]:
         return []
     try:
         with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode):
                 return []  # a FIFO or a device planted there is not read
-            data = fh.read(MAX_BYTES + 1)
+            start = max(st.st_size - MAX_BYTES, 0)
+            fh.seek(start)
+            data = fh.read(MAX_BYTES)
     except OSError:
         return []
-    if len(data) > MAX_BYTES:  # keep the newest whole lines
-        data = data[data.find(b"\n", len(data) - MAX_BYTES) + 1:]
+    if start:  # the newest whole lines: the first one read may be cut
+        data = data[data.find(b"\n") + 1:]
     out = []
     for line in data.splitlines():
         try:
@@ -86,6 +98,14 @@ def read(git_dir: str) -> list[Entry]:
         if entry is not None:
             out.append(entry)
     return out[-MAX_ENTRIES:]
+
+
+def when(seconds: float) -> str:
+    """An entry's time for a person (entries' times are validated: finite, in range)."""
+    try:
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds))
+    except (OverflowError, OSError, ValueError):  # beyond this platform's time_t
+        return f"at {seconds:.0f} s"
 
 
 def entries(log: list[Entry], path: str) -> Iterator[Entry]:
@@ -109,30 +129,62 @@ def record(git_dir: str, changed: Iterable[tuple[str, ...]]) -> None:
             fields.update(patch=patch, after=after)
         return fields
 
-    lines = b"".join(json.dumps(entry(*change), ensure_ascii=False).encode() + b"\n"
+    lines = b"".join(json.dumps(entry(*change)).encode() + b"\n"
                      for change in changed)
     if not lines:
         return
-    log = os.path.join(git_dir, LOG_NAME)
     with suppress(OSError):
+        _append(git_dir, lines)
+
+
+def _append(git_dir: str, lines: bytes) -> None:
+    """Append under the log's lock; compact it (still under the lock) once it is large."""
+    log = os.path.join(git_dir, LOG_NAME)
+    for _ in range(8):  # the file replaced by a compaction meanwhile: again, on the new one
         fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | _FLAGS,
                      0o666)
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
                 return  # a FIFO (with a reader) or a device planted there is not written
+            if not _lock(fd):
+                return
+            try:
+                now = os.lstat(log)
+            except FileNotFoundError:
+                continue
+            if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+                continue
             os.write(fd, lines)
-            size = os.fstat(fd).st_size
+            if os.fstat(fd).st_size > COMPACT_AT:
+                _compact(git_dir)
+            return
         finally:
-            os.close(fd)
-        if size > COMPACT_AT:
-            _compact(git_dir)
+            os.close(fd)  # releases the lock
+
+
+def _lock(fd: int) -> bool:
+    """Take the log's exclusive lock, waiting at most _LOCK_WAIT seconds."""
+    import fcntl
+
+    deadline = time.monotonic() + _LOCK_WAIT
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.001)
 
 
 def _compact(git_dir: str) -> None:
+    """Cut the log to its newest MAX_ENTRIES; the caller holds the lock of the file read."""
     kept = read(git_dir)[-MAX_ENTRIES:]
     temp = os.path.join(git_dir, f"{LOG_NAME}.{os.getpid()}.tmp")
-    body = b"".join(json.dumps(e._asdict(), ensure_ascii=False).encode() + b"\n" for e in kept)
+    body = b"".join(json.dumps(e._asdict()).encode() + b"\n" for e in kept)
+    with suppress(FileNotFoundError):
+        os.unlink(temp)  # left by a killed compaction of a process with this pid
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _FLAGS, 0o666)
     try:
         os.write(fd, body)

@@ -3,8 +3,10 @@ config file and from ``git -c``) and the ``.holon/protect`` file as committed (a
 the --ref branch), with core.ignorecase. Matching is pure and lives in holon_git.core.policy.
 
 The working-tree target must not pay for loading pygit2 on every apply, so it first looks
-for any sign of a policy (a .holon/protect file in the working tree, or 'holon'/'include' in
-a config file) and opens the repository with pygit2 only then.
+for any sign of a policy (a .holon/protect file in the working tree, 'holon'/'include' in a
+config file, or a .holon/protect in HEAD's tree, read without pygit2: committed.py) and opens
+the repository with pygit2 only then. The committed file holds also when the working tree
+lacks it (a sparse checkout, a local deletion).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..core.policy import PROTECT_FILE, Protection, protect_file_patterns
+from .committed import head_holds
 from .config import command_line_bool, command_line_values
 from .libgit2 import pygit2
 
@@ -129,7 +132,7 @@ def worktree_protection(root: str, git_dir: str | None) -> Protection:
     if git_dir is None:
         return Protection()
     if not (os.path.lexists(os.path.join(root, PROTECT_FILE)) or _config_may_protect(git_dir)
-            or command_line_patterns()):
+            or command_line_patterns() or head_holds(git_dir, PROTECT_FILE) is not False):
         return Protection()
     return head_protection(root)
 

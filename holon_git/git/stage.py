@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
@@ -17,7 +18,7 @@ from ..core.change import FileChange, SourceFile
 from ..core.model import FileKind
 from ..errors import PatchError
 from .libgit2 import pygit2
-from .repository import BLOB, EXEC, git_error, refuse_special
+from .repository import BLOB, EXEC, LINK, git_error, refuse_special
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,14 @@ class Stage:
         if any(p not in removed for p in self._paths_below(path)):
             raise PatchError("already_exists", f"{path!r} is a directory in the {self.label}",
                              path=path)
+
+    def mode_of(self, path: str) -> int | None:
+        """What the stage holds at ``path``, as an st_mode: a file's (a link's) mode, a
+        directory's when entries lie below it, None for nothing (fs/gitdir_guard.py)."""
+        found = self._get(path)
+        if found is not None:
+            return stat.S_IFLNK if found.mode == LINK else stat.S_IFREG
+        return stat.S_IFDIR if next(self._paths_below(path), None) is not None else None
 
     def _paths_below(self, path: str) -> Iterator[str]:
         """The entries below ``path`` as a directory (found by binary search: it is sorted)."""

@@ -6,19 +6,36 @@ The versions, tried in this order: the blob the patch's ``index OLD..NEW`` line 
 `git apply -3` uses), the index, HEAD, then the pre-images of this tool's recent applies to
 the path (history.py), newest first. The merge runs in an in-memory object database, so a
 --check (or a refused merge) writes nothing anywhere.
+
+A base is only a version recorded for that very path: its index entry, its blob at HEAD, a
+pre-image this tool logged for it, or the blob the patch's index line names when that blob
+is the path's blob in one of the newest ``MAX_HISTORY_COMMITS`` commits of HEAD's history
+(compared with those blobs' ids, never looked up in the object database: a guessed prefix
+must not reach a protected file, another branch or an unreachable object). A path the
+target protects has no other version at all.
 """
 
 from __future__ import annotations
 
 import os
-import time
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..core.model import FilePatch
+from ..core.policy import Protection, check_protected_path
 from ..core.threeway import Merged, Version
+from ..errors import PatchError
 from . import history
 from .libgit2 import pygit2
+
+# commits of HEAD's history searched (newest first) for the blob a patch's index line names
+MAX_HISTORY_COMMITS = 1000
+# other versions of a file the rescue is given, at most, and bytes of them in all
+MAX_VERSIONS = 16
+MAX_VERSION_BYTES = 64 << 20
+_REGULAR = (0o100644, 0o100755)
+_PREFIX = re.compile(r"[0-9a-f]{4,64}")
 
 
 class RepositoryVersions:
@@ -27,15 +44,19 @@ class RepositoryVersions:
     pre-images, which are working-tree bytes, kept as they are); otherwise with blobs."""
 
     def __init__(self, open_git: Callable[[], Any], git_dir: str | None, *,
-                 worktree_form: bool) -> None:
+                 worktree_form: bool,
+                 protection: Callable[[], Protection] | None = None) -> None:
         self._open_git = open_git
         self._git: Any = None
         self.git_dir = git_dir
         self.worktree_form = worktree_form
+        self._protection_of = protection  # the target's rules, read when first needed
+        self._protection: Protection | None = None
         self._log: list[history.Entry] | None = None  # read once per apply
 
     @classmethod
-    def of_worktree(cls, root: str, git_dir: str) -> RepositoryVersions:
+    def of_worktree(cls, root: str, git_dir: str,
+                    protection: Callable[[], Protection] | None = None) -> RepositoryVersions:
         """For the working-tree target: the repository found from ``root``, opened when the
         rescue first needs it; versions compared with the files' bytes on disk."""
 
@@ -44,7 +65,7 @@ class RepositoryVersions:
 
             return open_repository(root)
 
-        return cls(open_git, git_dir, worktree_form=True)
+        return cls(open_git, git_dir, worktree_form=True, protection=protection)
 
     @property
     def git(self) -> Any:
@@ -54,28 +75,46 @@ class RepositoryVersions:
 
     # -- the versions ---------------------------------------------------------------------------
     def versions(self, fp: FilePatch, path: str) -> Iterator[Version]:
+        """The path's other versions, in order, at most MAX_VERSIONS of them and
+        MAX_VERSION_BYTES in all (the first is always given): a file with a long history
+        in the log must not make the rescue try every one (each is planned against, and a
+        large file many times over is time and memory). One blob is held at a time."""
+        if self._protected(path):
+            return  # a protected file's versions are never a base, nor shown through one
+        size = 0
+        for count, version in enumerate(self._all_versions(fp, path)):
+            if count >= MAX_VERSIONS or (count and size + len(version.content)
+                                         > MAX_VERSION_BYTES):
+                return
+            size += len(version.content)
+            yield version
+
+    def _all_versions(self, fp: FilePatch, path: str) -> Iterator[Version]:
         git = self.git
+        index_oid, head_oid = self._index_blob(path), self._head_blob(path)
+        logged = list(history.entries(self._entries(), path)) if self.git_dir else []
+        given: set[str] = set()  # blob ids of the named, index and HEAD versions
         if fp.blob_ids is not None and fp.blob_ids[0].strip("0"):
-            found = self._blob(fp.blob_ids[0])
+            named = self._named_blob(fp.blob_ids[0], path,
+                                     [index_oid, head_oid, *(e.blob for e in logged)])
+            found = self._blob(named) if named is not None else None
             if found is not None:
-                oid, data = found
+                named_id, data = found
+                given.add(named_id)
                 yield Version(f"patch index line {fp.blob_ids[0]}",
-                              self._from_blob(path, data), oid)
-        for label, blob_id in (("index", self._index_blob(path)),
-                               ("HEAD", self._head_blob(path))):
-            found = self._blob(blob_id) if blob_id is not None else None
+                              self._from_blob(path, data), named_id)
+        for label, oid in (("index", index_oid), ("HEAD", head_oid)):
+            found = self._blob(oid) if oid is not None and oid not in given else None
             if found is not None:
+                given.add(found[0])
                 yield Version(label, self._from_blob(path, found[1]), found[0])
-        if self.git_dir is None:
-            return
-        for entry in history.entries(self._entries(), path):
+        for entry in logged:  # a logged pre-image is given even when HEAD has it: recorded
             found = self._blob(entry.blob)
             if found is None:
                 continue
-            when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(entry.time))
             content = found[1] if self.worktree_form else git.to_blob(path, found[1])
-            yield Version(f"blob {entry.blob} recorded {when}", content, entry.blob,
-                          recorded=True)
+            yield Version(f"blob {entry.blob} recorded {history.when(entry.time)}", content,
+                          entry.blob, recorded=True)
 
     def recorded(self, path: str) -> bool:
         return self.git_dir is not None and any(e.path == path for e in self._entries())
@@ -90,6 +129,48 @@ class RepositoryVersions:
         if self._log is None:
             self._log = history.read(self.git_dir) if self.git_dir is not None else []
         return self._log
+
+    def _protected(self, path: str) -> bool:
+        if self._protection_of is None:
+            return False
+        if self._protection is None:
+            self._protection = self._protection_of()
+        try:
+            check_protected_path(path, self._protection)
+        except PatchError:
+            return True
+        return False
+
+    def _named_blob(self, prefix: str, path: str, known: list[str | None]) -> str | None:
+        """The full id of the blob a patch's index line names (``prefix``), if it is one of
+        the path's own versions: one of ``known`` (its index entry, its blob at HEAD, its
+        logged pre-images), or its blob in one of the newest MAX_HISTORY_COMMITS commits of
+        HEAD's history; None otherwise (the line then names no base)."""
+        if not _PREFIX.fullmatch(prefix):
+            return None
+        for oid in known:
+            if oid is not None and oid.startswith(prefix):
+                return oid
+        from .branches import head_commit  # the rescue runs rarely: start-up counts
+
+        try:
+            head = head_commit(self.git.repo)
+            if head is None:
+                return None
+            walker = self.git.repo.walk(head, pygit2.enums.SortMode.TIME)
+            for number, commit in enumerate(walker):
+                if number >= MAX_HISTORY_COMMITS:
+                    return None
+                try:
+                    entry = commit.tree[path]
+                except KeyError:
+                    continue
+                oid = str(entry.id)
+                if oid.startswith(prefix) and int(entry.filemode) in _REGULAR:
+                    return oid
+        except (KeyError, ValueError, pygit2.GitError):
+            return None
+        return None
 
     def _from_blob(self, path: str, data: bytes) -> bytes:
         return self.git.to_worktree(path, data) if self.worktree_form else data
@@ -111,7 +192,7 @@ class RepositoryVersions:
             entry = pygit2.Index(self.git.index_path)[path]
         except (KeyError, ValueError, OSError, pygit2.GitError):
             return None
-        return str(entry.id) if int(entry.mode) in (0o100644, 0o100755) else None
+        return str(entry.id) if int(entry.mode) in _REGULAR else None
 
     def _head_blob(self, path: str) -> str | None:
         from .branches import head_commit  # the rescue runs rarely: start-up counts
@@ -123,7 +204,7 @@ class RepositoryVersions:
             entry = self.git.repo[commit].peel(pygit2.Tree)[path]
         except (KeyError, ValueError, pygit2.GitError):
             return None
-        return str(entry.id) if int(entry.filemode) in (0o100644, 0o100755) else None
+        return str(entry.id) if int(entry.filemode) in _REGULAR else None
 
     # -- the merge --------------------------------------------------------------------------------
     def merge(self, base: bytes, ours: bytes, theirs: bytes, marker_size: int) -> Merged:

@@ -10,6 +10,7 @@ from typing import Any
 from ..api import apply_request
 from ..errors import PatchError
 from ..provider.results import format_refusal, format_result
+from ..quoting import safe, safe_text
 from ..receipt import REFUSED, Receipt
 from ..request import ApplyRequest
 from .region import read_region
@@ -21,6 +22,12 @@ class ToolAnswer:
     text: str
     structured: dict[str, Any]
     is_error: bool
+
+    def __post_init__(self) -> None:
+        # a path that is not UTF-8 (a lone surrogate) would stop the SDK's encoder, and the
+        # server with it: quoted as git quotes it, whatever produced the answer
+        object.__setattr__(self, "text", safe_text(self.text))
+        object.__setattr__(self, "structured", safe(self.structured))
 
 
 def apply_call(arguments: Mapping[str, Any], repo: str, *, check: bool = False) -> Receipt:

@@ -2,12 +2,16 @@
 
 A repository is named by the top of its working tree (a path inside it names it too, but a
 nested repository is a repository of its own). Paths are compared after resolving symbolic
-links, so a link cannot make an unserved repository look like a served one.
+links, so a link cannot make an unserved repository look like a served one. Each served
+repository's identity (device and inode) is taken at start and checked on every call: a
+repository directory swapped since (for a symbolic link to elsewhere, or another directory)
+is refused, not followed.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Sequence
 from urllib.parse import unquote, urlsplit
 
@@ -45,12 +49,19 @@ def served_repositories(paths: Sequence[str]) -> tuple[str, ...]:
 
 def roots_from_uris(uris: Iterable[str]) -> tuple[str, ...] | None:
     """The local directories among a client's roots (file:// URIs), resolved; None when it
-    lists none, which narrows nothing."""
-    found = []
+    lists none, which narrows nothing. A file root that names no path (a NUL in it) still
+    narrows: it allows nothing, so a client listing only such roots is allowed none."""
+    found, unusable = [], False
     for uri in uris:
         parts = urlsplit(uri)
         if parts.scheme == "file" and parts.netloc in ("", "localhost") and parts.path:
-            found.append(os.path.realpath(unquote(parts.path)))
+            path = unquote(parts.path, errors="surrogateescape")
+            if "\0" in path:
+                unusable = True
+                continue
+            found.append(os.path.realpath(path))
+    if not found and unusable:
+        return ()
     return tuple(found) or None
 
 
@@ -63,6 +74,7 @@ class Confinement:
 
     def __init__(self, repos: Sequence[str]) -> None:
         self.repos = served_repositories(repos)
+        self.identities = {repo: _identity(repo) for repo in self.repos}
 
     def allowed(self, roots: Sequence[str] | None) -> list[str]:
         """The served repositories whose whole working tree lies inside one of ``roots``."""
@@ -78,7 +90,7 @@ class Confinement:
         served = ", ".join(self.repos)
         if requested is None:
             if len(allowed) == 1:
-                return allowed[0]
+                return self._unchanged(allowed[0])
             if not allowed:
                 raise PatchError("repo_not_served", "none of the served repositories "
                                  f"({served}) lies inside the client's roots "
@@ -89,6 +101,9 @@ class Confinement:
                              f"name one as `repo` ({', '.join(allowed)})",
                              hint=f"call {tool} again with `repo` set to one of the repositories "
                              "named")
+        if "\0" in requested:
+            raise PatchError("invalid_tool_input", "`repo` holds a NUL character: it names no "
+                             "directory", hint=REPO_HINT)
         path = os.path.realpath(requested)
         top = _top_level(path) if os.path.isdir(path) else None
         if top is None or top not in self.repos:
@@ -101,4 +116,22 @@ class Confinement:
             raise PatchError("repo_not_served", f"{top} is outside the client's roots "
                              f"({', '.join(roots or ())})", hint="work in a repository inside "
                              "the client's roots, or add this one to them")
-        return top
+        return self._unchanged(top)
+
+    def _unchanged(self, repo: str) -> str:
+        """``repo``, if it is still the very directory served at start (not a symbolic link,
+        no link on its way, same device and inode); else PatchError('repo_not_served')."""
+        if os.path.realpath(repo) != repo or _identity(repo) != self.identities[repo]:
+            raise PatchError("repo_not_served", f"{repo} is no longer the repository this "
+                             "server started with (replaced or moved since); it is not served",
+                             hint="restart the server with --repo naming the repository")
+        return repo
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    """(device, inode) of the directory at ``path`` itself (a link is not followed)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None

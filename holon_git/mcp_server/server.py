@@ -30,6 +30,7 @@ from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 from .. import __version__
 from ..errors import PatchError
+from ..fs.umask import settle as settle_umask
 from .calls import ToolAnswer, answer, refusal
 from .confine import Confinement, roots_from_uris
 from .tools import APPLY, TOOLS, check_arguments, instructions, tool_specs
@@ -176,6 +177,7 @@ def serve(repos: Sequence[str]) -> None:
     # The CLI pauses the cycle collector for its one short command; a server lives long and
     # the SDK's async machinery makes reference cycles (each apply still pauses it itself).
     gc.enable()
+    settle_umask()  # before any worker thread: where reading the umask means setting it
     holon = HolonServer(Confinement(repos))
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, holon.writes.stop)

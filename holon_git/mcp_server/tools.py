@@ -96,6 +96,13 @@ def check_arguments(tool: str, arguments: Any) -> dict[str, Any]:
         where = "/".join(str(part) for part in error.absolute_path)
         raise bad_arguments(f"argument {where!r}: {error.message}" if where
                             else error.message, tool)
+    arguments = dict(arguments)
+    for key in ("start_line", "end_line"):
+        if isinstance(arguments.get(key), float):  # 3.0 is an integer to JSON Schema
+            arguments[key] = int(arguments[key])
+    for key, value in arguments.items():
+        if key != "patch" and isinstance(value, str) and "\0" in value:
+            raise bad_arguments(f"argument {key!r}: a NUL character names no path", tool)
     start, end = arguments.get("start_line", 1), arguments.get("end_line")
     if tool == READ and end is not None and end < start:
         raise bad_arguments(f"end_line {end} is before start_line {start}", tool)

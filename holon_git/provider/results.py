@@ -13,6 +13,7 @@ from __future__ import annotations
 from ..core.change import FileChange, HunkResult
 from ..core.model import FileKind
 from ..errors import PatchError
+from ..quoting import safe_text
 from ..receipt import CHECKED, Receipt
 from .definitions import TOOL_NAME
 
@@ -54,7 +55,7 @@ def format_result(receipt: Receipt, tool: str = TOOL_NAME) -> str:
     """The tool result text; ``tool`` is the name the model called the tool by."""
     if receipt.error is not None:
         return format_refusal(receipt.error, f"{tool} refused the patch; nothing was changed.")
-    return _success(receipt, tool)
+    return safe_text(_success(receipt, tool))
 
 
 def _plural(count: int, word: str) -> str:
@@ -155,4 +156,8 @@ def format_refusal(err: PatchError, headline: str) -> str:
         lines.append("your patch's lines for that region:" if wanted
                      else "your patch removes that region")
         lines.extend(f"|{_clip(text)}" for text in wanted[:MAX_REGION_LINES])
-    return "\n".join(lines)
+        hidden = err.details.get("base_lines_not_shown")
+        if hidden:
+            lines.append(f"({hidden} lines there come from the version the patch was written "
+                         "against and are not shown)")
+    return safe_text("\n".join(lines))  # a path that is not UTF-8, escaped

@@ -24,7 +24,7 @@ from ..core.change import FileChange, Plan, SourceFile, removed_paths
 from ..core.model import FileKind, Patch
 from ..core.policy import Protection
 from ..errors import PatchError
-from ..fs.gitdir_guard import GitDirGuard
+from ..fs.gitdir_guard import GitDirGuard, mode_below, refuse_made_git_dirs
 from ..fs.lock import IndexLock
 from ..fs.signals import FORWARD, HeldSignals, checkpoint
 from ..git import history
@@ -106,6 +106,9 @@ class IndexTarget(Target):
         """Refusals the planner cannot see: file/directory collisions and, for a commit,
         staged changes on a touched path (the commit must hold the patch and nothing else)."""
         removed = removed_paths(plan.changes)
+        refuse_made_git_dirs((c.path for c in plan.changes if c.kind is not FileKind.DELETE),
+                             mode_below(self.git.work_tree, self.stage.mode_of),
+                             every_folder=True)
         for change in plan.changes:
             if change.kind in (FileKind.ADD, FileKind.RENAME):
                 self.stage.check_free(change.path, removed)
@@ -131,7 +134,7 @@ class IndexTarget(Target):
         """The three-way rescue's versions: ours is the index text, so HEAD is the usual
         base."""
         return RepositoryVersions(lambda: self.git, self.git.git_dir,
-                                  worktree_form=self.name == "both")
+                                  worktree_form=self.name == "both", protection=self.protection)
 
     # -- contents -------------------------------------------------------------------------------
     def blob_content(self, change: FileChange) -> bytes:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..core.change import Plan, SourceFile, removed_paths
 from ..core.model import Diagnostic, FileKind, Patch
 from ..core.policy import Protection
-from ..fs.gitdir_guard import GitDirGuard
+from ..fs.gitdir_guard import GitDirGuard, mode_below, refuse_made_git_dirs
 from ..fs.signals import FORWARD, HeldSignals, checkpoint
 from ..git.branches import named_tip, tree_of
 from ..git.commit import BranchUpdate
@@ -52,13 +52,17 @@ class RefTarget(Target):
     def known_versions(self) -> RepositoryVersions:
         """The three-way rescue's versions: ours is the branch's text; the patch's index
         line, HEAD and the history log are the bases."""
-        return RepositoryVersions(lambda: self.git, self.git.git_dir, worktree_form=False)
+        return RepositoryVersions(lambda: self.git, self.git.git_dir, worktree_form=False,
+                                  protection=self.protection)
 
     def protection(self) -> Protection:
         return repo_protection(self.git, self.base_tree)
 
     def validate(self, plan: Plan) -> None:
         removed = removed_paths(plan.changes)
+        refuse_made_git_dirs((c.path for c in plan.changes if c.kind is not FileKind.DELETE),
+                             mode_below(self.git.work_tree, self.stage.mode_of),
+                             every_folder=True)
         for change in plan.changes:
             if change.kind in (FileKind.ADD, FileKind.RENAME):
                 self.stage.check_free(change.path, removed)

@@ -16,6 +16,7 @@ from ..core.change import EXECUTABLE, REGULAR, FileChange, Plan, SourceFile
 from ..core.model import FileKind, Patch
 from ..core.policy import Protection
 from ..errors import PatchError
+from ..fs.gitdir_guard import refuse_made_git_dirs
 from ..fs.tree import Tree, identity, split
 from ..git import history
 from ..git.location import JOURNAL_DIR, git_directories
@@ -130,6 +131,18 @@ class WorktreeTarget(Target):
     def protection(self) -> Protection:
         return worktree_protection(self.root, self.git_dir)
 
+    def validate(self, plan: Plan) -> None:
+        """A patch may not make a directory a git directory (fs/gitdir_guard.py)."""
+        refuse_made_git_dirs((c.path for c in plan.changes if c.kind is not FileKind.DELETE),
+                             self._mode_of)
+
+    def _mode_of(self, rel: str) -> int | None:
+        try:
+            st = self.tree.lstat(rel)
+        except PatchError:  # a link on the way, or into a git directory: refused elsewhere
+            return None
+        return None if st is None else st.st_mode
+
     # -- writing -----------------------------------------------------------------------------
     def write(self, plan: Plan) -> dict[str, object]:
         from ..fs import signals, transaction
@@ -169,7 +182,7 @@ class WorktreeTarget(Target):
         compared with the file on disk, so blobs are smudged as a checkout would."""
         if self.git_dir is None:
             return None
-        return RepositoryVersions.of_worktree(self.root, self.git_dir)
+        return RepositoryVersions.of_worktree(self.root, self.git_dir, self.protection)
 
     def _transaction(self, alone: bool = False) -> Transaction:
         from ..fs.transaction import Transaction

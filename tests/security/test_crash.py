@@ -154,7 +154,8 @@ def test_sigkill_at_every_step_of_a_one_file_apply(tmp_path: Path, patch: bytes,
         at += 1
         repo = fresh_copy(template, tmp_path / "r")
         finished = not killed_child(repo, patch, at, how=how)
-        assert not journal_dir(repo).exists()
+        # no journal: at most the apply's claim on its id, an empty directory (Liveness)
+        assert not list(journal_dir(repo).glob("*/*"))
         assert git_state(repo) == state
         now = without_temporaries(snapshot(repo))
         assert now in (old, new), f"kill before step {at} left a half-changed tree"
@@ -506,13 +507,19 @@ def test_the_cli_notes_the_write_when_the_library_reports_it():
 
 
 def test_recover_removes_only_temporary_files_of_dead_applies(tmp_path: Path):
+    """An apply is alive while it holds its id's directory locked (journal.Liveness): the
+    temporary files of one that does not are leftovers, whatever pid their name holds."""
+    from holon_git.fs.journal import Liveness
+
     repo = make_repo(tmp_path / "r", {"d/f.txt": "x\n"})
     dead = os.fork()
     if dead == 0:  # pragma: no cover - child
         os._exit(0)
     os.waitpid(dead, 0)
     gone = f".holon-1795450889-{dead}-a522225d-0.tmp"
-    mine = f".holon-1795450889-{os.getpid()}-a522225d-r1.tmp"  # an apply still running
+    running = Liveness.take(str(repo / ".git"), f"1795450889-{os.getpid()}-b522225d")
+    assert running is not None
+    mine = f".holon-{running.txid}-r1.tmp"  # an apply still running
     (repo / "d" / gone).write_text("old content\n")
     (repo / gone).write_text("old content\n")
     (repo / mine).write_text("in use\n")
@@ -530,6 +537,9 @@ def test_recover_removes_only_temporary_files_of_dead_applies(tmp_path: Path):
                  repo / ".git" / gone, repo / "d" / f".holon-1-{dead}-zzzzzzzz-0.tmp"):
         assert os.path.lexists(kept), kept
     assert (repo / "d" / "f.txt").read_text() == "x\n"
+    assert done["busy"] == [running.txid]
+    running.release()
+    assert recover(repo)["temporaries"] == [mine]
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="zombies are told by /proc")

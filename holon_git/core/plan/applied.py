@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ...errors import PatchError
+from ...errors import PatchError, let_go
 from ..change import FileChange, HunkResult, Reader
 from ..model import ADD, CONTEXT, REMOVE, Diagnostic, FilePatch, Hunk, HunkLine, Patch
 from ..place.edges import claimed_edges
@@ -503,7 +503,8 @@ def refuse_if_applied_before(fp: FilePatch, ours: bytes, three_way: KnownVersion
             continue
         try:
             result: bytes | None = replay(fp, version.content, reverse)[0]
-        except PatchError:
+        except PatchError as err:
+            let_go(err)
             result = None
         if result == later:
             raise applied_error(

@@ -22,9 +22,10 @@ the current text already holds the patch's change).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
-from ...errors import PatchError
+from ...errors import PatchError, let_go
 from ..change import FileChange, HunkResult
 from ..model import Diagnostic, FilePatch
 from ..place.match import LEVELS, WHITESPACE
@@ -71,14 +72,15 @@ def rescue_loose(fp: FilePatch, change: FileChange, ours: bytes, three_way: Know
 def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
                 reverse: bool, loose: list[HunkResult] | None) -> FileChange | None:
     assert fp.old_path is not None
-    tried = {ours}
+    tried = {_digest(ours)}  # digests, not contents: each version is let go once tried
     for version in three_way.versions(fp, fp.old_path):
-        if version.content in tried:
+        if _digest(version.content) in tried:
             continue
-        tried.add(version.content)
+        tried.add(_digest(version.content))
         try:
             theirs, results, notes = apply_hunks(fp, version.content, reverse)
-        except PatchError:
+        except PatchError as err:
+            let_go(err)
             continue
         if loose is not None and not _stricter(results, loose):
             continue
@@ -86,7 +88,8 @@ def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: Known
         merged = three_way.merge(version.content, ours, theirs, size)
         applied.refuse_if_merged_in(three_way, version, ours, theirs, merged, size, reverse)
         if not merged.clean:
-            raise conflict_error(conflicts(merged.content, size), ours, version.label)
+            raise conflict_error(conflicts(merged.content, size), ours, version.label,
+                                 (line.text for hunk in fp.hunks for line in hunk.lines))
         for result in results:
             result.tolerances.append("three_way")
         change.after, change.hunks = merged.content, results
@@ -100,6 +103,10 @@ def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: Known
             fp.patch_line))
         return change
     return None
+
+
+def _digest(content: bytes) -> bytes:
+    return hashlib.sha256(content).digest()
 
 
 def _why_weak(placed: Sequence[HunkResult]) -> str:

@@ -12,7 +12,7 @@ file changed since) the hunk rules decide. Pure: the log comes through KnownVers
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from ..change import FileChange
 from ..model import FileKind, FilePatch, Patch
@@ -29,23 +29,49 @@ def modified_in_place(patch: Patch) -> dict[str, list[FilePatch]]:
 
 
 def digest(file_patches: Iterable[FilePatch], reverse: bool) -> str:
-    """What the file patches do to one file: their hunks' lines, in order, and the direction."""
+    """What the file patches do to one file, and where: their hunks' headers as written
+    (line numbers, an envelope's '@@' anchor) and lines, in order, and the direction. The
+    same edit sent for a second copy of a block differs in its line numbers (or anchor): not
+    a re-send; the very same patch again is."""
     h = hashlib.sha256(b"-R\n" if reverse else b"\n")
     for fp in file_patches:
         h.update(b"\0file\n")
         for hunk in fp.hunks:
-            h.update(b"\0hunk\n")
+            where = (hunk.old_start, hunk.old_count, hunk.new_start, hunk.new_count,
+                     hunk.anchor_text, hunk.anchor_end)
+            h.update(b"\0hunk\n" + repr(where).encode("utf-8", "surrogateescape") + b"\n")
             for line in hunk.lines:
                 h.update(line.kind.encode() + len(line.text).to_bytes(4, "big") + line.text)
     return h.hexdigest()
 
 
 def mark_digests(patch: Patch, reverse: bool, changes: Iterable[FileChange]) -> None:
-    """Give each change of a file modified in place its digest, for the history log."""
+    """Give each change of a file modified in place its digest, for the history log (a
+    change marked already, before it went to be staged, is left as it is)."""
     by_path = modified_in_place(patch)
     for change in changes:
-        path = change.old_path
-        if path is not None and path in by_path and change.new_path == path \
-                and change.after is not None:
-            change.patch_digest = digest(by_path[path], reverse)
-            change.after_sha256 = hashlib.sha256(change.after).hexdigest()
+        _mark(by_path, reverse, change)
+
+
+def digests_first(patch: Patch, reverse: bool,
+                  then: Callable[[FileChange], None]) -> Callable[[FileChange], None]:
+    """An on_planned callback that marks each change's digest and then calls ``then``: a
+    target that stages a change as soon as it is planned may let go of its content (and does
+    so in other threads), so the digest is taken before."""
+    by_path = modified_in_place(patch)
+
+    def marked(change: FileChange) -> None:
+        _mark(by_path, reverse, change)
+        then(change)
+
+    return marked
+
+
+def _mark(by_path: dict[str, list[FilePatch]], reverse: bool, change: FileChange) -> None:
+    path = change.old_path
+    if change.patch_digest or path is None or path not in by_path or change.new_path != path:
+        return
+    after = change.after
+    if after is not None:
+        change.after_sha256 = hashlib.sha256(after).hexdigest()
+        change.patch_digest = digest(by_path[path], reverse)

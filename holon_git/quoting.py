@@ -1,0 +1,62 @@
+"""Paths and messages made safe for UTF-8 output, as git quotes them.
+
+A path is bytes; this tool holds it as text decoded with ``surrogateescape``, so a byte that
+is not UTF-8 (``caf\\351.txt`` in Latin-1) is a lone surrogate, which no UTF-8 encoder, JSON
+writer or MCP SDK accepts. Whatever leaves the process — receipts, refusals, MCP results, the
+command line's text — goes through here: a path with such bytes (or, in text for a terminal,
+control characters) is quoted as git quotes it (``"caf\\351.txt"``), and any other text has
+each such byte written as git's octal escape. Text that is valid UTF-8 is returned as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+PATH_KEYS = frozenset({"path", "old_path", "new_path"})
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_UNSAFE_FOR_TERMINAL = re.compile("[\x00-\x1f\x7f\ud800-\udfff]")
+_C_ESCAPES = {'"': '\\"', "\\": "\\\\", "\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n",
+              "\v": "\\v", "\f": "\\f", "\r": "\\r"}
+
+
+def _octal(ch: str) -> str:
+    code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte surrogateescape kept
+        return f"\\{code - 0xDC00:03o}"
+    if code >= 0xD800:  # a lone surrogate from elsewhere (a JSON "\ud800" escape)
+        return f"\\u{code:04x}"
+    return f"\\{code:03o}"
+
+
+def safe_text(text: str) -> str:
+    """``text`` with every byte that is not UTF-8 written as an octal escape (``\\351``)."""
+    if text.isascii() or not _SURROGATE.search(text):
+        return text
+    return _SURROGATE.sub(lambda m: _octal(m.group(0)), text)
+
+
+def quote_path(path: str, terminal: bool = False) -> str:
+    """``path`` as git quotes it when it holds bytes that are not UTF-8 (or, ``terminal``,
+    control characters): in double quotes, with C escapes; otherwise unchanged."""
+    unsafe = _UNSAFE_FOR_TERMINAL if terminal else _SURROGATE
+    if (path.isascii() and not terminal) or not unsafe.search(path):
+        return path
+    return '"' + "".join(_C_ESCAPES.get(ch) or (_octal(ch) if unsafe.fullmatch(ch) else ch)
+                         for ch in path) + '"'
+
+
+def safe(value: Any, key: str | None = None) -> Any:
+    """A JSON-like value (dicts, lists, strings) with every string made UTF-8-safe: a path
+    (under a key named path, old_path or new_path) quoted, any other text escaped."""
+    if isinstance(value, str):
+        return quote_path(value) if key in PATH_KEYS else safe_text(value)
+    if isinstance(value, dict):
+        return {safe_text(k) if isinstance(k, str) else k: safe(v, k if isinstance(k, str)
+                                                                else None)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [safe(item, key) for item in value]
+    if isinstance(value, tuple):
+        return tuple(safe(item, key) for item in value)
+    return value

@@ -1,0 +1,136 @@
+"""The history log read from its tail, validated field by field, appended under a lock
+(issue 28, item 8).
+
+The attacks: a log larger than the 256 KiB read was read from its start, so the newest lines
+(this tool's last applies) were dropped, and a re-send applied twice; forged `time` values
+(1e20, Infinity, NaN, a 400-digit integer) crashed the rescue, which formats them; and a
+compaction (read, then replace) lost an append that came in between.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from gitsupport import everything
+from repos.builders import make_repo
+
+from holon_git import apply_patch
+from holon_git.git import history
+
+RUN = "head\n" + "    same\n" * 6 + "tail\n"
+DELETE_ONE = "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,2 @@\n head\n-    same\n     same\n"
+
+
+def planted(git_dir: Path, lines: list[bytes]) -> None:
+    with open(git_dir / history.LOG_NAME, "ab") as fh:
+        fh.writelines(lines)
+
+
+def other_entries(count: int) -> list[bytes]:
+    return [json.dumps({"time": 1_700_000_000 + n, "path": f"other/{n}.txt",
+                        "blob": f"{n:040x}"}).encode() + b"\n" for n in range(count)]
+
+
+def test_a_large_log_is_read_from_its_newest_lines(tmp_path: Path):
+    repo = make_repo(tmp_path / "r", {"f.txt": RUN})
+    git_dir = repo / ".git"
+    planted(git_dir, other_entries(4000))  # ~400 KiB, written by an older or other process
+    assert (git_dir / history.LOG_NAME).stat().st_size > history.MAX_BYTES
+    assert apply_patch(DELETE_ONE, repo).ok
+    assert history.read(str(git_dir))[-1].path == "f.txt"
+    state = everything(repo)
+    again = apply_patch(DELETE_ONE, repo)  # the file alone cannot tell: the log must
+    assert again.error is not None and again.error.code == "already_applied"
+    assert everything(repo) == state
+    assert (repo / "f.txt").read_text().count("    same\n") == 5
+
+
+def test_a_log_past_the_read_cap_keeps_its_last_entry(tmp_path: Path):
+    git_dir = tmp_path / "g"
+    git_dir.mkdir()
+    planted(git_dir, other_entries(4000))
+    planted(git_dir, [json.dumps({"time": 1, "path": "last.txt", "blob": "f" * 40}).encode()
+                      + b"\n"])
+    entries = history.read(str(git_dir))
+    assert entries[-1].path == "last.txt" and len(entries) == history.MAX_ENTRIES
+
+
+FORGED = [1e20, 1e400, float("inf"), float("-inf"), float("nan"), 10 ** 400, -5, True,
+          "1", None, [1], {"a": 1}]
+
+
+FORGED_IDS = ["1e20", "1e400", "inf", "-inf", "nan", "10**400", "-5", "true", "str", "null",
+              "list", "dict"]
+
+
+@pytest.mark.parametrize("when", FORGED, ids=FORGED_IDS)
+def test_forged_times_are_skipped_not_fatal(tmp_path: Path, when: object):
+    """The rescue formats a recorded version's time in its label: a forged one crashed it."""
+    repo = make_repo(tmp_path / "r", {"f.txt": "a\nb\nc\n"})
+    git_dir = repo / ".git"
+    blob = _blob(repo, b"a\nB\nc\n")
+    line = json.dumps({"time": when, "path": "f.txt", "blob": blob}).encode() + b"\n"
+    planted(git_dir, [line])
+    patch = "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-B\n+b2\n c\n"
+    receipt = apply_patch(patch, repo, check=True)  # would merge from the forged entry
+    assert receipt.error is not None and receipt.error.code == "context_not_found"
+    assert history.read(str(git_dir)) == []
+
+
+def _blob(repo: Path, content: bytes) -> str:
+    from holon_git.git import loose
+
+    oid = loose.write_blob(str(repo / ".git"), content)
+    assert oid is not None
+    return oid
+
+
+def test_wrong_types_in_every_field_are_skipped(tmp_path: Path):
+    git_dir = tmp_path / "g"
+    git_dir.mkdir()
+    good = {"time": 5, "path": "f.txt", "blob": "a" * 40, "patch": "b" * 64, "after": "c" * 64}
+    bad = [{**good, "path": 5}, {**good, "path": ["f.txt"]}, {**good, "blob": None},
+           {**good, "blob": "A" * 40}, {**good, "path": "a//b"}, {**good, "path": "a\0b"}]
+    planted(git_dir, [json.dumps(b).encode() + b"\n" for b in bad])
+    planted(git_dir, [b'{"time": NaN, "path": "f.txt", "blob": "' + b"a" * 40 + b'"}\n',
+                      b"[" * 100_000 + b"\n", json.dumps({**good, "patch": 7}).encode() + b"\n",
+                      json.dumps(good).encode() + b"\n"])
+    entries = history.read(str(git_dir))
+    assert [(e.path, e.patch) for e in entries] == [("f.txt", ""), ("f.txt", "b" * 64)]
+
+
+def test_concurrent_appends_survive_compaction(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Threads append while the log is compacted again and again (a small COMPACT_AT): every
+    append must stay until MAX_ENTRIES newer ones have pushed it out."""
+    git_dir = tmp_path / "g"
+    git_dir.mkdir()
+    monkeypatch.setattr(history, "COMPACT_AT", 4 << 10)
+    monkeypatch.setattr(history, "MAX_ENTRIES", 40)
+    writers, each = 8, 150
+    done: list[str] = []  # paths in the order their appends returned
+    order = threading.Lock()
+
+    def write(number: int) -> None:
+        for n in range(each):
+            path = f"w{number}/{n}.txt"
+            history.record(str(git_dir), [(path, f"{number:02x}{n:038x}")])
+            with order:
+                done.append(path)
+
+    threads = [threading.Thread(target=write, args=(k,)) for k in range(writers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    kept = {json.loads(line)["path"] for line in
+            (git_dir / history.LOG_NAME).read_bytes().splitlines()}
+    # the newest appends cannot have been compacted away (a few may have been written just
+    # before others that were counted first: half of MAX_ENTRIES is the margin)
+    newest = done[-history.MAX_ENTRIES // 2:]
+    assert [p for p in newest if p not in kept] == []
+    # each writer's last append came after all its others: it is never lost
+    assert all(f"w{k}/{each - 1}.txt" in kept or f"w{k}/{each - 1}.txt" not in newest
+               for k in range(writers))
