@@ -54,6 +54,9 @@ HINTS: dict[str, str] = {
     "check which version you edited",
     "not_applied": "the file has the hunk's old lines, not its new ones: the patch is not "
     "applied here, so it cannot be reversed; check which patch and file you meant",
+    "partly_applied": "some hunks of the patch are already in the file and others are not, "
+    "and no version it was written against merges it; send only the hunks not in the file "
+    "yet, against its current text",
     "overlapping_edits": "two hunks of one file change the same lines; merge them into one hunk",
     "merge_conflict": "the file changed since the version the patch was written against, and "
     "the patch's edit conflicts with that change; re-read the file and re-emit the hunk "

@@ -51,6 +51,8 @@ class HunkResult:
     # match_end: place/edges.py): weaker evidence, like a loose match (not in the receipt: the
     # plan asks the file's other versions whether one places it at that edge, rescue.py)
     off_edge: bool = False
+    # its change was in the file already; the rest of the patch was merged (rescue.py)
+    already_in: bool = False
 
     @property
     def offset(self) -> int | None:
@@ -68,6 +70,8 @@ class HunkResult:
             out["by_line_number"] = True
         if self.by_anchor:
             out["by_anchor"] = True
+        if self.already_in:
+            out["already_applied"] = True
         return out
 
 

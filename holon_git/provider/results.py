@@ -102,9 +102,12 @@ def _file_line(change: FileChange) -> str:
 
 def _merged_line(change: FileChange) -> str:
     assert change.three_way is not None
+    there = [h.index for h in change.hunks if h.already_in]
+    already = (f" Hunk{'s' if len(there) > 1 else ''} {', '.join(map(str, there))} "
+               f"{'were' if len(there) > 1 else 'was'} in the file already." if there else "")
     return (f"note: {change.path} had changed since the version your patch was written "
             f"against ({change.three_way['base']}); the patch was merged with those changes, "
-            "which are kept. Re-read the file before patching it again.")
+            f"which are kept.{already} Re-read the file before patching it again.")
 
 
 def _success(receipt: Receipt, tool: str) -> str:

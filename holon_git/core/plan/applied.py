@@ -29,6 +29,7 @@ The rules that replay a file patch on another version are handed the replay
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -59,6 +60,52 @@ def applied_error(reverse: bool, message: str, *, hint: str = "", path: str | No
     code = "not_applied" if reverse else "already_applied"
     return PatchError(code, message, hint=hint, path=path, patch_line=patch_line,
                       details=details if details is not None else {})
+
+
+def hunk_in_file(err: PatchError, reverse: bool) -> bool:
+    """Is ``err`` the hunk rules' word that one hunk's change is in the file (with -R: is
+    not), rather than that nothing in the file tells (``repeats``)?"""
+    return err.code == ("not_applied" if reverse else "already_applied") \
+        and "repeats" not in err.details
+
+
+def refuse_if_wholly_in(fp: FilePatch, there: Sequence[int], refusal: PatchError) -> None:
+    """Every hunk of the file patch is in the file (``there``, by the hunk rules): the whole
+    change is, and ``refusal`` (one hunk's) stands. A patch only some of whose hunks are in
+    is not applied already: an agent that re-sends its whole change since HEAD with one new
+    hunk must not be told its edit is in (rescue.py merges it)."""
+    if not there or len(there) == len(fp.hunks):
+        raise refusal
+
+
+def partly_applied_error(fp: FilePatch, there: Sequence[int], reverse: bool) -> PatchError:
+    """The refusal of a file patch some of whose hunks are in the file and some not, that no
+    other version of the file takes whole (so no merge can tell what the rest should do)."""
+    missing = [n for n in range(1, len(fp.hunks) + 1) if n not in set(there)]
+    listed, rest = _numbered(there), _numbered(missing)
+    if reverse:
+        message = (f"the reversed patch's {listed} {'are' if len(there) > 1 else 'is'} not "
+                   f"applied (nothing to undo) and its {rest} "
+                   f"{'are' if len(missing) > 1 else 'is'}, and no other version of the file "
+                   "takes the whole patch to merge from")
+        hint = ("undo only the hunks whose change is in the file, with a patch written against "
+                "its current text (re-read it)")
+    else:
+        message = (f"the patch's {listed} {'are' if len(there) > 1 else 'is'} already in the "
+                   f"file, its {rest} {'are' if len(missing) > 1 else 'is'} not, and no other "
+                   "version of the file (the index, HEAD, a version this tool recorded) takes "
+                   "the whole patch to merge it from")
+        hint = ("the file holds part of this patch: send only the hunks not in it yet, written "
+                "against its current text (re-read it)")
+    # in the file: the hunks whose change (forward) the file holds
+    in_file, not_in_file = (missing, list(there)) if reverse else (list(there), missing)
+    return PatchError("partly_applied", message, hint=hint, path=fp.path,
+                      patch_line=fp.patch_line,
+                      details={"hunks_in_file": in_file, "hunks_not_in_file": not_in_file})
+
+
+def _numbered(hunks: Sequence[int]) -> str:
+    return ("hunk " if len(hunks) == 1 else "hunks ") + ", ".join(map(str, hunks))
 
 
 _FEW = 64  # copies of a new side's rarest line sought in the whole file, at most
@@ -435,12 +482,24 @@ def _holds_change(three_way: KnownVersions, base: bytes, ours: bytes, theirs: by
                   size: int) -> bool:
     """Does the current text already hold the patch's change (a re-send after the rescue
     merged it, when the lines around it changed too)? Undoing the change (theirs -> base)
-    merges cleanly into ours and changes it, and redoing it on that result gives ours back."""
+    merges cleanly into ours and changes it, and redoing it on that result gives ours back.
+
+    An undo takes each line from ours or from the base: one that holds a line more often
+    than either does has the merge's alignment gone astray among repeated lines (it kept the
+    current text's copy and put the base's back beside it), and then redoing it proves
+    nothing (a stale patch that removes a line the current text still has would pass)."""
     undone = three_way.merge(theirs, ours, base, size)
-    if not undone.clean or undone.content == ours:
+    if not undone.clean or undone.content == ours or _invents_copies(undone.content, ours, base):
         return False
     redone = three_way.merge(base, undone.content, theirs, size)
     return redone.clean and redone.content == ours
+
+
+def _invents_copies(merged: bytes, ours: bytes, base: bytes) -> bool:
+    """Does ``merged`` hold some line more times than ``ours`` and ``base`` each do?"""
+    mine, theirs = Counter(split_lines(ours)), Counter(split_lines(base))
+    return any(count > max(mine[line], theirs[line])
+               for line, count in Counter(split_lines(merged)).items())
 
 
 def _written_against(version: Version, reverse: bool, why: str) -> PatchError:

@@ -142,6 +142,10 @@ def _patch_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool
         seek = three_way is not None and three_way.recorded(fp.old_path)
         change.after, change.hunks, notes = apply_hunks(fp, ours, reverse, seek_elsewhere=seek)
     except PatchError as err:
+        if applied.hunk_in_file(err, reverse) and len(fp.hunks) > 1:
+            from .rescue import rescue_partly_applied
+
+            return rescue_partly_applied(fp, change, ours, three_way, reverse, err)
         if three_way is None:
             raise
         if err.code in ("context_not_found", "indentation_mismatch"):

@@ -20,7 +20,7 @@ from ..place.edges import claimed_edges
 from ..place.ladder import Ask, Sides, find, insertion_point, pick
 from ..place.match import LEVELS, WHITESPACE, RunningFile, near_miss, split_lines
 from ..place.splice import dominant_eol, new_window
-from .applied import HunkCheck
+from .applied import HunkCheck, hunk_in_file
 
 if TYPE_CHECKING:
     from ..place.reindent import FileIndent
@@ -56,6 +56,23 @@ def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "a
         from ..advice import advise  # a refusal only: say what most likely went wrong
 
         raise advise(err, fp, running.original) from None
+
+
+def hunks_already_in(fp: FilePatch, content: bytes, reverse: bool) -> list[int]:
+    """The hunks (1-based) of ``fp`` whose change ``content`` already holds, by the hunk
+    rules (applied.HunkCheck): each hunk is placed on the file as the hunks before it left
+    it, and one refused as there already is noted and left out, as is one refused for any
+    other reason (its change is not known to be there: a merge decides, rescue.py)."""
+    running = RunningFile(split_lines(content))
+    applier = _HunkApplier(running, content, reverse, fp.hunks, False)
+    there = []
+    for number, hunk in enumerate(fp.hunks, 1):
+        try:
+            applier.apply(hunk, number)
+        except PatchError as err:
+            if hunk_in_file(err, reverse):
+                there.append(number)
+    return there
 
 
 def _bytes_first(fp: FilePatch, content: bytes) -> bool:

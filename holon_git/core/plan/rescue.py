@@ -14,6 +14,11 @@ The plan calls it in two cases:
   of the context that the agent's own edit moved off the edge, so it is the base and the
   merge decides.
 
+- some hunks' changes are in the current text already and others are not (an agent re-sent
+  its whole change since HEAD with one new hunk: ``rescue_partly_applied``): the first other
+  version the whole file patch applies to is the base, and the hunks already in are reported.
+  When every hunk is in, the change is, and the refusal stands (applied.py).
+
 Base = that version, ours = the current text, theirs = base + the file patch, merged by the
 target's three-way text merge (threeway.KnownVersions, libgit2). Only the ``three_way``
 outcome is written: a clean merge, or a refusal (``merge_conflict``; ``already_applied`` when
@@ -31,7 +36,7 @@ from ..model import Diagnostic, FilePatch
 from ..place.match import LEVELS, WHITESPACE
 from ..threeway import KnownVersions, conflict_error, conflicts, marker_size_for
 from . import applied
-from .hunks import apply_hunks
+from .hunks import apply_hunks, hunks_already_in
 
 
 def level_of(result: HunkResult) -> int:
@@ -52,10 +57,47 @@ def rescue(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersi
            reverse: bool, refusal: PatchError) -> FileChange:
     """The file patch's old side is not in ``ours``: merge from the first version it
     applies to, or raise ``refusal`` when none takes it."""
-    merged = _merge_from(fp, change, ours, three_way, reverse, None)
+    merged = _merge_from(fp, change, ours, three_way, reverse, None,
+                         "the hunks did not match the current text")
     if merged is None:
         raise refusal
     return merged
+
+
+def rescue_partly_applied(fp: FilePatch, change: FileChange, ours: bytes,
+                          three_way: KnownVersions | None, reverse: bool,
+                          refusal: PatchError) -> FileChange:
+    """A hunk's change is in ``ours`` already (``refusal``): when every hunk's is, the
+    refusal stands; when only some are, merge from the first version the whole file patch
+    applies to, reporting the hunks already in (a clean merge gives the patch's intended file
+    exactly: the changes both sides made are taken once), or refuse: ``merge_conflict``, or
+    ``partly_applied`` when no version takes the patch."""
+    there = hunks_already_in(fp, ours, reverse)
+    applied.refuse_if_wholly_in(fp, there, refusal)
+    merged = None if three_way is None else _merge_from(
+        fp, change, ours, three_way, reverse, None,
+        f"{_listed(there)} {'were' if len(there) > 1 else 'was'} "
+        f"{'not in the current text' if reverse else 'in the current text already'}, the rest "
+        "not")
+    if merged is None:
+        raise applied.partly_applied_error(fp, there, reverse)
+    for result in merged.hunks:
+        result.already_in = result.index in there
+    merged.diagnostics.append(_already_in(fp, there, reverse))
+    return merged
+
+
+def _listed(hunks: Sequence[int]) -> str:
+    return ("hunk " if len(hunks) == 1 else "hunks ") + ", ".join(map(str, hunks))
+
+
+def _already_in(fp: FilePatch, there: Sequence[int], reverse: bool) -> Diagnostic:
+    verb = "were" if len(there) > 1 else "was"
+    return Diagnostic(
+        "hunks_already_applied", f"{_listed(there)} {verb} "
+        f"{'not in the file (nothing to undo there)' if reverse else 'in the file already'}: "
+        "the patch repeats a change made before (an agent's whole change since HEAD, sent "
+        "again with a new hunk); the rest was merged", fp.patch_line)
 
 
 def rescue_loose(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
@@ -66,11 +108,12 @@ def rescue_loose(fp: FilePatch, change: FileChange, ours: bytes, three_way: Know
     conflicting merge is refused even when it conflicts over the very lines the loose hunks
     matched (the agent re-indented them): the patch was written against that version, and
     git's merge is the judge of two edits."""
-    return _merge_from(fp, change, ours, three_way, reverse, placed)
+    return _merge_from(fp, change, ours, three_way, reverse, placed,
+                       "the hunks " + _why_weak(placed))
 
 
 def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
-                reverse: bool, loose: list[HunkResult] | None) -> FileChange | None:
+                reverse: bool, loose: list[HunkResult] | None, why: str) -> FileChange | None:
     assert fp.old_path is not None
     tried = {_digest(ours)}  # digests, not contents: each version is let go once tried
     for version in three_way.versions(fp, fp.old_path):
@@ -97,9 +140,8 @@ def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: Known
         if version.blob is not None:
             change.three_way["blob"] = version.blob
         change.diagnostics.extend(notes)
-        why = "did not match the current text" if loose is None else _why_weak(loose)
         change.diagnostics.append(Diagnostic(
-            "three_way", f"the hunks {why}; merged from {version.label}, where they apply",
+            "three_way", f"{why}; merged from {version.label}, where they apply",
             fp.patch_line))
         return change
     return None
