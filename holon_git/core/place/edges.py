@@ -5,8 +5,13 @@ when its old side starts at line 0, or at line 1 with context; it claims the end
 to it (an envelope's '*** End of File'), or when it has context and its last line is not
 context. A hunk with no context at all (diff -U0) claims no edge: git cannot tell it from one in
 the middle either. The plan uses the claims twice: a copy away from a claimed edge is weaker
-evidence (the rescue may look for a version that places the hunk at the edge), and a claimed
-edge is a place where a re-sent hunk's new side may sit.
+evidence (the rescue may look for a version that places the hunk at the edge: ``away_from``),
+and a claimed edge is a place where a re-sent hunk's new side may sit.
+
+The rule protects insertions: a re-sent insertion at the top of a file has nothing else to
+refuse it. A hunk whose removed lines occur once in the file is placed by them wherever the
+file's edges now are (an agent's own lines above a hunk at line 1 moved it down, and a merge
+from the version where it sat at line 1 would conflict with those lines for nothing).
 """
 
 from __future__ import annotations
@@ -14,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ..model import CONTEXT, KIND_OF_PREFIX, Hunk, HunkLine, PackedLines
+from ..model import ADD, CONTEXT, KIND_OF_PREFIX, REMOVE, Hunk, HunkLine, PackedLines
+from .match import RunningFile
 
 
 class Edges(NamedTuple):
@@ -58,3 +64,22 @@ def _edge_kinds(lines: Sequence[HunkLine]) -> tuple[str, bool] | None:
     if not lines:
         return None
     return lines[-1].kind, any(line.kind == CONTEXT for line in lines)
+
+
+def away_from(hunk: Hunk, lines: Sequence[HunkLine], running: RunningFile, start: int,
+              size: int, level: int) -> bool:
+    """Is the copy of the hunk's old side (``size`` lines at ``start`` of the running file,
+    found at ``level``) away from a file edge the hunk claims, where the claim binds: it does
+    not for a hunk anchored by removed lines that occur once in the file."""
+    if claimed_edges(hunk, lines).hold(start, size, running.length):
+        return False
+    removed = _removed_block(lines)
+    return not removed or len(running.matches(removed, level).some(2)) != 1
+
+
+def _removed_block(lines: Sequence[HunkLine]) -> list[bytes]:
+    """The old side from the hunk's first removed line to its last (context between them
+    included); [] for a hunk that removes nothing."""
+    old = [line for line in lines if line.kind != ADD]
+    marks = [i for i, line in enumerate(old) if line.kind == REMOVE]
+    return [line.text for line in old[marks[0] : marks[-1] + 1]] if marks else []

@@ -36,7 +36,7 @@ from typing import Any
 from ...errors import PatchError, let_go
 from ..change import FileChange, HunkResult, Reader
 from ..model import ADD, CONTEXT, REMOVE, Diagnostic, FilePatch, Hunk, HunkLine, Patch
-from ..place.edges import claimed_edges
+from ..place.edges import away_from, claimed_edges
 from ..place.match import (
     KEYS,
     WHITESPACE,
@@ -285,14 +285,16 @@ class HunkCheck:
             if at in edges and not any(map(match_at, range(at - len(olds) + 1, at + size))):
                 continue  # an edge the new side would reach only away from the old side
             beside = next((m for m in range(at - len(olds) + 1, at + size)
-                           if match_at(m) and self._could_go(hunk, m, len(olds))), None)
+                           if match_at(m) and self._could_go(hunk, m, len(olds), loosest - 1)),
+                          None)
             return at, beside
         return None
 
-    def _could_go(self, hunk: Hunk, start: int, size: int) -> bool:
-        """Could a fresh hunk go at this match of its old side, by its own edge claims (a
-        hunk whose context runs out at the file's end or start matches only there)?"""
-        return claimed_edges(hunk, hunk.lines).hold(start, size, self.running.length)
+    def _could_go(self, hunk: Hunk, start: int, size: int, level: int) -> bool:
+        """Could a fresh hunk go at this match of its old side (found at ``level``), by its
+        own edge claims (a hunk whose context runs out at the file's end or start matches only
+        there, unless removed lines that occur once anchor it: edges.away_from)?"""
+        return not away_from(hunk, hunk.lines, self.running, start, size, level)
 
     def _nearer(self, hunk: Hunk, new: list[bytes], old: list[bytes],
              found: Found, hint: int, by_hint: bool) -> None:

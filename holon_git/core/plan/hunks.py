@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ...errors import PatchError
 from ..change import HunkResult
 from ..model import ADD, CONTEXT, Diagnostic, FilePatch, Hunk, HunkLine, new_side, sides
-from ..place.edges import claimed_edges
+from ..place.edges import away_from
 from ..place.ladder import Ask, Sides, find, insertion_point, pick
 from ..place.match import LEVELS, WHITESPACE, RunningFile, near_miss, split_lines
 from ..place.splice import dominant_eol, new_window
@@ -58,21 +58,29 @@ def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "a
         raise advise(err, fp, running.original) from None
 
 
-def hunks_already_in(fp: FilePatch, content: bytes, reverse: bool) -> list[int]:
+def hunks_already_in(fp: FilePatch, content: bytes, reverse: bool
+                     ) -> tuple[list[int], PatchError | None]:
     """The hunks (1-based) of ``fp`` whose change ``content`` already holds, by the hunk
-    rules (applied.HunkCheck): each hunk is placed on the file as the hunks before it left
-    it, and one refused as there already is noted and left out, as is one refused for any
-    other reason (its change is not known to be there: a merge decides, rescue.py)."""
+    rules (applied.HunkCheck), and the first refusal of another hunk, located (None when
+    every other hunk places cleanly). Each hunk is placed on the file as the hunks before it
+    left it; one refused, as there already or otherwise, is left out."""
     running = RunningFile(split_lines(content))
     applier = _HunkApplier(running, content, reverse, fp.hunks, False)
-    there = []
+    there: list[int] = []
+    other: PatchError | None = None
     for number, hunk in enumerate(fp.hunks, 1):
         try:
             applier.apply(hunk, number)
         except PatchError as err:
             if hunk_in_file(err, reverse):
                 there.append(number)
-    return there
+            elif other is None:
+                other = err.located(hunk=number, patch_line=hunk.patch_line)
+    if other is not None:
+        from ..advice import advise  # a refusal only
+
+        other = advise(other, fp, running.original)
+    return there, other
 
 
 def _bytes_first(fp: FilePatch, content: bytes) -> bool:
@@ -147,8 +155,8 @@ class _HunkApplier:
                   else self._place_insertion(hunk, reading))
         lines, old, _ = placed.sides
         running = self.running
-        off_edge = bool(old) and not claimed_edges(hunk, lines).hold(placed.start, len(old),
-                                                                     running.length)
+        off_edge = bool(old) and away_from(hunk, lines, running, placed.start, len(old),
+                                           placed.level)
         window = running.window(placed.start, len(old))
         lines, new, tolerances = self._adapt(placed, reading, window)
         added_eol = self._added_eol(placed, reading, lines, tolerances)

@@ -70,9 +70,11 @@ def rescue_partly_applied(fp: FilePatch, change: FileChange, ours: bytes,
     """A hunk's change is in ``ours`` already (``refusal``): when every hunk's is, the
     refusal stands; when only some are, merge from the first version the whole file patch
     applies to, reporting the hunks already in (a clean merge gives the patch's intended file
-    exactly: the changes both sides made are taken once), or refuse: ``merge_conflict``, or
-    ``partly_applied`` when no version takes the patch."""
-    there = hunks_already_in(fp, ours, reverse)
+    exactly: the changes both sides made are taken once), or refuse: ``merge_conflict``; when
+    no version takes the patch, the refusal of a hunk that is not in and does not place
+    either, else ``partly_applied`` (the rest would place, but without a version to merge
+    from nothing checks what the hunks rules read as being in)."""
+    there, other = hunks_already_in(fp, ours, reverse)
     applied.refuse_if_wholly_in(fp, there, refusal)
     merged = None if three_way is None else _merge_from(
         fp, change, ours, three_way, reverse, None,
@@ -80,7 +82,7 @@ def rescue_partly_applied(fp: FilePatch, change: FileChange, ours: bytes,
         f"{'not in the current text' if reverse else 'in the current text already'}, the rest "
         "not")
     if merged is None:
-        raise applied.partly_applied_error(fp, there, reverse)
+        raise other or applied.partly_applied_error(fp, there, reverse)
     for result in merged.hunks:
         result.already_in = result.index in there
     merged.diagnostics.append(_already_in(fp, there, reverse))
