@@ -50,6 +50,9 @@ HINTS: dict[str, str] = {
     "indentation (tabs as tabs)",
     "ambiguous_context": "the hunk's old lines occur more than once; add surrounding context "
     "lines until they are unique, or set the hunk header's line number to the copy meant",
+    "ambiguous_repeat": "the file may or may not have this change: the lines the hunk adds "
+    "repeat the lines beside them, so a re-send and a new insertion look the same; if the edit "
+    "is not in yet, send the hunk again with a context line that tells the places apart",
     "already_applied": "the file already contains the hunk's new lines; drop this hunk or "
     "check which version you edited",
     "not_applied": "the file has the hunk's old lines, not its new ones: the patch is not "

@@ -185,7 +185,7 @@ def doc_examples() -> list[tuple[str, str, str]]:
 
 
 EXAMPLES = doc_examples()
-EXAMPLE_FLAGS = {"twice", "reverse", "after-previous"}
+EXAMPLE_FLAGS = {"twice", "reverse", "after-previous", "cached"}
 
 
 def test_docs_have_marked_examples():
@@ -206,7 +206,7 @@ def test_doc_example_patch(name: str, opts: str, body: str, tmp_path: Path):
     """```diff holon-example``` blocks apply to examples/repo; ``refuse=CODE`` ones are
     refused with CODE and change nothing. Flags: ``twice`` applies the block once first (a
     re-send), ``after-previous`` applies the doc's example before it first (uncommitted: a
-    stale patch), ``reverse`` applies with -R."""
+    stale patch), ``reverse`` applies with -R, ``cached`` to the index (--cached)."""
     words = opts.split()
     flags = {w for w in words if not w.startswith("refuse=")}
     assert flags <= EXAMPLE_FLAGS, f"{name}: unknown example option in {opts!r}"
@@ -219,7 +219,8 @@ def test_doc_example_patch(name: str, opts: str, body: str, tmp_path: Path):
     if "twice" in flags:
         assert apply_patch(body, repo).ok
     before = snapshot(repo)
-    receipt = apply_patch(body, repo, reverse="reverse" in flags)
+    receipt = apply_patch(body, repo, reverse="reverse" in flags,
+                          target="index" if "cached" in flags else "worktree")
     if refuse is not None:
         assert receipt.error is not None and receipt.error.code == refuse, receipt.to_json()
         assert snapshot(repo) == before

@@ -1,8 +1,11 @@
 """Hunks whose added lines equal the lines beside them (audit finding 05), on real
 repositories: a fifth blank line after four, a list element equal to the one before it.
-Applied or not, the file reads the same, so the hunk is refused, and the refusal says so
-honestly; the history log of this tool's own applies tells the two apart exactly when the
-file is still what this tool made of it."""
+Applied or not, the file reads the same, so the file alone cannot tell a re-send from a new
+insertion. The history log of this tool's own applies tells: a record of the patch (or the
+file still what this tool made of it) is a re-send, refused already_applied; no record, where
+the target logs every apply, means this tool did not apply it, and the hunk goes where its
+line numbers fit exactly. Without a log (--cached, --ref) the refusal is ambiguous_repeat,
+which never says the edit is in (issue 29)."""
 
 from __future__ import annotations
 
@@ -18,18 +21,53 @@ BLANKS = "x = 1\n\n\n\n\ny = 2\n"
 FIFTH_BLANK = "--- a/b.py\n+++ b/b.py\n@@ -3,4 +3,5 @@ x = 1\n \n \n \n+\n y = 2\n"  # git diff
 
 
-def test_an_insertion_equal_to_its_neighbours_is_refused_honestly(tmp_path: Path) -> None:
-    """git apply takes these; holon-git cannot tell them from a re-send, and says so rather
-    than let an agent believe its edit is in."""
+def test_an_insertion_equal_to_its_neighbours_goes_where_its_line_numbers_say(
+        tmp_path: Path) -> None:
+    """git apply takes these. With no record of the patch in the history log, which records
+    every working-tree apply, this tool did not apply it: the hunk's line numbers fit the
+    file exactly, and it goes there (as git apply puts it). Sent again, the log tells."""
     repo = make_repo(tmp_path / "r", {"a.py": LIST, "b.py": BLANKS})
     for patch in (ONE_MORE, FIFTH_BLANK):
-        err = refused(repo, patch, "already_applied")
+        receipt = applied(repo, patch)
+        assert "repeat_applied" in [d.code for c in receipt.files for d in c.diagnostics]
+    assert (repo / "a.py").read_text() == LIST.replace("0,\n", "0,\n        0,\n", 1)
+    assert (repo / "b.py").read_text() == BLANKS.replace("\n\n", "\n\n\n", 1)
+    state = everything(repo)
+    for patch in (ONE_MORE, FIFTH_BLANK):
+        refused(repo, patch, "already_applied")
+        assert everything(repo) == state
+
+
+def test_without_a_history_log_it_is_refused_honestly(tmp_path: Path) -> None:
+    """--cached keeps no history log, so nothing tells: refused ambiguous_repeat, which says
+    the file may or may not have the edit and how to send it so that it can tell."""
+    repo = make_repo(tmp_path / "r", {"a.py": LIST, "b.py": BLANKS})
+    for patch in (ONE_MORE, FIFTH_BLANK):
+        err = refused(repo, patch, "ambiguous_repeat", target="index")
         assert "repeat the lines beside them" in err.message
         assert "a re-send and a new insertion look the same" in err.hint
-        assert "add a context line" in err.hint
+        assert "context line that tells the places apart" in err.hint
         assert set(err.details["repeats"]) == {"new_lines_at", "old_lines_at"}
     git_apply(repo, ONE_MORE)  # the reference takes it
     assert (repo / "a.py").read_text() == LIST.replace("0,\n", "0,\n        0,\n", 1)
+
+
+def test_line_numbers_that_do_not_fit_are_refused(tmp_path: Path) -> None:
+    """The same hunk with its header one line off: nothing says where the line goes, nor
+    whether it is in."""
+    repo = make_repo(tmp_path / "r", {"a.py": LIST})
+    err = refused(repo, ONE_MORE.replace("-4,2 +4,3", "-5,2 +5,3"), "ambiguous_repeat")
+    assert err.details["repeats"]
+
+
+def test_a_resend_after_another_tool_applied_it_is_refused_by_its_line_numbers(
+        tmp_path: Path) -> None:
+    """git apply added the fifth blank line; sent again, the hunk's old side sits one line
+    below its line number (the blank it added pushed it): the line numbers do not fit, and
+    it is refused."""
+    repo = make_repo(tmp_path / "r", {"b.py": BLANKS})
+    git_apply(repo, FIFTH_BLANK)
+    refused(repo, FIFTH_BLANK, "ambiguous_repeat")
 
 
 def test_an_append_resent_keeps_the_plain_message(tmp_path: Path) -> None:
@@ -44,18 +82,23 @@ def test_an_append_resent_keeps_the_plain_message(tmp_path: Path) -> None:
 
 
 def test_the_history_log_tells_a_resend_of_this_tools_apply(tmp_path: Path) -> None:
-    """One element becomes two through this tool; sent again, the refusal is the same, but
-    the message can say what happened: the file is what this tool made of it."""
+    """One element becomes two through this tool; sent again, the refusal says what
+    happened: the file is what this tool made of it, or the log records this very patch."""
     repo = make_repo(tmp_path / "r", {"a.py": LIST.replace("        0,\n", "", 1)})
     patch = ONE_MORE.replace("-4,2 +4,3", "-3,2 +3,3")
     applied(repo, patch)
     assert (repo / "a.py").read_text() == LIST
+    log = (repo / ".git" / "holon-apply-history").read_text()
     forget_resend_records(repo)  # the pre-image alone tells, too
     err = refused(repo, patch, "already_applied")
     assert "this tool applied this patch" in err.message
-    # once the file changed since, the log no longer tells: the honest refusal again
+    (repo / ".git" / "holon-apply-history").write_text(log)
+    # once the file changed since, the pre-image no longer tells, but the patch's record does
     (repo / "a.py").write_text(LIST + "# more\n")
     err = refused(repo, patch, "already_applied")
+    assert "this very patch" in err.message and "changed since" in err.message
+    forget_resend_records(repo)  # nothing tells now: refused, not applied a second time
+    err = refused(repo, patch, "ambiguous_repeat")
     assert "repeat the lines beside them" in err.message
 
 
@@ -74,20 +117,26 @@ def test_removing_one_of_identical_lines_undoes_through_the_history(tmp_path: Pa
     assert "undone_from_history" in [d.code for c in receipt.files for d in c.diagnostics]
     forget_resend_records(repo)
     state = everything(repo)
-    err = refused(repo, patch, "not_applied", reverse=True)
+    err = refused(repo, patch, "ambiguous_repeat", reverse=True)
     assert "repeat the lines beside them" in err.message
     assert everything(repo) == state
 
 
-def test_without_the_history_the_reverse_stays_refused(tmp_path: Path) -> None:
-    """Applied by git apply, nothing recorded it: -R cannot tell, and refuses."""
-    repo = make_repo(tmp_path / "r", {"c.txt": "l0\nl0\nl0\nl1\n"})
+def test_without_a_record_the_reverse_goes_where_its_line_numbers_say(
+        tmp_path: Path) -> None:
+    """Applied by git apply, nothing recorded it; -R puts the line back where its line
+    numbers say (this tool undid nothing before). Without a log (--cached) it cannot tell."""
+    original = "l0\nl0\nl0\nl1\n"
+    repo = make_repo(tmp_path / "r", {"c.txt": original})
     patch = "--- a/c.txt\n+++ b/c.txt\n@@ -2,3 +2,2 @@\n l0\n-l0\n l1\n"
     git_apply(repo, patch)
-    err = refused(repo, patch, "not_applied", reverse=True)
-    assert "nothing in the file tells whether the patch is applied" in err.message
     git(repo, "add", "c.txt")
-    refused(repo, patch, "not_applied", reverse=True, three_way=False)
+    err = refused(repo, patch, "ambiguous_repeat", reverse=True, target="index")
+    assert "nothing in the file tells whether the patch is applied" in err.message
+    refused(repo, patch, "ambiguous_repeat", reverse=True, three_way=False)
+    applied(repo, patch, reverse=True)
+    assert (repo / "c.txt").read_text() == original
+    refused(repo, patch, "not_applied", reverse=True)  # the log records that -R
 
 
 def test_a_deletion_from_a_run_of_blanks_is_not_applied_twice(tmp_path: Path) -> None:
@@ -107,7 +156,7 @@ def test_a_deletion_from_a_run_of_blanks_is_not_applied_twice(tmp_path: Path) ->
     err = refused(repo, patch, "already_applied")
     assert "this tool applied this patch" in err.message
     other = make_repo(tmp_path / "o", {"m.txt": once})  # the same file, nothing recorded
-    err = refused(other, patch, "already_applied")
+    err = refused(other, patch, "ambiguous_repeat")  # and the line numbers do not fit
     assert err.details["repeats"] == {"new_lines_at": 7, "old_lines_at": 6}
     git_apply(other, patch)  # the reference applies it twice
     assert (other / "m.txt").read_text() == once.replace("\n\n", "\n", 1)
@@ -127,5 +176,6 @@ def test_the_models_view_does_not_say_the_edit_is_in(tmp_path: Path) -> None:
     from holon_git.provider.results import format_result
 
     repo = make_repo(tmp_path / "r", {"a.py": LIST})
-    shown = format_result(apply_patch(ONE_MORE, repo))
+    shown = format_result(apply_patch(ONE_MORE, repo, target="index"))
+    assert "error: ambiguous_repeat" in shown
     assert "may or may not have this change" in shown and "already has" not in shown

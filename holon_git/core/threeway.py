@@ -49,6 +49,11 @@ class KnownVersions(Protocol):
         """Has this tool recorded a pre-image of the path (the history log)?"""
         ...
 
+    def records_applies(self) -> bool:
+        """Does the target record each of its applies in the history log (so that a patch
+        the log has no record of was not applied by this tool through it)?"""
+        ...
+
     def records(self, path: str) -> list[tuple[str, str]]:
         """(patch digest, sha256 of the content written) of this tool's recorded applies to
         the path (the history log), newest first; plan/resend.py."""

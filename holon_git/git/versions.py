@@ -45,11 +45,13 @@ class RepositoryVersions:
 
     def __init__(self, open_git: Callable[[], Any], git_dir: str | None, *,
                  worktree_form: bool,
-                 protection: Callable[[], Protection] | None = None) -> None:
+                 protection: Callable[[], Protection] | None = None,
+                 logged: bool = False) -> None:
         self._open_git = open_git
         self._git: Any = None
         self.git_dir = git_dir
         self.worktree_form = worktree_form
+        self.logged = logged and git_dir is not None  # the target records its applies
         self._protection_of = protection  # the target's rules, read when first needed
         self._protection: Protection | None = None
         self._log: list[history.Entry] | None = None  # read once per apply
@@ -65,7 +67,7 @@ class RepositoryVersions:
 
             return open_repository(root)
 
-        return cls(open_git, git_dir, worktree_form=True, protection=protection)
+        return cls(open_git, git_dir, worktree_form=True, protection=protection, logged=True)
 
     @property
     def git(self) -> Any:
@@ -118,6 +120,16 @@ class RepositoryVersions:
 
     def recorded(self, path: str) -> bool:
         return self.git_dir is not None and any(e.path == path for e in self._entries())
+
+    def records_applies(self) -> bool:
+        """The target logs its applies, and can: its pre-images can be written (loose.py
+        writes none for a repository it does not support)."""
+        if not self.logged:
+            return False
+        from .loose import Store
+
+        assert self.git_dir is not None
+        return Store.of(self.git_dir) is not None
 
     def records(self, path: str) -> list[tuple[str, str]]:
         if self.git_dir is None:

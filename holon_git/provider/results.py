@@ -37,16 +37,6 @@ _NEXT_STEP = {
     "reversed. Re-read the file to see what it holds.",
 }
 
-# The hunk's lines repeat their neighbours: the file reads the same applied or not.
-_UNDECIDED = {
-    "already_applied": "the file may or may not have this change: the lines it adds equal the "
-    "lines beside them, so a re-send and a new insertion look the same. If your edit is not "
-    "in yet, send the hunk again with a context line that tells the places apart.",
-    "not_applied": "the file may or may not have this change: the lines the undo would put "
-    "back equal the lines beside them. Re-read the file; undo with a hunk whose context tells "
-    "the places apart.",
-}
-
 # Diagnostics that repeat a hunk tolerance already listed.
 _SAME_AS_TOLERANCE = {"blank_context_line", "placed_by_line_number"}
 
@@ -142,8 +132,7 @@ def format_refusal(err: PatchError, headline: str) -> str:
         headline,
         f"error: {err.code}" + (f" ({', '.join(where)})" if where else ""),
         f"what: {err.message}",
-        f"fix: {hint}" if err.code not in _NEXT_STEP else
-        f"next: {(_UNDECIDED if 'repeats' in err.details else _NEXT_STEP)[err.code]}",
+        f"fix: {hint}" if err.code not in _NEXT_STEP else f"next: {_NEXT_STEP[err.code]}",
     ]
     if region:
         shown = region[:MAX_REGION_LINES]

@@ -134,7 +134,8 @@ class IndexTarget(Target):
         """The three-way rescue's versions: ours is the index text, so HEAD is the usual
         base."""
         return RepositoryVersions(lambda: self.git, self.git.git_dir,
-                                  worktree_form=self.name == "both", protection=self.protection)
+                                  worktree_form=self.name == "both", protection=self.protection,
+                                  logged=self.name == "both")
 
     # -- contents -------------------------------------------------------------------------------
     def blob_content(self, change: FileChange) -> bytes:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from ...errors import PatchError, let_go
 from ..change import FileChange, HunkResult, Reader
@@ -64,9 +64,8 @@ def applied_error(reverse: bool, message: str, *, hint: str = "", path: str | No
 
 def hunk_in_file(err: PatchError, reverse: bool) -> bool:
     """Is ``err`` the hunk rules' word that one hunk's change is in the file (with -R: is
-    not), rather than that nothing in the file tells (``repeats``)?"""
-    return err.code == ("not_applied" if reverse else "already_applied") \
-        and "repeats" not in err.details
+    not)?"""
+    return err.code == ("not_applied" if reverse else "already_applied")
 
 
 def refuse_if_wholly_in(fp: FilePatch, there: Sequence[int], refusal: PatchError) -> None:
@@ -119,20 +118,27 @@ class HunkCheck:
     is not refused but noted (``new_side_elsewhere``): the plan asks the history log.
     """
 
-    def __init__(self, running: RunningFile, reverse: bool, seek_elsewhere: bool = False
-                 ) -> None:
+    def __init__(self, running: RunningFile, reverse: bool, seek_elsewhere: bool = False,
+                 exact_repeats: bool = False) -> None:
         self.running = running
         self.reverse = reverse
         self.seek_elsewhere = seek_elsewhere  # look for that at all (the history log can answer)
+        # let a hunk whose added lines repeat their neighbours through when its line numbers
+        # fit the file exactly (decide_repeat: only when the history log tells it is no re-send)
+        self.exact_repeats = exact_repeats
         self._sits: dict[tuple[int, int], bool] = {}  # (claim, levels): the new side is there
         # a hunk was placed away from its line number while its new side sits elsewhere,
         # farther from it: a re-send after a large shift looks so (_nearer)
         self.new_side_elsewhere = False
+        self._fits = False  # the hunk's line numbers fit the file exactly (next_hunk)
 
-    def next_hunk(self) -> None:
-        """Forget what was found for the hunk before (the file has changed since)."""
+    def next_hunk(self, fits: bool = False) -> None:
+        """Forget what was found for the hunk before (the file has changed since); ``fits``:
+        the hunk's old side is exactly at its line number, and its header's numbers agree
+        with those of the hunks before it."""
         self._sits.clear()
         self.new_side_elsewhere = False
+        self._fits = fits
 
     # -- the questions, in the order a hunk's placement asks them ----------------------------
     def insertion(self, hunk: Hunk, lines: Sequence[HunkLine], new: list[bytes]) -> None:
@@ -281,12 +287,15 @@ class HunkCheck:
                 if hinted_old is None or hinted_old in inside or at != hinted_old \
                         or match_at(hinted_old) or _kept_run(hunk) in {at - m for m in inside}:
                     continue
-                return at, inside[0]
-            if at in edges and not any(map(match_at, range(at - len(olds) + 1, at + size))):
-                continue  # an edge the new side would reach only away from the old side
-            beside = next((m for m in range(at - len(olds) + 1, at + size)
-                           if match_at(m) and self._could_go(hunk, m, len(olds), loosest - 1)),
-                          None)
+                beside: int | None = inside[0]
+            else:
+                if at in edges and not any(map(match_at, range(at - len(olds) + 1, at + size))):
+                    continue  # an edge the new side would reach only away from the old side
+                beside = next((m for m in range(at - len(olds) + 1, at + size)
+                               if match_at(m) and self._could_go(hunk, m, len(olds),
+                                                                 loosest - 1)), None)
+            if beside is not None and self.exact_repeats and self._fits:
+                continue  # the line numbers tell, and the history log says it is no re-send
             return at, beside
         return None
 
@@ -350,24 +359,28 @@ class HunkCheck:
         them at a place it could go too: the lines the hunk adds equal the lines beside them
         (a fifth blank line after four). Applied or not, the file reads the same; so the hunk
         is refused, saying so (the plan may tell more from the history log: decide_repeat)."""
-        details = {"repeats": {"new_lines_at": at + 1, "old_lines_at": beside + 1}}
-        if self.reverse:
-            return applied_error(
-                True, f"the reversed hunk's new lines are already at line {at + 1}, where it "
-                f"goes, and its old lines are there too, at line {beside + 1}: the lines it "
-                "would put back repeat the lines beside them, so nothing in the file tells "
-                "whether the patch is applied",
-                hint="the lines repeat their neighbours, so nothing in the file tells whether "
-                "the patch is applied; if it is, undo it with a hunk whose context tells the "
-                "places apart", details=details)
-        return applied_error(
-            False, f"the hunk's new lines are already at line {at + 1}, where the hunk goes, "
-            f"but its old lines are there too, at line {beside + 1}: the lines it adds repeat "
-            "the lines beside them, so a re-sent patch and a new insertion of those lines look "
-            "the same",
-            hint="the file may or may not hold your edit: the added lines equal their "
-            "neighbours, so a re-send and a new insertion look the same; if the edit is not in "
-            "yet, add a context line that tells the places apart", details=details)
+        return repeat_error(self.reverse, at, beside)
+
+
+def repeat_error(reverse: bool, at: int, beside: int) -> PatchError:
+    """``ambiguous_repeat``: nothing in the file tells whether the hunk's change is in (its
+    added lines, or with -R the lines it puts back, repeat the lines beside them). Neither
+    ``already_applied`` nor ``not_applied``: an agent told its edit is in moves on without it."""
+    details = {"repeats": {"new_lines_at": at + 1, "old_lines_at": beside + 1}}
+    if reverse:
+        return PatchError(
+            "ambiguous_repeat", f"the reversed hunk's new lines are already at line {at + 1}, "
+            f"where it goes, and its old lines are there too, at line {beside + 1}: the lines "
+            "it would put back repeat the lines beside them, so nothing in the file tells "
+            "whether the patch is applied",
+            hint="the file may or may not have this change: the lines the undo would put back "
+            "repeat their neighbours; if it is applied, undo it with a hunk whose context tells "
+            "the places apart", details=details)
+    return PatchError(
+        "ambiguous_repeat", f"the hunk's new lines are already at line {at + 1}, where the "
+        f"hunk goes, but its old lines are there too, at line {beside + 1}: the lines it adds "
+        "repeat the lines beside them, so a re-sent patch and a new insertion of those lines "
+        "look the same", details=details)
 
 
 def _kept_run(hunk: Hunk) -> int | None:
@@ -391,14 +404,30 @@ def _kept_run(hunk: Hunk) -> int | None:
 Replay = Callable[[FilePatch, bytes, bool], tuple[bytes, list[HunkResult], list[Diagnostic]]]
 
 
+class LogSays(NamedTuple):
+    """What the history log says of a patch, for decide_repeat: the paths it shows this tool
+    applied this very patch to (the file changed since), and whether the log would hold a
+    record of the patch had this tool applied it through this target (so that none means it
+    did not)."""
+
+    resent: frozenset[str] = frozenset()
+    vouches: bool = False
+
+
+NO_LOG = LogSays()  # no history log to ask (no target's versions, or a reversed replay)
+
+
 def refuse_a_recorded_resend(patch: Patch, read: Reader, reverse: bool,
-                             three_way: KnownVersions) -> None:
+                             three_way: KnownVersions, recorded_files: int) -> LogSays:
     """Refuse when this tool applied this very patch to a file that still holds what it
-    wrote then (the history log records a digest of the patch and of what it wrote)."""
+    wrote then (the history log records a digest of the patch and of what it wrote). Returns
+    what the log says of the patch otherwise (a patch of more than ``recorded_files`` files
+    is never recorded)."""
     import hashlib  # loads OpenSSL: only with the history log
 
     from .resend import digest, modified_in_place
 
+    resent = set()
     for path, file_patches in modified_in_place(patch).items():
         records = three_way.records(path)
         if not records:
@@ -407,6 +436,7 @@ def refuse_a_recorded_resend(patch: Patch, read: Reader, reverse: bool,
         afters = {after for patch_digest, after in records if patch_digest == mine}
         if not afters:
             continue
+        resent.add(path)
         existing = read(path)
         if existing is None or existing.content is None \
                 or hashlib.sha256(existing.content).hexdigest() not in afters:
@@ -420,6 +450,7 @@ def refuse_a_recorded_resend(patch: Patch, read: Reader, reverse: bool,
                   "nothing to undo" if reverse else
                   "this tool already applied this patch and the file is unchanged since: there "
                   "is nothing to do; re-read the file before writing the next patch"))
+    return LogSays(frozenset(resent), len(patch.files) <= recorded_files)
 
 
 def refuse_if_added(path: str, existing: bytes, content: bytes, reverse: bool) -> None:
@@ -511,25 +542,68 @@ def _written_against(version: Version, reverse: bool, why: str) -> PatchError:
 
 
 def decide_repeat(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
-                  reverse: bool, refusal: PatchError, replay: Replay) -> FileChange:
-    """A hunk refused because its added lines repeat their neighbours (already_applied or,
-    with -R, not_applied: the file reads the same applied or not). The history log can tell:
-    when the newest pre-image this tool recorded for the path, with the (forward) patch
-    applied, gives exactly the current text, this tool applied this patch and nothing
-    changed the file since. Then a re-send is refused saying so, and -R is no re-send (a
-    -R through this tool would have been recorded after it): it restores that pre-image.
-    Otherwise ``refusal`` stands."""
+                  reverse: bool, refusal: PatchError, replay: Replay, replay_exact: Replay,
+                  log: LogSays) -> FileChange:
+    """A hunk refused because its added lines repeat their neighbours (``ambiguous_repeat``:
+    the file reads the same applied or not). The history log can tell, in this order:
+
+    - the newest pre-image this tool recorded for the path, with the (forward) patch applied,
+      gives exactly the current text: this tool applied this patch and nothing changed the
+      file since. A re-send is refused (already_applied); -R is no re-send (a -R through this
+      tool would have been recorded after it): it restores that pre-image;
+    - the log records this very patch (``log.resent``: its digest, sent the same way) for
+      the path, though the file changed since: a re-send, refused;
+    - the target records every apply in the log (and would have recorded this patch's:
+      ``log.vouches``), and it holds no such record: this tool did not apply the patch, and
+      the hunk is no re-send of its own. It is applied where its
+      line numbers fit the file exactly (``replay_exact``: its old side at its line number,
+      its header agreeing with the hunks before it), the place it was written for.
+
+    Otherwise (no log: --cached, --ref, the library without a repository) ``refusal``
+    stands."""
+    assert fp.old_path is not None
+    restored = _undone_from_history(fp, change, ours, three_way, reverse, replay)
+    if restored is not None:
+        return restored
+    if fp.old_path in log.resent:
+        raise applied_error(
+            reverse, f"this tool applied this very patch to {fp.old_path!r} before (the "
+            "history log records it); the file changed since, and the lines the patch "
+            f"{'would put back' if reverse else 'adds'} repeat the lines beside them: a "
+            "re-send", details={"history": "same patch"})
+    if not (log.vouches and three_way.records_applies()):
+        raise refusal
+    try:
+        change.after, change.hunks, notes = replay_exact(fp, ours, reverse)
+    except PatchError:
+        raise refusal from None
+    change.diagnostics.extend(notes)
+    change.diagnostics.append(Diagnostic(
+        "repeat_applied", "the lines a hunk "
+        f"{'puts back' if reverse else 'adds'} repeat the lines beside them, so the file alone "
+        "cannot tell a re-send from a new edit; the history log, which records this tool's "
+        "applies, holds no record of this patch, and the hunk's line numbers fit the file "
+        "exactly: applied there", fp.patch_line))
+    return change
+
+
+def _undone_from_history(fp: FilePatch, change: FileChange, ours: bytes,
+                         three_way: KnownVersions, reverse: bool, replay: Replay
+                         ) -> FileChange | None:
+    """The newest recorded pre-image, patched, is the current text: a re-send is refused;
+    -R gives that pre-image back (the change); None when the log does not show it."""
     assert fp.old_path is not None
     newest = next((v for v in three_way.versions(fp, fp.old_path) if v.recorded), None)
     if newest is None:
-        raise refusal
+        return None
     forward = fp.reversed() if reverse else fp
     try:
         result, placed, notes = replay(forward, newest.content, False)
-    except PatchError:
-        raise refusal from None
+    except PatchError as err:
+        let_go(err)
+        return None
     if result != ours:
-        raise refusal
+        return None
     if not reverse:
         raise applied_error(False, f"this tool applied this patch to {fp.old_path!r}: the "
                             "newest pre-image it recorded for the path "

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ...errors import PatchError
-from ..change import EXECUTABLE, REGULAR, FileChange, Reader, SourceFile
+from ..change import EXECUTABLE, REGULAR, FileChange, HunkResult, Reader, SourceFile
 from ..model import ADD, Diagnostic, FileKind, FilePatch
 from ..place.match import KEYS, LEVELS, near_miss, split_lines
 from ..place.splice import new_window
@@ -22,14 +22,16 @@ from .hunks import apply_hunks
 
 
 def plan_file(fp: FilePatch, read: Reader, reverse: bool,
-              three_way: KnownVersions | None = None) -> FileChange:
-    """The change ``fp`` makes to the files ``read`` returns; raises its refusal, located."""
+              three_way: KnownVersions | None = None,
+              log: applied.LogSays = applied.NO_LOG) -> FileChange:
+    """The change ``fp`` makes to the files ``read`` returns; raises its refusal, located.
+    ``log``: what the history log says of the patch (applied.decide_repeat asks it)."""
     try:
         if fp.kind is FileKind.ADD:
             return _plan_add(fp, read, reverse)
         if fp.kind is FileKind.DELETE:
             return _plan_delete(fp, read, None if reverse else three_way)
-        return _plan_modify(fp, read, reverse, three_way)
+        return _plan_modify(fp, read, reverse, three_way, log)
     except PatchError as err:
         raise err.located(path=fp.path, patch_line=fp.patch_line) from None
 
@@ -109,7 +111,8 @@ def _plan_delete(fp: FilePatch, read: Reader,
 
 
 def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
-                 three_way: KnownVersions | None = None) -> FileChange:
+                 three_way: KnownVersions | None = None,
+                 log: applied.LogSays = applied.NO_LOG) -> FileChange:
     assert fp.old_path is not None and fp.new_path is not None
     existing = read(fp.old_path)
     if fp.kind is FileKind.RENAME:
@@ -127,11 +130,11 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
     change = _change(fp, existing, existing.data, existing.mode)
     if not fp.hunks:
         return change
-    return _patch_content(fp, change, existing.data, reverse, three_way)
+    return _patch_content(fp, change, existing.data, reverse, three_way, log)
 
 
 def _patch_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool,
-                   three_way: KnownVersions | None) -> FileChange:
+                   three_way: KnownVersions | None, log: applied.LogSays) -> FileChange:
     """``change`` with the file patch's hunks applied to the current text (``ours``): placed
     there, or, with the file's other versions, merged from the version they were written
     against when they do not apply here, or apply only weakly (rescue.py)."""
@@ -152,9 +155,10 @@ def _patch_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool
             from .rescue import rescue
 
             return rescue(fp, change, ours, three_way, reverse, err)
-        if "repeats" not in err.details:
+        if err.code != "ambiguous_repeat":
             raise
-        return applied.decide_repeat(fp, change, ours, three_way, reverse, err, apply_hunks)
+        return applied.decide_repeat(fp, change, ours, three_way, reverse, err, apply_hunks,
+                                     _replay_exact, log)
     if three_way is not None and any(r.new_side_elsewhere for r in change.hunks):
         applied.refuse_if_applied_before(fp, ours, three_way, reverse, apply_hunks)
     if three_way is not None:
@@ -165,3 +169,10 @@ def _patch_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool
             return change  # merged from a version where the hunks match more strictly
     change.diagnostics.extend(notes)
     return change
+
+
+def _replay_exact(fp: FilePatch, content: bytes, reverse: bool
+                  ) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
+    """The hunks applied with a hunk whose added lines repeat their neighbours let through
+    where its line numbers fit the file exactly (applied.decide_repeat decides when)."""
+    return apply_hunks(fp, content, reverse, exact_repeats=True)

@@ -32,7 +32,7 @@ BYTES_FIRST_BUDGET = 8 << 20
 
 
 def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "auto",
-                 seek_elsewhere: bool = False
+                 seek_elsewhere: bool = False, exact_repeats: bool = False
                  ) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     """The file patch's hunks applied to ``content``: the new content, where each hunk went,
     and the notes; raises the first hunk's refusal, located.
@@ -40,8 +40,11 @@ def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "a
     ``matching``: "auto" places on the file's bytes first (exact.py) and falls back to the
     line search for anything unusual; "lines" uses the line search only; "exhaustive" also
     lists every copy of an old side before deciding (the reference the tests compare with).
+    ``exact_repeats``: a hunk whose added lines repeat their neighbours is let through where
+    its line numbers fit exactly (applied.HunkCheck; only when the plan knows it is no
+    re-send: applied.decide_repeat).
     """
-    if matching == "auto" and _bytes_first(fp, content):
+    if matching == "auto" and not exact_repeats and _bytes_first(fp, content):
         from ..place.exact import ByteFile, Unusual
 
         try:
@@ -51,7 +54,7 @@ def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "a
     running = RunningFile(split_lines(content))
     running.exhaustive = matching == "exhaustive"
     try:
-        return apply_on(running, fp, content, reverse, seek_elsewhere)
+        return apply_on(running, fp, content, reverse, seek_elsewhere, exact_repeats)
     except PatchError as err:
         from ..advice import advise  # a refusal only: say what most likely went wrong
 
@@ -90,9 +93,10 @@ def _bytes_first(fp: FilePatch, content: bytes) -> bool:
 
 
 def apply_on(running: RunningFile, fp: FilePatch, content: bytes, reverse: bool,
-             seek_elsewhere: bool = False) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
+             seek_elsewhere: bool = False, exact_repeats: bool = False
+             ) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     """apply_hunks on one kind of running file (``content``, as bytes or as lines)."""
-    applier = _HunkApplier(running, content, reverse, fp.hunks, seek_elsewhere)
+    applier = _HunkApplier(running, content, reverse, fp.hunks, seek_elsewhere, exact_repeats)
     results = []
     for number, hunk in enumerate(fp.hunks, 1):
         try:
@@ -106,14 +110,16 @@ class _HunkApplier:
     """Applies the hunks of one file in order, carrying the drift between hint and match."""
 
     def __init__(self, running: RunningFile, content: bytes, reverse: bool,
-                 hunks: Sequence[Hunk], seek_elsewhere: bool) -> None:
+                 hunks: Sequence[Hunk], seek_elsewhere: bool,
+                 exact_repeats: bool = False) -> None:
         self.running = running
         self.content = content
         self.hunks = hunks  # the file patch's hunks (punctuation evidence)
         self.drift = 0
+        self.moved = 0  # lines the hunks applied so far added, less those they removed
         self.diagnostics: list[Diagnostic] = []
-        # is a hunk's change there already? (``seek_elsewhere``: see HunkCheck)
-        self.check = HunkCheck(running, reverse, seek_elsewhere)
+        # is a hunk's change there already? (``seek_elsewhere``, ``exact_repeats``: HunkCheck)
+        self.check = HunkCheck(running, reverse, seek_elsewhere, exact_repeats)
 
     @cached_property
     def eol(self) -> bytes | None:
@@ -149,8 +155,8 @@ class _HunkApplier:
     def apply(self, hunk: Hunk, number: int) -> HunkResult:
         """Place one hunk, check its change is not there already, write its lines the file's
         way and splice them in: the running file then holds it."""
-        self.check.next_hunk()
         reading = self._read(hunk)
+        self.check.next_hunk(self.check.exact_repeats and self._fits(hunk, reading))
         placed = (self._place(hunk, number, reading) if reading.sides.old
                   else self._place_insertion(hunk, reading))
         lines, old, _ = placed.sides
@@ -165,6 +171,7 @@ class _HunkApplier:
         raw_hint = reading.hints[0]
         if raw_hint is not None:
             self.drift = placed.original - raw_hint
+        self.moved += len(new) - len(old)
         if placed.by_hint:
             self.diagnostics.append(Diagnostic(
                 "placed_by_line_number",
@@ -173,6 +180,17 @@ class _HunkApplier:
         return HunkResult(number, hunk.old_start, placed.original + 1, tolerances,
                           placed.by_hint, placed.by_anchor, self.check.new_side_elsewhere,
                           off_edge)
+
+    def _fits(self, hunk: Hunk, reading: _Reading) -> bool:
+        """Do the hunk's line numbers fit the file exactly: its old side, byte for byte, at
+        its old line number, no hunk before it moved off its own, and its new line number
+        what the hunks before it added and removed make of its old one?"""
+        raw_hint, old = reading.hints[0], reading.sides.old
+        if raw_hint is None or hunk.new_start is None or hunk.old_start is None or self.drift \
+                or hunk.new_start - hunk.old_start != self.moved:
+            return False
+        at = self.running.to_current(raw_hint)
+        return at is not None and self.running.sits_at(at, old, 1) == 0
 
     def _read(self, hunk: Hunk) -> _Reading:
         """The hunk as placement reads it."""

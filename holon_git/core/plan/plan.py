@@ -37,11 +37,12 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
     file patch whose old side is not in the current text (threeway.py); None turns it off.
     """
     check_expected(expected_digests(expect_sha256 or {}), read)
+    log = applied.NO_LOG
     if three_way is not None:
-        applied.refuse_a_recorded_resend(patch, read, reverse, three_way)
+        log = applied.refuse_a_recorded_resend(patch, read, reverse, three_way, RECORDED_FILES)
     try:
         plan = _plan_patch(patch, read, reverse, progress, keep_preimages, on_planned,
-                           three_way)
+                           three_way, log)
     except PatchError as err:
         refusal = applied.after_conflict(err, reverse, lambda: _reverse_applies(patch, read,
                                                                                 reverse))
@@ -61,7 +62,7 @@ RECORDED_FILES = 64  # the history log records patches of at most this many file
 def _reverse_applies(patch: Patch, read: Reader, reverse: bool) -> bool:
     """Would the patch, reversed, apply to the current text (no rescue)?"""
     try:
-        _plan_patch(patch.reversed(), read, not reverse, None, True, None, None)
+        _plan_patch(patch.reversed(), read, not reverse, None, True, None, None, applied.NO_LOG)
     except PatchError:
         return False
     return True
@@ -70,7 +71,8 @@ def _reverse_applies(patch: Patch, read: Reader, reverse: bool) -> bool:
 def _plan_patch(patch: Patch, read: Reader, reverse: bool,
                 progress: Callable[[str, int, int], None] | None, keep_preimages: bool,
                 on_planned: Callable[[FileChange], None] | None,
-                three_way: KnownVersions | None) -> Plan:
+                three_way: KnownVersions | None, log: applied.LogSays) -> Plan:
+    """``log``: what the history log says of the patch (applied.refuse_a_recorded_resend)."""
     if shares_a_path(patch.files):
         from .sequence import plan_sequence  # only then: start-up counts
 
@@ -78,7 +80,7 @@ def _plan_patch(patch: Patch, read: Reader, reverse: bool,
         # that reads the target's own file (not an earlier file patch's result) may use it
         changes, steps = plan_sequence(
             patch, read, lambda fp, reader, untouched: plan_file(
-                fp, reader, reverse, three_way if untouched else None), progress)
+                fp, reader, reverse, three_way if untouched else None, log), progress)
         for change in changes:
             if not keep_preimages and change.before is not None:
                 change.before = SourceFile(None, change.before.mode, change.before.token)
@@ -86,7 +88,7 @@ def _plan_patch(patch: Patch, read: Reader, reverse: bool,
     changes = []
     total = len(patch.files)
     for fp in patch.files:
-        change = plan_file(fp, read, reverse, three_way)
+        change = plan_file(fp, read, reverse, three_way, log)
         if not keep_preimages and change.before is not None:
             change.before = SourceFile(None, change.before.mode, change.before.token)
         if on_planned is not None:
