@@ -2,13 +2,15 @@
 
 The matched lines pair each of the hunk's old lines with the file's line there. They show how
 the patch's indentation maps to the file's: the same, a constant shift (the patch dedented or
-indented everything by k spaces or tabs), or another unit (a tab for N spaces, 2 spaces for 4).
+indented everything by k spaces or tabs), another unit (a tab for N spaces, 2 spaces for 4), or,
+when the patch mixed tabs and spaces, columns (a tab is N spaces, wherever it appears).
 Added lines take the one mapping they show ('reindented'); when they show none, or two that
 disagree about the added lines, or one the reversed hunk could not learn again, the added
 lines' indentation cannot be known and the hunk is refused (indentation_mismatch). A file
 indented with tabs only never gets a line that starts with a space, nor one indented with
-spaces a tab. Typographic characters are punctuation.py's. Context lines always keep the
-file's bytes (splice.py); only added lines change here. Pure; bytes only.
+spaces a tab; the latter whatever level the hunk matched at (``refuse_tabs_in_spaces``).
+Typographic characters are punctuation.py's. Context lines always keep the file's bytes
+(splice.py); only added lines change here. Pure; bytes only.
 """
 
 from __future__ import annotations
@@ -32,14 +34,17 @@ class Mapping:
     fewer, of ``char``), or a change of unit (``ratio`` of the file's ``char`` for each of the
     patch's ``patch_char``: a tab for 4 spaces is 1/4, 2 spaces to 4 is 2)."""
 
-    kind: str  # "shift" or "scale"
+    kind: str  # "shift", "scale" or "columns"
     char: int  # the file's indentation character (ord)
     shift: int = 0
     ratio: Fraction = Fraction(1)
     patch_char: int = 0
+    tab: int = 0  # "columns": the width of a tab (a tab is N spaces)
 
     def apply(self, indent: bytes) -> bytes | None:
         """The file's indentation for a patch indentation, or None when it has none."""
+        if self.kind == "columns":
+            return _in_columns(_width(indent, self.tab), self.char, self.tab)
         if self.kind == "shift":
             if not self.shift:
                 return indent
@@ -59,6 +64,32 @@ class Mapping:
 
 
 TAB, SPACE = ord("\t"), ord(" ")
+
+
+def _width(indent: bytes, tab: int) -> int:
+    """The columns an indentation takes, a tab reaching the next multiple of ``tab``."""
+    return len(indent.expandtabs(tab))
+
+
+def _in_columns(width: int, char: int, tab: int) -> bytes:
+    """``width`` columns of indentation the file's way: spaces, or tabs then spaces."""
+    if char == SPACE:
+        return b" " * width
+    return b"\t" * (width // tab) + b" " * (width % tab)
+
+
+def _columns(indents: Sequence[tuple[bytes, bytes]]) -> Mapping | None:
+    """The one tab width N under which every patch indentation takes the columns its file
+    line's does, the file's lines being written one way (spaces only, or tabs then spaces):
+    the patch mixed tabs and spaces where "a tab is N spaces" maps every old line."""
+    files = [f for _, f in indents]
+    char = TAB if any(b"\t" in f for f in files) else SPACE
+    widths = [n for n in range(1, 9)
+              if all(_width(p, n) == _width(f, n) and _in_columns(_width(f, n), char, n) == f
+                     for p, f in indents)]
+    if len(widths) != 1:
+        return None
+    return Mapping("columns", char, tab=widths[0])
 
 
 def _indent(line: bytes) -> bytes:
@@ -95,6 +126,10 @@ def indentation_mappings(pairs: Sequence[tuple[bytes, bytes]]) -> list[Mapping] 
         if ratio and 1 in (ratio.numerator, ratio.denominator):  # N units for one, or one for N
             found.append(Mapping("scale", file_chars.pop(), ratio=ratio,
                                  patch_char=patch_chars.pop()))
+    if TAB in used:
+        columns = _columns(indents)
+        if columns is not None:
+            found.append(columns)
     return found
 
 
@@ -160,10 +195,17 @@ def reindent(lines: Sequence[HunkLine], window: Sequence[bytes], first_line: int
 def _mapped(mappings: list[Mapping] | None, indent: bytes) -> set[bytes | None]:
     """What the candidate mappings make of an indentation (several results: they disagree).
     With nothing indented to learn from, an indentation is kept (if the file's style
-    allows it: the caller checks)."""
+    allows it: the caller checks). Columns (a tab is N spaces) answer where the others have
+    no rule: the spaces of a line written the file's way, beside tabs in the context."""
     if mappings is None:
         return {indent}
-    return {mapping.apply(indent) for mapping in mappings} or {None}
+    others = {mapping.apply(indent) for mapping in mappings if mapping.kind != "columns"}
+    columns = {mapping.apply(indent) for mapping in mappings if mapping.kind == "columns"}
+    if not columns:
+        return others or {None}
+    if others <= {None}:  # a unit of one character has no rule for the other: columns do
+        return columns
+    return others | columns
 
 
 def _check_reversible(lines: Sequence[HunkLine], out: Sequence[HunkLine],
@@ -187,6 +229,28 @@ def _check_reversible(lines: Sequence[HunkLine], out: Sequence[HunkLine],
                             "they show a mapping, but the hunk's other lines would not show it "
                             "again to undo it (-R): add context lines at other indentation "
                             "levels")
+
+
+def refuse_tabs_in_spaces(lines: Sequence[HunkLine], window: Sequence[bytes], first_line: int,
+                          style: FileIndent) -> None:
+    """A file indented with spaces only never gets an added line indented with a tab: a hunk
+    matched without the whitespace level (its context unindented, or not indented at all)
+    says nothing of what a tab is there (reindent maps it when the matched lines show it).
+    The caller leaves out a hunk that only re-indents its lines (old and new sides equal
+    with blanks ignored): its tabs are what it is for."""
+    if style.char != SPACE:
+        return
+    for line in lines:
+        if line.kind == ADD and b"\t" in _indent(line.text):
+            raise PatchError(
+                "indentation_mismatch",
+                "an added line is indented with a tab, in a file indented with spaces only, "
+                f"and the hunk's old lines (matched at lines {first_line}-"
+                f"{first_line + len(window) - 1}) do not show what a tab is there",
+                hint="re-emit the hunk with the file's indentation: spaces, as many as the "
+                "lines around it use",
+                details={"region": _region(window, first_line),
+                         "line": line.text.rstrip(b"\r\n").decode("utf-8", "replace")})
 
 
 def _why(mappings: list[Mapping] | None, disagree: bool) -> str:

@@ -18,7 +18,14 @@ from ..change import HunkResult
 from ..model import ADD, CONTEXT, Diagnostic, FilePatch, Hunk, HunkLine, new_side, sides
 from ..place.edges import away_from
 from ..place.ladder import Ask, Sides, find, insertion_point, pick
-from ..place.match import LEVELS, WHITESPACE, RunningFile, near_miss, split_lines
+from ..place.match import (
+    LEVELS,
+    WHITESPACE,
+    RunningFile,
+    near_miss,
+    split_lines,
+    telling_levels,
+)
 from ..place.splice import dominant_eol, new_window
 from .applied import HunkCheck, hunk_in_file
 
@@ -265,6 +272,11 @@ class _HunkApplier:
                                                  self.typographic)
             tolerances.extend(rewritten)
             new = new_side(lines)
+        if any(b"\t" in line for line in new) and telling_levels(old, new) > WHITESPACE:
+            # a tab added, in a hunk that does more than re-indent lines: rare
+            from ..place.reindent import refuse_tabs_in_spaces
+
+            refuse_tabs_in_spaces(lines, window, placed.original + 1, self.indent_style)
         if new != old and not all(line.isascii() for line in new) and self.smartened:
             from ..place.punctuation import normalize_with
 
