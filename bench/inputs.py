@@ -291,20 +291,29 @@ class RepeatCase:
     zero_context: bool  # git apply needs --unidiff-zero for it
 
 
-def identical_lines_patch(n: int, hunks: int, context: int, name: str) -> bytes:
+def identical_lines_patch(n: int, hunks: int, context: int, name: str,
+                          added_copy: bool = False) -> bytes:
     """``hunks`` hunks spread evenly over a file of ``n`` identical lines, each replacing one
-    line amid ``context`` identical lines each side; every header states the exact place."""
+    line amid ``context`` identical lines each side; every header states the exact place.
+    ``added_copy``: each hunk adds a copy of the repeated line between two new lines, so the
+    lines earlier hunks added hold the line every later hunk's old side is made of."""
     out = [f"diff --git a/{name} b/{name}\n--- a/{name}\n+++ b/{name}\n".encode()]
     every = n // hunks
+    grown = 0
     for j in range(hunks):
         centre = j * every + every // 2
         start = centre - context
         size = 2 * context + 1
-        out.append(f"@@ -{start + 1},{size} +{start + 1},{size} @@\n".encode())
+        added = [f"+    changed({j})\n".encode()]
+        if added_copy:
+            added += [b"+" + REPEATED_LINE, f"+    again({j})\n".encode()]
+        new_size = size - 1 + len(added)
+        out.append(f"@@ -{start + 1},{size} +{start + 1 + grown},{new_size} @@\n".encode())
         out.extend([b" " + REPEATED_LINE] * context)
         out.append(b"-" + REPEATED_LINE)
-        out.append(f"+    changed({j})\n".encode())
+        out.extend(added)
         out.extend([b" " + REPEATED_LINE] * context)
+        grown += new_size - size
     return b"".join(out)
 
 
@@ -322,8 +331,9 @@ def blank_lines_patch(lines: list[bytes], hunks: int, name: str) -> bytes:
 
 def repeat_case(cache: Path, kind: str, n: int, hunks: int) -> RepeatCase:
     """kind 'identical' (one line repeated ``n`` times, one-line context), 'identical3'
-    (three lines of context) or 'blank' (a Python-like file, zero-context hunks on its blank
-    lines)."""
+    (three lines of context), 'identical_added' (one-line context, each hunk adding a copy of
+    the repeated line among its new lines) or 'blank' (a Python-like file, zero-context hunks
+    on its blank lines)."""
     root = cache / f"repeat-{kind}-{n}-{hunks}-v1"
     name = "big.py"
     patch = root / "change.patch"
@@ -337,7 +347,8 @@ def repeat_case(cache: Path, kind: str, n: int, hunks: int) -> RepeatCase:
             text = blank_lines_patch(lines, hunks, name)
         else:
             lines = [REPEATED_LINE] * n
-            text = identical_lines_patch(n, hunks, 1 if kind == "identical" else 3, name)
+            text = identical_lines_patch(n, hunks, 3 if kind == "identical3" else 1, name,
+                                         added_copy=kind == "identical_added")
         (repo / name).write_bytes(b"".join(lines))
         git(repo, "init", "-q", "-b", "main")
         git(repo, "add", "-A")

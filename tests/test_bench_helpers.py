@@ -118,7 +118,7 @@ def test_the_filesystem_of_a_path_is_its_longest_mount_point():
     assert run.filesystem_of(Path("/proc")) == "proc"
 
 
-@pytest.mark.parametrize("kind", ["identical", "identical3", "blank"])
+@pytest.mark.parametrize("kind", ["identical", "identical3", "identical_added", "blank"])
 def test_repeat_cases_apply_with_git_and_holon_alike(tmp_path: Path, kind: str):
     results = []
     for tool in ("git", "holon"):

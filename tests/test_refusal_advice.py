@@ -100,3 +100,14 @@ def test_header_paths_without_a_b_prefixes_are_reported(repo: Path):
         receipt = apply_patch(prefixed + "@@ -1 +1 @@\n-ALPHA\n+alpha\n", repo, check=True)
         assert receipt.ok and not any(note.code == "missing_path_prefix"
                                       for change in receipt.files for note in change.diagnostics)
+
+
+def test_copies_in_lines_an_earlier_hunk_added_are_shown_without_crashing(tmp_path: Path):
+    """Hunk 1 turns the one-line file into three equal lines; hunk 3's old side then occurs
+    at each of them, numbered past the file on disk: the advice still words the refusal
+    (found by hypothesis: an IndexError escaped before)."""
+    repo = make_repo(tmp_path / "r", {"f.txt": "a"})
+    patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -1,1 +1,3 @@\n+a\n+a\n a\n@@ -1,1 +1,2 @@\n a\n+b\n"
+             "@@ -1,1 +1,1 @@\n a\n")
+    err = refused(repo, patch, "ambiguous_context")
+    assert [c["line"] for c in err.details["copies"]] == [1, 2, 3]

@@ -60,8 +60,10 @@ def _pick_a_copy(err: PatchError, hunk: Hunk, old: list[bytes],
     copies = []
     for line in lines:
         start = line - 1
-        before = current[start - 1] if start > 0 else None
-        after = current[start + len(old)] if start + len(old) < len(current) else None
+        # a copy inside lines an earlier hunk added is numbered in the file as that hunk
+        # left it, which may run past the file on disk: shown without its neighbours
+        before = current[start - 1] if 0 < start <= len(current) else None
+        after = current[start + len(old)] if 0 <= start + len(old) < len(current) else None
         copies.append({"line": line,
                        "before": None if before is None else show_line(before),
                        "after": None if after is None else show_line(after)})

@@ -203,26 +203,35 @@ class _LineMatches(Matches):
         self._all: list[Candidate] | None = None
 
     def _starts(self) -> Iterator[int]:
-        running, anchor = self.running, self.anchor
-        key, want = KEYS[self.level], self.keys[anchor]
-        if running._added[self.level].get(want):
-            for edit, cstart in zip(running._edits, running._cstarts, strict=True):
-                for offset, line in enumerate(edit.new):
-                    if key(line) == want:
-                        yield cstart + offset - anchor
+        """Where copies may start: the anchor line's places in the original file and in the
+        lines earlier hunks added, both walked outward from the pivot, in turn (a hunk whose
+        copy is near its line number is found after a few tries, whatever the rest holds)."""
+        running, anchor, level = self.running, self.anchor, self.level
+        want = self.keys[anchor]
+        walks = [self._original_places(want)]
+        if running._added[level].get(want):
+            center = running.approx_current(self.pivot + anchor)
+            walks.append(running.added_outward(level, want, center))
+        for cur in _in_turn(walks):
+            yield cur - anchor
+
+    def _original_places(self, want: bytes) -> Iterator[int]:
+        """The current lines of the original lines that hold ``want``, outward from the
+        pivot."""
+        running = self.running
         places = running._index(self.level).positions(want)
-        right = bisect_left(places, self.pivot + anchor)
+        right = bisect_left(places, self.pivot + self.anchor)
         left = right - 1
         while left >= 0 or right < len(places):
             if right < len(places):
                 cur = running.to_current(places[right])
                 if cur is not None:
-                    yield cur - anchor
+                    yield cur
                 right += 1
             if left >= 0:
                 cur = running.to_current(places[left])
                 if cur is not None:
-                    yield cur - anchor
+                    yield cur
                 left -= 1
 
     def some(self, limit: int) -> list[Candidate]:
@@ -263,6 +272,17 @@ class _LineMatches(Matches):
             starts = set(self._starts())
             self._all = [c for c in map(self.at, sorted(starts)) if c is not None]
         return self._all
+
+
+def _in_turn(walks: list[Iterator[int]]) -> Iterator[int]:
+    """One item of each walk in turn, until all are spent."""
+    while walks:
+        for walk in list(walks):
+            item = next(walk, None)
+            if item is None:
+                walks.remove(walk)
+            else:
+                yield item
 
 
 class _ListedMatches(_LineMatches):
@@ -311,6 +331,9 @@ class RunningFile:
         self.length = len(lines)  # of the current file
         self._indexes: dict[int, _Index] = {}
         self._added: dict[int, Counter[bytes]] = {}
+        # per level, the edits whose new lines hold a key, in file order: a hunk's search
+        # looks at those near its place, never at every edit (added_outward, added_within)
+        self._holders: dict[int, dict[bytes, list[_Edit]]] = {}
 
     # -- reading the current file ------------------------------------------------------------
     def window(self, start: int, size: int) -> list[bytes]:
@@ -357,6 +380,11 @@ class RunningFile:
         if k < len(self._edits) and self._edits[k].start <= original:
             return None
         return original + self._shift[k]
+
+    def approx_current(self, original: int) -> int:
+        """Where an original line is in the current file, or would be had no edit removed
+        it."""
+        return original + self._shift[bisect_right(self._ends, original)]
 
     def to_original(self, start: int, length: int) -> int | None:
         """Original index of a current window made only of untouched original lines."""
@@ -416,7 +444,54 @@ class RunningFile:
                 keys = [*keys[:-1], keys[-1] + b"\n"]
             index = self._indexes[level] = _Index(keys)
             self._added[level] = Counter(key(line) for e in self._edits for line in e.new)
+            holders: dict[bytes, list[_Edit]] = {}
+            for edit in self._edits:
+                for held in dict.fromkeys(map(key, edit.new)):
+                    holders.setdefault(held, []).append(edit)
+            self._holders[level] = holders
         return index
+
+    # -- the lines earlier hunks added -------------------------------------------------------
+    def _edit_index(self, edit: _Edit) -> int:
+        """The place of ``edit`` in the sorted list of edits."""
+        k = bisect_left(self._ends, edit.end)
+        while self._edits[k] is not edit:
+            k += 1
+        return k
+
+    def _cstart_of(self, edit: _Edit) -> int:
+        return self._cstarts[self._edit_index(edit)]
+
+    def _bend_of(self, edit: _Edit) -> int:
+        return self._bends[self._edit_index(edit)]
+
+    def added_outward(self, level: int, want: bytes, center: int) -> Iterator[int]:
+        """The current lines, added by earlier hunks, whose key under ``level`` is ``want``:
+        the edits holding them walked outward from the current line ``center``."""
+        holders = self._holders[level].get(want, [])
+        key = KEYS[level]
+        right = bisect_right(holders, center, key=self._cstart_of)
+        left = right - 1
+        while left >= 0 or right < len(holders):
+            for k in (right, left):
+                if 0 <= k < len(holders):
+                    edit = holders[k]
+                    cstart = self._cstart_of(edit)
+                    yield from (cstart + offset for offset, line in enumerate(edit.new)
+                                if key(line) == want)
+            right, left = right + 1, left - 1
+
+    def added_within(self, level: int, want: bytes, lo: int, hi: int) -> Iterator[int]:
+        """The current lines from ``lo`` to ``hi`` (both included), added by earlier hunks,
+        whose key under ``level`` is ``want``."""
+        holders = self._holders[level].get(want, [])
+        key = KEYS[level]
+        for edit in holders[bisect_right(holders, lo, key=self._bend_of):]:
+            cstart = self._cstart_of(edit)
+            if cstart > hi:
+                return
+            yield from (at for offset, line in enumerate(edit.new)
+                        if lo <= (at := cstart + offset) <= hi and key(line) == want)
 
     def keys_of(self, old: Sequence[bytes], level: int) -> list[bytes]:
         """The old side's lines as ``level`` compares them."""
@@ -455,19 +530,15 @@ class RunningFile:
         keys = self.keys_of(lines, level)
         index, added = self._index(level), self._added[level]
         anchor = self._anchor(keys, level)
-        want, key = keys[anchor], KEYS[level]
-        if limit is not None and added.get(want, 0) + (
-                index.count.get(want, 0) if index.count is not None
-                else index.keys.count(want)) > limit:
+        want = keys[anchor]
+        places = index.positions(want)  # found once per line, then remembered
+        if limit is not None and added.get(want, 0) + len(places) > limit:
             return None
         lo, hi = center - radius + 1, center + radius - 1
         out: list[int] = []
         if added.get(want):
-            for edit, cstart in zip(self._edits, self._cstarts, strict=True):
-                out.extend(start for offset, line in enumerate(edit.new)
-                           if lo <= (start := cstart + offset - anchor) <= hi
-                           and key(line) == want)
-        places = index.positions(want)
+            out.extend(at - anchor for at in self.added_within(level, want, lo + anchor,
+                                                               hi + anchor))
         if not places:
             return out
         slack = self._moved  # how far an original line may have moved
@@ -526,9 +597,16 @@ class RunningFile:
         self.length = self._base + self._shift[-1]
         for level, counter in self._added.items():
             if level == 0 and whole_lines(edit.new):
-                counter.update(edit.new)  # every line ends with a newline: its own exact key
+                added = edit.new  # every line ends with a newline: its own exact key
             else:
-                counter.update(map(KEYS[level], edit.new))
+                added = list(map(KEYS[level], edit.new))
+            counter.update(added)
+            holders = self._holders[level]
+            for held in dict.fromkeys(added):
+                edits = holders.setdefault(held, [])
+                # after the edits that start before it (an edit with new lines starts after
+                # the one before it in the current file)
+                edits.insert(bisect_left(edits, self._cstarts[k], key=self._cstart_of), edit)
         return k
 
 
