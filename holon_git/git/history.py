@@ -5,11 +5,17 @@
 ``"after"``: the sha256 of the file it wrote; core/plan/applied.py refuses the same patch again
 while the file is still that),
 appended after every successful working-tree (or --index) write of at most ``MAX_FILES``
-files; only the newest ``MAX_ENTRIES`` are read, and the file is cut to them once it passes
-``COMPACT_AT`` bytes. The three-way rescue (versions.py) reads it to
-find the version of a file an agent last saw. It is beside, not inside, the crash journals'
-directory (``holon-apply/``), so it is never taken for a pending journal, and is best
-effort: a failure to write it never fails an apply.
+files. Only its newest ``MAX_ENTRIES`` lines are read (within its last ``MAX_BYTES``), and the
+file is cut to its newest ``MAX_ENTRIES`` entries once it passes ``COMPACT_AT`` bytes: the cap
+keeps the newest entries. The three-way rescue (versions.py) reads it to
+find the version of a file an agent last saw.
+
+Every apply asks it about the paths it changes, so a path's entries are looked up in those
+lines by the path as this tool writes it (``"path": <JSON string>``) and only the lines that
+hold it are decoded (``Log.entries``): an apply does not decode the whole log.
+
+It is beside, not inside, the crash journals' directory (``holon-apply/``), so it is never
+taken for a pending journal, and is best effort: a failure to write it never fails an apply.
 
 The log is input from disk, so it is read as hostile: its last ``MAX_BYTES`` (the newest
 lines), opened without following a symbolic link; a line that is not a well-formed entry (a
@@ -70,34 +76,82 @@ def _valid(raw: object) -> Entry | None:
     return Entry(float(when), path, blob, patch, after)
 
 
+class Log:
+    """The newest lines of the log (``lines``, raw), for looking up one path's entries."""
+
+    def __init__(self, lines: bytes) -> None:
+        self.lines = lines
+        self._by_path: dict[str, list[Entry]] = {}
+
+    def entries(self, path: str) -> list[Entry]:
+        """The well-formed entries for ``path``, oldest first: only the lines that hold the
+        path as this tool writes it are decoded (an entry written otherwise, by hand, is not
+        this tool's and is not looked for)."""
+        found = self._by_path.get(path)
+        if found is None:
+            found = self._by_path[path] = list(_decoded(self.lines, _needle(path), path))
+        return found
+
+
+def _needle(path: str) -> bytes:
+    return b'"path": ' + json.dumps(path).encode("ascii")
+
+
+def _decoded(data: bytes, needle: bytes, path: str) -> Iterator[Entry]:
+    at = data.find(needle)
+    while at >= 0:
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        end = len(data) if end < 0 else end
+        entry = _decode(data[start:end])
+        if entry is not None and entry.path == path:
+            yield entry
+        at = data.find(needle, end)
+
+
+def _decode(line: bytes) -> Entry | None:
+    try:
+        return _valid(json.loads(line))
+    except (ValueError, RecursionError):  # not JSON, not UTF-8, or absurdly nested
+        return None
+
+
+def open_log(git_dir: str) -> Log:
+    """The log's newest lines, not decoded; an empty log when it is missing or unreadable."""
+    return Log(_newest_lines(git_dir))
+
+
 def read(git_dir: str) -> list[Entry]:
-    """The newest MAX_ENTRIES well-formed entries, oldest first; [] when the log is missing
-    or unreadable."""
+    """The well-formed entries of the newest MAX_ENTRIES lines, oldest first; [] when the
+    log is missing or unreadable (every line decoded: the compaction, and tests)."""
+    return [entry for line in _newest_lines(git_dir).splitlines()
+            if (entry := _decode(line)) is not None]
+
+
+def _newest_lines(git_dir: str) -> bytes:
+    """The log's last MAX_ENTRIES whole lines, within its last MAX_BYTES."""
     try:
         fd = os.open(os.path.join(git_dir, LOG_NAME), os.O_RDONLY | os.O_NONBLOCK | _FLAGS)
     except OSError:
-        return []
+        return b""
     try:
         with os.fdopen(fd, "rb") as fh:
             st = os.fstat(fh.fileno())
             if not stat.S_ISREG(st.st_mode):
-                return []  # a FIFO or a device planted there is not read
+                return b""  # a FIFO or a device planted there is not read
             start = max(st.st_size - MAX_BYTES, 0)
             fh.seek(start)
             data = fh.read(MAX_BYTES)
     except OSError:
-        return []
+        return b""
     if start:  # the newest whole lines: the first one read may be cut
         data = data[data.find(b"\n") + 1:]
-    out = []
-    for line in data.splitlines():
-        try:
-            entry = _valid(json.loads(line))
-        except (ValueError, RecursionError):  # not JSON, not UTF-8, or absurdly nested
-            continue
-        if entry is not None:
-            out.append(entry)
-    return out[-MAX_ENTRIES:]
+    cut = len(data) - 1 if data.endswith(b"\n") else len(data)
+    for _ in range(MAX_ENTRIES):
+        cut = data.rfind(b"\n", 0, cut)
+        if cut < 0:
+            return data
+    return data[cut + 1:]
 
 
 def when(seconds: float) -> str:
@@ -109,7 +163,8 @@ def when(seconds: float) -> str:
 
 
 def entries(log: list[Entry], path: str) -> Iterator[Entry]:
-    """The entries of ``log`` (as read) for ``path``, newest first."""
+    """The entries of ``log`` (oldest first, as read) for ``path``, newest first, each
+    pre-image once."""
     seen: set[str] = set()
     for entry in reversed(log):
         if entry.path == path and entry.blob not in seen:
@@ -180,7 +235,7 @@ def _lock(fd: int) -> bool:
 
 def _compact(git_dir: str) -> None:
     """Cut the log to its newest MAX_ENTRIES; the caller holds the lock of the file read."""
-    kept = read(git_dir)[-MAX_ENTRIES:]
+    kept = read(git_dir)
     temp = os.path.join(git_dir, f"{LOG_NAME}.{os.getpid()}.tmp")
     body = b"".join(json.dumps(e._asdict()).encode() + b"\n" for e in kept)
     with suppress(FileNotFoundError):

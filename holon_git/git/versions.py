@@ -54,7 +54,7 @@ class RepositoryVersions:
         self.logged = logged and git_dir is not None  # the target records its applies
         self._protection_of = protection  # the target's rules, read when first needed
         self._protection: Protection | None = None
-        self._log: list[history.Entry] | None = None  # read once per apply
+        self._log: history.Log | None = None  # read once per apply, decoded per path
 
     @classmethod
     def of_worktree(cls, root: str, git_dir: str,
@@ -94,7 +94,7 @@ class RepositoryVersions:
     def _all_versions(self, fp: FilePatch, path: str) -> Iterator[Version]:
         git = self.git
         index_oid, head_oid = self._index_blob(path), self._head_blob(path)
-        logged = list(history.entries(self._entries(), path)) if self.git_dir else []
+        logged = list(history.entries(self._entries(path), path)) if self.git_dir else []
         given: set[str] = set()  # blob ids of the named, index and HEAD versions
         if fp.blob_ids is not None and fp.blob_ids[0].strip("0"):
             named = self._named_blob(fp.blob_ids[0], path,
@@ -119,7 +119,7 @@ class RepositoryVersions:
                           entry.blob, recorded=True)
 
     def recorded(self, path: str) -> bool:
-        return self.git_dir is not None and any(e.path == path for e in self._entries())
+        return bool(self._entries(path))
 
     def records_applies(self) -> bool:
         """The target logs its applies, and can: its pre-images can be written (loose.py
@@ -134,13 +134,16 @@ class RepositoryVersions:
     def records(self, path: str) -> list[tuple[str, str]]:
         if self.git_dir is None:
             return []
-        return [(e.patch, e.after) for e in reversed(self._entries())
-                if e.path == path and e.patch and e.after]
+        return [(e.patch, e.after) for e in reversed(self._entries(path))
+                if e.patch and e.after]
 
-    def _entries(self) -> list[history.Entry]:
+    def _entries(self, path: str) -> list[history.Entry]:
+        """The history log's entries for ``path``, oldest first."""
+        if self.git_dir is None:
+            return []
         if self._log is None:
-            self._log = history.read(self.git_dir) if self.git_dir is not None else []
-        return self._log
+            self._log = history.open_log(self.git_dir)
+        return self._log.entries(path)
 
     def _protected(self, path: str) -> bool:
         if self._protection_of is None:
