@@ -28,7 +28,6 @@ from .progress import TerminalProgress, wanted
 from .receipt import REFUSED, Receipt
 from .report import (
     error_lines,
-    notes_always_shown,
     partial_lines,
     recovery_lines,
     stat_lines,
@@ -166,8 +165,11 @@ Other commands: 'git holon-apply COMMAND -h'. The manual: 'git help holon-apply'
 @click.option("-m", "--message", default=None, help="Commit message for --commit/--ref.")
 @click.option("--author", default=None, metavar="'NAME <EMAIL>'", help="Commit author.")
 @click.option("--ref", default=None, metavar="BRANCH", help="Apply to BRANCH's tree in the "
-              "object database and advance it with a commit; no working tree or index is "
-              "touched (works in bare repositories).")
+              "object database and advance it with a commit (works in bare repositories). "
+              "The branch checked out here moves with its index and working tree, which must "
+              "be clean at the paths the patch touches.")
+@click.option("--base", default=None, metavar="REV", help="With --ref: create BRANCH at REV "
+              "(a branch, tag or commit) and commit onto it.")
 @click.option("--include", multiple=True, metavar="PATTERN", help="Apply only file patches "
               "whose path matches PATTERN (gitignore-style; repeatable).")
 @click.option("--exclude", multiple=True, metavar="PATTERN", help="Skip file patches whose "
@@ -206,7 +208,8 @@ Other commands: 'git holon-apply COMMAND -h'. The manual: 'git help holon-apply'
 def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat: bool,
                   force_apply: bool, reverse: bool, strip: int | None, fmt: str, repo: str,
                   cached: bool, to_index: bool, commit: bool, message: str | None,
-                  author: str | None, ref: str | None, include: tuple[str, ...],
+                  author: str | None, ref: str | None, base: str | None,
+                  include: tuple[str, ...],
                   exclude: tuple[str, ...], emit_diff: str | None, holon_output: str | None,
                   force: bool, write_receipt: bool, atomic: bool, expect: tuple[str, ...],
                   retry: int, durable: bool, recover: bool, verbose: bool,
@@ -241,7 +244,7 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
             check=check, reverse=reverse, strip=strip, format=fmt, include=include,
             exclude=exclude, atomic=atomic, durable=durable, three_way=three_way,
             emit_diff=emit_diff is not None, expect_sha256=_expectations(expect),
-            commit=commit, message=message, author=author, ref=ref, retry=retry,
+            commit=commit, message=message, author=author, ref=ref, base=base, retry=retry,
             progress=session.progress)
         if emit_diff is not None and emit_diff != "-":
             from .fs.emit import diff_destination
@@ -270,8 +273,6 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
         raise Refused(receipt)
     if as_json:
         click.echo(receipt.to_json())
-    for line in notes_always_shown(receipt):
-        click.echo(line, err=True)
     if not as_json and not quiet and emit_diff != "-":
         click.echo("\n".join(summary_lines(receipt, verbose)))
     return EXIT_OK

@@ -73,12 +73,18 @@ HINTS: dict[str, str] = {
     "if you trust it, run 'git config --global --add safe.directory PATH' as git advises",
     "index_mismatch": "the index and the working tree (or, for a commit, the index and HEAD) "
     "differ at this path; stage or discard that difference first, or apply with --cached",
+    "uncommitted_changes": "--ref moves the checked-out branch together with its index and "
+    "working tree only where they match the branch; commit or stash (git stash) the changes "
+    "to this path first, or apply to the working tree without --ref",
     "index_locked": "another git process holds the index lock; wait for it to finish, or "
     "remove the index.lock file if no git process is running",
     "head_moved": "the branch moved while the patch was being applied and nothing was "
     "committed; apply the patch again on top of the new commit",
     "ref_locked": "another process is updating the branch; retry, or remove its stale .lock "
     "file if no git process is running",
+    "identity_unknown": "tell git who you are, as 'git commit' asks: git config user.name "
+    "'Your Name' and git config user.email you@example.com (add --global for every "
+    "repository), or pass --author 'Name <email>'",
     "detached_head": "HEAD is detached; check out a branch, or name the branch with --ref",
     "protected_path": "the path is protected by git config holon.protect or .holon/protect; "
     "leave it out of the patch",

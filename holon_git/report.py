@@ -10,10 +10,6 @@ from .core.model import FileKind, FilePatch, display_name
 from .errors import PatchError
 from .receipt import Receipt
 
-# Diagnostics said on stderr whatever the options: they describe a state the user must act on
-ALWAYS_NOTED = ("checked_out_branch",)
-
-
 def error_lines(err: PatchError) -> list[str]:
     location = err.where()
     patch_file = err.details.get("patch_file")
@@ -80,17 +76,9 @@ def summary_lines(receipt: Receipt, verbose: bool) -> list[str]:
         else:
             out.append(f"  deleted {saved['path']}: {saved['note']}")
     if verbose:
-        out.extend(f"  note: {d.message}" for d in receipt.diagnostics
-                   if d.code not in ALWAYS_NOTED)
+        out.extend(f"  note: {d.message}" for d in receipt.diagnostics)
         out.extend(f"  note: {d.message}" for f in files for d in f.diagnostics)
     return out
-
-
-def notes_always_shown(receipt: Receipt) -> list[str]:
-    """Notes for stderr after an apply, whatever -q, -v or --json say."""
-    if receipt.status != "applied":
-        return []
-    return [f"note: {d.message}" for d in receipt.diagnostics if d.code in ALWAYS_NOTED]
 
 
 def partial_lines(receipt: Receipt) -> list[str]:

@@ -14,8 +14,15 @@ from .repository import git_error
 @dataclass(frozen=True)
 class Tip:
     ref: str  # full name, refs/heads/...
-    old: pygit2.Oid | None  # None: the branch is unborn (no commit yet)
+    old: pygit2.Oid | None  # None: the branch is unborn (no commit yet) or is to be created
     checked_out: bool  # HEAD points at it
+    base: pygit2.Oid | None = None  # --base: the commit a branch to be created starts from
+
+    @property
+    def parent(self) -> pygit2.Oid | None:
+        """The commit the patch applies on and the new commit's parent (None: a root
+        commit)."""
+        return self.base if self.base is not None else self.old
 
 
 def lookup(repo: pygit2.Repository, name: str) -> Any:
@@ -54,19 +61,35 @@ def current_tip(repo: pygit2.Repository) -> Tip:
     return Tip(branch, ref_value(repo, branch), True)
 
 
-def named_tip(repo: pygit2.Repository, name: str) -> Tip:
-    """--ref NAME: 'main' or 'refs/heads/main'. Only HEAD's unborn branch may be missing."""
+def named_tip(repo: pygit2.Repository, name: str, base: str | None = None) -> Tip:
+    """--ref NAME: 'main' or 'refs/heads/main'. Only HEAD's unborn branch may be missing,
+    unless ``base`` (--base REV) names the commit a new branch starts from."""
     full = name if name.startswith("refs/") else f"refs/heads/{name}"
     if not full.startswith("refs/heads/") or not pygit2.reference_is_valid_name(full):
         raise PatchError("usage_error", f"--ref {name!r} does not name a branch",
                          hint="pass a branch name such as 'main' or 'refs/heads/main'")
     old = ref_value(repo, full)
     on_head = head_branch(repo)
+    if base is not None:
+        if old is not None or on_head == full:
+            raise PatchError("usage_error", f"--base {base!r}: {full} exists already; --base "
+                             "(base=) only creates a branch",
+                             hint=f"drop --base to commit onto {full}, or name a new branch")
+        return Tip(full, None, False, resolve_commit(repo, base))
     if old is None and on_head != full:
         raise PatchError("usage_error", f"there is no branch {full}",
-                         hint="name an existing branch (only the unborn branch HEAD points "
-                         "to may be created)")
+                         hint="name an existing branch, or create this one with --base REV "
+                         "(the commit it starts from)")
     return Tip(full, old, on_head == full)
+
+
+def resolve_commit(repo: pygit2.Repository, rev: str) -> pygit2.Oid:
+    """The commit ``rev`` names (a branch, tag, commit id or any revision git reads)."""
+    try:
+        return repo.revparse_single(rev).peel(pygit2.Commit).id
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        raise PatchError("usage_error", f"--base {rev!r} does not name a commit",
+                         hint="name a branch, tag or commit id, e.g. --base main") from None
 
 
 def is_branch_name(ref: str) -> bool:

@@ -23,8 +23,8 @@ def open_target(name: str, repo: str = ".", *, check: bool = False,
             return IndexTarget(repo, check=check, commit=commit)
         return BothTarget(repo, check=check, commit=commit, durable=durable)
     if name == "ref":
-        from .refs import RefTarget
+        from .refs import open_ref_target
 
         assert commit is not None and commit.ref is not None
-        return RefTarget(repo, commit)
+        return open_ref_target(repo, commit, check=check, durable=durable)
     raise ValueError(f"unknown target {name!r}")
