@@ -17,20 +17,24 @@ import gc
 import os
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from functools import wraps
 from typing import Any, TypeVar
 
-from .core.model import FilePatch, Patch
+from . import whitespace
+from .core.model import Diagnostic, FileKind, FilePatch, Patch
 from .core.plan import check_expected, plan_patch
 from .core.policy import check_protected, select_files
 from .core.threeway import KnownVersions
 from .errors import PatchError
 from .git.libgit2 import coded_failure
 from .parse import parse_patch
+from .parse.directory import relocated
 from .receipt import APPLIED, CHECKED, PARTIAL, REFUSED, Receipt
 from .request import ApplyRequest, check_repository_path
 from .targets.base import Target
 from .targets.registry import open_target
+from .targets.saved import restore_deleted, with_current_content
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -109,12 +113,17 @@ def _apply_once(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
             patch, format=request.format, strip=request.strip)
         receipt.format = parsed.format
         receipt.diagnostics = list(parsed.diagnostics)
+        parsed = _relocated(parsed, request)
         if reverse:
-            parsed = parsed.reversed()
+            parsed = restore_deleted(parsed, request.repo).reversed()
         parsed = select_files(parsed, request.include, request.exclude)
+        if not parsed.files:
+            raise PatchError("empty_patch", "the patch holds no file patch")
+        parsed = _whitespace(parsed, request.whitespace)
         receipt.diagnostics = list(parsed.diagnostics)
         destination = open_target(target, request.repo, check=check,
-                                  commit=request.commit_spec(), durable=request.durable)
+                                  commit=request.commit_spec(), durable=request.durable,
+                                  intent_to_add=request.intent_to_add)
         try:
             check_protected(parsed, destination.protection())
             versions = destination.known_versions() if request.three_way else None
@@ -163,9 +172,49 @@ def _apply_once(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
         err = exc if isinstance(exc, PatchError) else coded_failure(exc)
         if err is None:
             raise
+        if err.code == "empty_patch" and request.allow_empty:
+            return _nothing_to_apply(receipt, err, request)
         atomic = request.atomic
         receipt.status = PARTIAL if (not atomic and not check and receipt.files) else REFUSED
         receipt.error = err
+    return receipt
+
+
+def _relocated(patch: Patch, request: ApplyRequest) -> Patch:
+    """The patch's paths from the top of the repository: --directory's ROOT before each, and
+    the directory applied from before those of file patches without a 'diff --git' header
+    (parse/directory.py)."""
+    if all(fp.top_relative for fp in patch.files):
+        prefix = ""  # the common case costs no look-up
+    else:
+        from .git.location import subdirectory
+
+        prefix = subdirectory(request.repo)
+    return relocated(patch, request.directory, prefix)
+
+
+def _whitespace(patch: Patch, action: str) -> Patch:
+    """--whitespace: warn about (note), fix or refuse the whitespace errors the patch adds."""
+    if action == "nowarn":
+        return patch
+    found = whitespace.problems(patch)
+    if not found:
+        return patch
+    if action in ("error", "error-all"):
+        raise whitespace.refusal(found, every=action == "error-all")
+    fixing = action in ("fix", "strip")
+    if fixing:
+        patch = whitespace.fixed(patch)
+    code, verb = ("whitespace_fixed", "fixed") if fixing else ("whitespace", "added")
+    notes = [Diagnostic(code, f"{p.path}: {p.what} ({verb})", p.patch_line) for p in found]
+    return replace(patch, diagnostics=[*patch.diagnostics, *notes])
+
+
+def _nothing_to_apply(receipt: Receipt, err: PatchError, request: ApplyRequest) -> Receipt:
+    """--allow-empty: a patch with nothing to apply succeeds, changing nothing."""
+    receipt.status = CHECKED if request.check else APPLIED
+    receipt.files = []
+    receipt.diagnostics = [*receipt.diagnostics, Diagnostic("empty_patch", err.message)]
     return receipt
 
 
@@ -252,6 +301,28 @@ def _path_groups(files: list[FilePatch]) -> list[list[FilePatch]]:
 def _file_ref(fp: FilePatch) -> dict[str, Any]:
     return {"action": fp.kind.value, "old_path": fp.old_path, "new_path": fp.new_path,
             "patch_line": fp.patch_line}
+
+
+def prepared_patch(patch: Patch, request: ApplyRequest) -> Patch:
+    """The patch as ``request``'s apply would plan it: its paths relocated (--directory, the
+    directory applied from), reversed (-R), selected (--include/--exclude); a deletion
+    without its content (an envelope's) is given the file's current content when the target
+    can read it. For --stat, --numstat and --summary; nothing is planned or written."""
+    parsed = _relocated(patch, request)
+    if request.reverse:
+        parsed = restore_deleted(parsed, request.repo).reversed()
+    parsed = select_files(parsed, request.include, request.exclude)
+    if any(fp.kind is FileKind.DELETE and not fp.check_deleted_content for fp in parsed.files):
+        try:
+            destination = open_target(request.target, request.repo, check=True,
+                                      commit=request.commit_spec())
+        except PatchError:
+            return parsed  # no repository to read from: the lines cannot be counted
+        try:
+            parsed = with_current_content(parsed, destination.read)
+        finally:
+            destination.close()
+    return parsed
 
 
 def check_patch(patch: bytes | str | Patch, repo: str | os.PathLike[str] = ".",

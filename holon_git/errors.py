@@ -56,10 +56,15 @@ HINTS: dict[str, str] = {
     "merge_conflict": "the file changed since the version the patch was written against, and "
     "the patch's edit conflicts with that change; re-read the file and re-emit the hunk "
     "against its current text",
+    "whitespace_error": "the lines the patch adds have whitespace errors (trailing "
+    "whitespace, a space before a tab in the indentation, blank lines at the end of a file); "
+    "remove them, or apply with --whitespace=fix (or warn)",
     "content_mismatch": "a deletion must list the file's whole current content as '-' lines",
     "already_exists": "the path already exists; patch it as a modification instead of an "
     "addition",
-    "not_found": "the file does not exist; create it with '--- /dev/null' or check the path",
+    "not_found": "no such file here: check that the patch is for this repository and that its "
+    "paths are from the top of it (a patch without 'diff --git' headers: from the directory "
+    "you apply in; see -p and --directory); to create the file, use '--- /dev/null'",
     "stale_file": "the file changed since the patch was made; re-read it and regenerate the "
     "patch",
     "io_error": "the filesystem refused a write; every change was rolled back",

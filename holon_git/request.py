@@ -21,8 +21,11 @@ from types import MappingProxyType
 
 from .errors import PatchError
 from .parse import FORMATS
+from .parse.directory import check_root
 from .targets.base import CommitSpec
 from .targets.registry import TARGETS
+from .whitespace import ACTIONS as WHITESPACE_ACTIONS
+from .whitespace import DEFAULT as WHITESPACE_DEFAULT
 
 Progress = Callable[[str, int, int], None]
 # the command line's option for each target (the request's field is ``target``)
@@ -59,6 +62,13 @@ class ApplyRequest:
       ``three_way`` (``--no-3way`` is False), ``emit_diff`` (``--emit-diff``: the receipt
       carries the diff).
     - ``expect_sha256`` (``--expect-sha256``): path -> sha256 hex ("" for "must not exist").
+    - ``whitespace`` (``--whitespace``): what to do about whitespace errors the patch adds,
+      git's ``nowarn``, ``warn`` (the default), ``fix`` (``strip``), ``error``, ``error-all``
+      (holon_git/whitespace.py).
+    - ``directory`` (``--directory``): put this directory before every path of the patch.
+    - ``allow_empty`` (``--allow-empty``): a patch with no file patch applies as nothing.
+    - ``intent_to_add`` (``-N``): after a working-tree apply, record the new files in the
+      index as intended to be added (``git add -N``).
     - the commit: ``commit``, ``message`` (``-m``), ``author`` (``--author``), ``ref``,
       ``base`` (``--base``: create ``ref`` at this commit), ``retry`` (``--retry``),
       ``on_ref_update`` (called between the commit object and the branch's
@@ -79,6 +89,10 @@ class ApplyRequest:
     three_way: bool = True
     emit_diff: bool = False
     expect_sha256: Mapping[str, str] | None = None
+    whitespace: str = WHITESPACE_DEFAULT
+    directory: str = ""
+    allow_empty: bool = False
+    intent_to_add: bool = False
     commit: bool = False
     message: str | None = None
     author: str | None = None
@@ -100,6 +114,10 @@ class ApplyRequest:
         if self.format not in FORMATS:
             raise _usage(f"--format {self.format!r} (format) is not one of "
                          f"{', '.join(FORMATS)}")
+        if self.whitespace not in WHITESPACE_ACTIONS:
+            raise _usage(f"--whitespace={self.whitespace} (whitespace) is not one of "
+                         f"{', '.join(WHITESPACE_ACTIONS)}")
+        normal(self, "directory", check_root(self.directory or ""))
         if self.strip is not None and self.strip < 0:
             raise _usage(f"-p {self.strip}: the number of components to strip (strip) is at "
                          "least 0")
@@ -150,6 +168,10 @@ class ApplyRequest:
             raise _usage("--fsync (durable) is for writes to the working tree (the default "
                          "target and --index); the index, objects and refs are written by "
                          "libgit2")
+        if self.intent_to_add and self.target != "worktree":
+            raise _usage("-N/--intent-to-add (intent_to_add) marks new files in the index after "
+                         "a working-tree apply; --cached, --index, --commit and --ref "
+                         "(target) record them in full already")
         if not self.atomic and (self.target != "worktree" or self.emit_diff):
             raise _usage("--no-atomic (atomic) applies to the working tree only; index, "
                          "commit and ref targets are always all or nothing, and --emit-diff "

@@ -297,9 +297,10 @@ def test_bare_repository_has_no_working_tree(tmp_path: Path):
     assert receipt.error is not None and receipt.error.code == "not_a_repository"
 
 
-def test_subdirectory_applies_relative_to_the_top(repo: Path):
+def test_in_a_subdirectory_a_git_diff_names_paths_from_the_top(repo: Path):
     (repo / "sub").mkdir()
-    applied(repo / "sub", "--- a/keep.txt\n+++ b/keep.txt\n@@ -1 +1 @@\n-untouched\n+t\n")
+    applied(repo / "sub", "diff --git a/keep.txt b/keep.txt\n--- a/keep.txt\n+++ b/keep.txt\n"
+            "@@ -1 +1 @@\n-untouched\n+t\n")
     assert (repo / "keep.txt").read_text() == "t\n"
 
 

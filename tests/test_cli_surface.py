@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from clisupport import PATCH, holon
-from repos.builders import git_state, make_bare_repo, make_repo, snapshot
+from repos.builders import git_state, make_repo, snapshot
 
 
 def one_error(stderr: str, code: str) -> str:

@@ -334,3 +334,55 @@ def test_receipt_md_example_has_the_fields_of_a_real_receipt(tmp_path: Path):
     for shown, made in zip(example["files"][0]["hunks"], real["files"][0]["hunks"],
                            strict=True):
         assert list(shown) == list(made)
+
+
+# A shell transcript right after a holon-example block shows what the command prints for it
+TRANSCRIPT = re.compile(r"^```diff holon-example(?P<opts>[^\n]*)\n(?P<body>.*?)^```\n"
+                        r"(?:(?!^```)[^\n]*\n)*?^```sh\n(?P<session>\$ git holon-apply .*?)^```$",
+                        re.M | re.S)
+
+
+def transcripts() -> list[tuple[str, str, str]]:
+    out = []
+    for doc in sorted([*DOCS.glob("*.md"), ROOT / "README.md"]):
+        for n, match in enumerate(TRANSCRIPT.finditer(doc.read_text()), 1):
+            out.append((f"{doc.name}#{n}", match.group("body"), match.group("session")))
+    return out
+
+
+def _shown_matches(shown: list[str], printed: list[str]) -> bool:
+    """Each shown line is printed as is, or, ending in '...', starts the printed line."""
+    if len(shown) != len(printed):
+        return False
+    return all(p.startswith(s[:-3]) if s.endswith("...") else p == s
+               for s, p in zip(shown, printed, strict=True))
+
+
+@pytest.mark.parametrize("name, body, session", transcripts(), ids=[t[0] for t in transcripts()])
+def test_doc_transcripts_show_what_the_command_prints(name: str, body: str, session: str,
+                                                      tmp_path: Path):
+    """`$ git holon-apply ARGS PATCH` after an example: the lines after it are what the
+    command prints (stdout, then stderr) for that example in examples/repo; `$ echo $?` is
+    followed by its exit status."""
+    from clisupport import holon
+
+    files = {str(p.relative_to(EXAMPLE_REPO)): p.read_bytes()
+             for p in EXAMPLE_REPO.rglob("*") if p.is_file()}
+    repo = make_repo(tmp_path / "r", files)
+    commands = re.split(r"^\$ ", session, flags=re.M)[1:]
+    status = None
+    for command in commands:
+        line, *shown = command.rstrip("\n").split("\n")
+        if line == "echo $?":
+            assert shown == [str(status)], name
+            continue
+        args = line.split()[2:]
+        (repo / args[-1]).write_text(body)
+        done = holon(repo, *args)
+        status = done.returncode
+        printed = (done.stdout + done.stderr).splitlines()
+        assert _shown_matches(shown, printed), f"{name}: {printed}"
+
+
+def test_doc_transcripts_are_found():
+    assert len(transcripts()) >= 2

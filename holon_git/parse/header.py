@@ -176,7 +176,8 @@ class HeaderResolver:
                 h.start))
         return FilePatch(kind, old, new, [], h.metadata, h.start, self.notes,
                          executable=h.executable and kind in (FileKind.ADD, FileKind.DELETE),
-                         header_paths=self.header_paths, blob_ids=h.blob_ids)
+                         header_paths=self.header_paths, blob_ids=h.blob_ids,
+                         top_relative=h.is_git)
 
     def _check_extensions(self) -> None:
         """At most one of 'new file', 'deleted file' and a rename, as in git."""

@@ -11,11 +11,12 @@ TARGETS = ("worktree", "index", "both", "ref")
 
 
 def open_target(name: str, repo: str = ".", *, check: bool = False,
-                commit: CommitSpec | None = None, durable: bool = False) -> Target:
+                commit: CommitSpec | None = None, durable: bool = False,
+                intent_to_add: bool = False) -> Target:
     if name == "worktree":
         location = locate(repo)
         return WorktreeTarget(root_of(location, repo), location.git_dir, durable,
-                              location.gitfile)
+                              location.gitfile, intent_to_add=intent_to_add)
     if name in ("index", "both"):
         from .index import BothTarget, IndexTarget
 
