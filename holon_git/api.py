@@ -1,6 +1,6 @@
 """The library API scripts call; the CLI is a thin layer over it.
 
-    receipt = apply_patch(open("fix.diff", "rb").read(), repo="path/to/repo")
+    receipt = apply_patch(Path("fix.diff"), repo="path/to/repo")  # or the patch text itself
     # the same, with the request built (and validated) first: holon_git/request.py
     receipt = apply_request(text, ApplyRequest(repo="path/to/repo", check=True))
     if not receipt.ok:
@@ -59,16 +59,21 @@ def cycles_collected_after(func: F) -> F:
     return paused  # type: ignore[return-value]
 
 
-def apply_patch(patch: bytes | str | Patch, repo: str | os.PathLike[str] = ".",
+PatchInput = bytes | str | Patch | os.PathLike[str]  # os.PathLike: a patch file to read
+
+
+def apply_patch(patch: PatchInput, repo: str | os.PathLike[str] = ".",
                 **options: Any) -> Receipt:
-    """Apply ``patch`` to ``repo``; never raises PatchError, returns a Receipt.
+    """Apply ``patch`` (its text, a parsed Patch, or a path such as ``Path("fix.diff")`` of
+    a file holding it) to ``repo``; never raises PatchError, returns a Receipt.
 
     ``options`` are the fields of ``ApplyRequest`` (holon_git/request.py), each named after
     its command-line option: ``target`` ("worktree", "index" like git apply --cached, "both"
     like --index), ``check``, ``reverse``, ``strip``, ``format``, ``include``/``exclude``,
-    ``commit``/``message``/``author``, ``ref`` (commit onto that branch in the object database
-    only), ``retry``, ``on_ref_update``, ``atomic``, ``expect_sha256``, ``durable``,
-    ``three_way``, ``emit_diff`` and ``progress``. An invalid combination is refused with
+    ``commit``/``message``/``author``, ``ref`` (commit onto that branch; with it ``base``),
+    ``retry``, ``on_ref_update``, ``atomic``, ``expect_sha256``, ``durable``, ``three_way``,
+    ``whitespace``, ``directory``, ``allow_empty``, ``intent_to_add``, ``emit_diff`` and
+    ``progress``. An invalid combination is refused with
     ``usage_error`` before anything is read. Same as
     ``apply_request(patch, ApplyRequest(repo=repo, **options))``.
     """
@@ -83,7 +88,7 @@ def apply_patch(patch: bytes | str | Patch, repo: str | os.PathLike[str] = ".",
 
 
 @cycles_collected_after
-def apply_request(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
+def apply_request(patch: PatchInput, request: ApplyRequest) -> Receipt:
     """Apply ``patch`` as ``request`` says; never raises PatchError, returns a Receipt.
 
     ``request.check`` plans without writing. A refused patch leaves everything as it was and
@@ -99,9 +104,26 @@ def apply_request(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
     moved the branch first (``head_moved``, ``ref_locked``), plan again on the new tip, up to
     N more times; ``receipt.extra`` records the ``attempts``.
     """
+    if isinstance(patch, os.PathLike):
+        try:
+            patch = read_patch_file(patch)
+        except PatchError as err:
+            return Receipt(REFUSED, target=request.target, reverse=request.reverse,
+                           atomic=request.atomic, error=err)
     if request.retry > 0 and request.ref is not None and not request.check:
         return _with_retries(patch, request)
     return _apply_once(patch, request)
+
+
+def read_patch_file(path: os.PathLike[str]) -> bytes:
+    """The bytes of a patch named by a path (``apply_patch(Path("fix.diff"))``)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise PatchError("usage_error", f"cannot read patch {os.fspath(path)!r}: "
+                         f"{exc.strerror or exc}", hint="pass the patch's text, or the path "
+                         "of a readable patch file") from None
 
 
 def _apply_once(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
@@ -325,7 +347,7 @@ def prepared_patch(patch: Patch, request: ApplyRequest) -> Patch:
     return parsed
 
 
-def check_patch(patch: bytes | str | Patch, repo: str | os.PathLike[str] = ".",
+def check_patch(patch: PatchInput, repo: str | os.PathLike[str] = ".",
                 **options: Any) -> Receipt:
     """Plan ``patch`` against ``repo`` and report whether it would apply; writes nothing."""
     return apply_patch(patch, repo, check=True, **options)

@@ -12,7 +12,9 @@ HINTS: dict[str, str] = {
     "and 10,000,000 lines (docs/patch-format.md); split the change into several patches",
     "empty_patch": "the input holds no file patch: start each file with '--- a/path' and "
     "'+++ b/path' (or 'diff --git a/path b/path')",
-    "patch_parse_error": "the patch text is not in a recognised format",
+    "patch_parse_error": "the text is not a patch holon-git reads: send a unified diff "
+    "('--- a/PATH', '+++ b/PATH', '@@' hunks) or one whole '*** Begin Patch' ... "
+    "'*** End Patch' envelope",
     "missing_file_header": "each file patch needs '--- old_path' immediately followed by "
     "'+++ new_path' before its first '@@' hunk",
     "invalid_hunk_header": "a hunk header reads '@@ -old_start,old_count +new_start,new_count @@'",

@@ -20,7 +20,7 @@ from repos.builders import git_env, make_repo, snapshot
 
 from holon_git.api import apply_patch
 from holon_git.cli import cli
-from holon_git.errors import HINTS
+from holon_git.errors import HINTS, PatchError
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -111,7 +111,7 @@ def test_every_registered_code_is_documented_with_example_and_exact_hint():
 
 
 # Patch-level examples in errors.md that parsing alone must refuse with their own code.
-PARSE_EXAMPLES = ("empty_patch", "missing_file_header", "invalid_hunk_header", "malformed_hunk",
+PARSE_EXAMPLES = ("empty_patch", "patch_parse_error", "missing_file_header", "invalid_hunk_header", "malformed_hunk",
                   "truncated_patch", "hunk_kind_mismatch", "missing_hunks", "file_path_mismatch",
                   "duplicate_file_patch", "path_escape", "inconsistent_header",
                   "rename_path_mismatch")
@@ -386,3 +386,26 @@ def test_doc_transcripts_show_what_the_command_prints(name: str, body: str, sess
 
 def test_doc_transcripts_are_found():
     assert len(transcripts()) >= 2
+
+
+PARSE_ERROR_CASES = [  # in the order of errors.md's patch_parse_error table
+    "*** Begin Patch\n*** Update File: a.py\n@@\n-old\n+new\n",
+    "prose first\n*** Begin Patch\n*** Delete File: a.py\n*** End Patch\n",
+    "*** Begin Patch\n*** Frobnicate File: a.py\n*** End Patch\n",
+    "*** Begin Patch\n*** Move File: a.py b.py\n*** End Patch\n",
+    "*** Begin Patch\n*** Delete File: a.py\n-x\n*** End Patch\n",
+]
+
+
+def test_errors_md_patch_parse_error_hints_are_the_printed_ones():
+    from holon_git.parse import parse_patch
+
+    section = documented_codes()["patch_parse_error"]
+    rows = re.findall(r"^\| [^|]+ \| (.+) \|$", section, flags=re.M)[1:]  # after the header
+    assert len(rows) == len(PARSE_ERROR_CASES)
+    for text, shown in zip(PARSE_ERROR_CASES, rows, strict=True):
+        with pytest.raises(PatchError) as raised:
+            parse_patch(text)
+        assert raised.value.code == "patch_parse_error", text
+        hint = raised.value.hint
+        assert hint.startswith(shown[:-4]) if shown.endswith(" ...") else hint == shown, hint

@@ -126,6 +126,20 @@ def inconsistent(header: FileHeader, roles: list[str], what: str,
                                          for number, text in named]})
 
 
+def git_header_path(header: FileHeader, strip: int | None) -> str | None:
+    """The path a 'diff --git' line names, its prefixes stripped as the file patch would
+    strip them: to locate a refusal that comes before the file patch is read (a binary
+    patch, a copy). None when the line gives none that is valid."""
+    if header.git is None:
+        return None
+    old, new = header.git
+    try:
+        count = strip if strip is not None else int(_has_prefix_pair(old, new))
+        return _clean(new, count) or _clean(old, count)
+    except PatchError:
+        return None
+
+
 class HeaderResolver:
     """Turns a FileHeader into a FilePatch (kind, normalized paths, notes)."""
 
