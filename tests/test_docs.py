@@ -112,7 +112,8 @@ def test_every_registered_code_is_documented_with_example_and_exact_hint():
 
 # Patch-level examples in errors.md that parsing alone must refuse with their own code.
 PARSE_EXAMPLES = ("empty_patch", "patch_parse_error", "missing_file_header",
-                  "invalid_hunk_header", "malformed_hunk", "truncated_patch", "hunk_kind_mismatch", "missing_hunks", "file_path_mismatch",
+                  "invalid_hunk_header", "malformed_hunk", "truncated_patch",
+                  "hunk_kind_mismatch", "missing_hunks", "file_path_mismatch",
                   "duplicate_file_patch", "path_escape", "inconsistent_header",
                   "rename_path_mismatch")
 
