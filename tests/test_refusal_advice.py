@@ -60,6 +60,18 @@ def test_a_hunk_that_elides_lines_gets_its_own_hint(repo: Path, elision: str):
     assert err.hint.startswith("a hunk lists every line of the region it changes: replace")
 
 
+def test_an_elided_hunk_says_where_each_part_is_not_a_near_miss_elsewhere(repo: Path):
+    """With most of the hunk after the '...', the nearest match lines up its tail and its
+    'first difference' would point at another line of the file: each part's place is said
+    instead."""
+    patch = ("--- a/g.py\n+++ b/g.py\n@@ -1,6 +1,6 @@\n class A:\n     ...\n         two()\n"
+             "         three()\n-        return 0\n+        return 1\n")
+    err = refused(repo, patch, "context_not_found")
+    assert "first difference" not in err.message and "first_difference" not in err.details
+    assert err.message.endswith("the lines before it are at line 1; the lines after it are "
+                                "at line 4")
+
+
 def test_a_near_miss_in_indentation_and_text_names_both(repo: Path):
     patch = ("--- a/g.py\n+++ b/g.py\n@@ -2,3 +2,3 @@\n   def f(self):\n       ONE()\n"
              "-      two()\n+      TWO()\n")
