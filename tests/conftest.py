@@ -4,13 +4,14 @@ import os
 import shutil
 import signal
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Mapping
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
-from repos.builders import GIT_ENV
+from repos.builders import GIT_ENV, make_repo
 
-# the CLI tests' fixtures `repo` and `patch_file` (a module's own fixture of a name wins)
+# the CLI tests' fixture `patch_file` (a module's own fixture of a name wins)
 pytest_plugins = ["clisupport"]
 
 settings.register_profile("ci", max_examples=60, deadline=None,
@@ -83,3 +84,25 @@ def _fresh_process_replacing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fstree, "_replaced", 0)
     monkeypatch.setattr(fstree, "_renameat2", None)
     monkeypatch.setattr(fstree, "_unavailable", False)
+
+
+# -- the one repository fixture ----------------------------------------------------------------
+
+@pytest.fixture
+def repo_files() -> Mapping[str, str | bytes]:
+    """The files `repo` commits: f.txt of five lines (clisupport.PATCH changes line 3). A
+    module overrides this fixture (and `repo_executable`) to commit its own."""
+    return {"f.txt": "one\ntwo\nthree\nfour\nfive\n"}
+
+
+@pytest.fixture
+def repo_executable() -> Collection[str]:
+    """The paths among `repo_files` committed executable."""
+    return ()
+
+
+@pytest.fixture
+def repo(tmp_path: Path, repo_files: Mapping[str, str | bytes],
+         repo_executable: Collection[str]) -> Path:
+    """A repository (branch main) with `repo_files` committed, at tmp_path/repo."""
+    return make_repo(tmp_path / "repo", repo_files, executable=repo_executable)

@@ -10,34 +10,18 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from gitsupport import forget_resend_records
+from gitsupport import applied, forget_resend_records, refused
 from repos.builders import git, git_state, make_repo, snapshot
 
 from holon_git import apply_patch, check_patch
-
-
-def refused(repo: Path, patch: str | bytes, code: str, **kwargs: object):
-    before, state = snapshot(repo), git_state(repo)
-    receipt = apply_patch(patch, repo, **kwargs)  # type: ignore[arg-type]
-    assert receipt.status == "refused", receipt.to_json()
-    assert receipt.error is not None and receipt.error.code == code, receipt.error
-    assert snapshot(repo) == before, "a refused patch changed the working tree"
-    assert git_state(repo) == state
-    return receipt.error
-
-
-def applied(repo: Path, patch: str | bytes, **kwargs: object):
-    receipt = apply_patch(patch, repo, **kwargs)  # type: ignore[arg-type]
-    assert receipt.ok, receipt.error
-    return receipt
-
 
 BASE = "".join(f"line {i}\n" for i in range(1, 41))
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", {"f.txt": BASE, "keep.txt": "untouched\n"})
+def repo_files() -> dict[str, str | bytes]:
+    """What the shared `repo` fixture (conftest.py) commits for this module."""
+    return {"f.txt": BASE, "keep.txt": "untouched\n"}
 
 
 def test_already_applied(repo: Path):

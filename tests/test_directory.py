@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from clisupport import holon
 from gitsupport import applied, refused
-from repos.builders import make_repo
 
 PLAIN = "--- a/utils.py\n+++ b/utils.py\n@@ -1,2 +1,2 @@\n def f():\n-    return 1\n+    return 2\n"
 GIT = "diff --git a/src/pkg/utils.py b/src/pkg/utils.py\n" + PLAIN.replace(
@@ -18,9 +17,10 @@ ENVELOPE = ("*** Begin Patch\n*** Update File: utils.py\n@@\n def f():\n-    ret
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", {"src/pkg/utils.py": "def f():\n    return 1\n",
-                                          "utils.py": "top = 1\n"})
+def repo_files() -> dict[str, str | bytes]:
+    """What the shared `repo` fixture (conftest.py) commits for this module."""
+    return {"src/pkg/utils.py": "def f():\n    return 1\n",
+            "utils.py": "top = 1\n"}
 
 
 def changed(repo: Path) -> bool:

@@ -410,3 +410,18 @@ def test_errors_md_patch_parse_error_hints_are_the_printed_ones():
         assert raised.value.code == "patch_parse_error", text
         hint = raised.value.hint
         assert hint.startswith(shown[:-4]) if shown.endswith(" ...") else hint == shown, hint
+
+
+def test_tests_readme_names_every_module_and_only_test_files_that_exist():
+    """tests/README.md's index: every module of holon_git/ has a row; every test file it
+    names exists."""
+    index = (ROOT / "tests" / "README.md").read_text()
+    rows = [line for line in index.splitlines() if line.startswith("| `")]
+    named_modules = {name for row in rows for name in re.findall(r"`([a-z0-9_/]+\.py)`",
+                                                                  row.split(" | ")[0])}
+    modules = {str(p.relative_to(ROOT / "holon_git")) for p in (ROOT / "holon_git").rglob("*.py")
+               if p.name not in ("__init__.py", "__main__.py")}
+    assert modules - named_modules == set(), "modules without a row in tests/README.md"
+    assert named_modules - modules == set(), "rows for modules that do not exist"
+    for name in re.findall(r"`((?:security/)?test_[a-z_]+\.py)`", index):
+        assert (ROOT / "tests" / name).is_file(), name

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from clisupport import PATCH, holon
 from gitsupport import applied, refused
-from repos.builders import git, make_repo
+from repos.builders import git
 
 ADD = "diff --git a/new.txt b/new.txt\nnew file mode 100755\n--- /dev/null\n+++ b/new.txt\n" \
       "@@ -0,0 +1,2 @@\n+a\n+b\n"
@@ -20,9 +20,10 @@ RENAME = "diff --git a/h.txt b/moved.txt\nsimilarity index 90%\nrename from h.tx
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", {"f.txt": "one\ntwo\nthree\nfour\nfive\n",
-                                          "g.txt": "g1\ng2\n", "h.txt": "h\n"})
+def repo_files() -> dict[str, str | bytes]:
+    """What the shared `repo` fixture (conftest.py) commits for this module."""
+    return {"f.txt": "one\ntwo\nthree\nfour\nfive\n",
+            "g.txt": "g1\ng2\n", "h.txt": "h\n"}
 
 
 @pytest.mark.parametrize("flags", [["-3"], ["--3way"], ["-C", "3"], ["-C1"], ["--recount"],

@@ -49,8 +49,9 @@ def _call(provider: str, patch: str) -> object:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", FILES)
+def repo_files() -> dict[str, str | bytes]:
+    """What the shared `repo` fixture (conftest.py) commits for this module."""
+    return FILES
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])

@@ -18,8 +18,9 @@ METHOD = ("class A:\n    def f(self):\n        one()\n        two()\n        thr
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "r", {"f.py": TWICE, "g.py": METHOD, "h.txt": "alpha\nbeta\n"})
+def repo_files() -> dict[str, str | bytes]:
+    """What the shared `repo` fixture (conftest.py) commits for this module."""
+    return {"f.py": TWICE, "g.py": METHOD, "h.txt": "alpha\nbeta\n"}
 
 
 def test_an_ambiguous_hunk_shows_each_copy_and_how_the_line_number_picks_one(repo: Path):

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 from clisupport import holon
-from repos.builders import make_repo
 
 ADD = "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+new\n"
 ENVELOPE_ADD = "*** Begin Patch\n*** Add File: env.txt\n+hello\n*** End Patch\n"
@@ -15,8 +14,9 @@ MODIFY = "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n"
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", {"f.txt": "one\ntwo\n", "g.txt": "g\n"})
+def repo_files() -> dict[str, str | bytes]:
+    """What the shared `repo` fixture (conftest.py) commits for this module."""
+    return {"f.txt": "one\ntwo\n", "g.txt": "g\n"}
 
 
 @pytest.mark.parametrize("patch, summary", [

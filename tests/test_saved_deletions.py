@@ -10,16 +10,21 @@ from pathlib import Path
 import pytest
 from clisupport import holon
 from gitsupport import applied, refused
-from repos.builders import git, git_dir, make_repo
+from repos.builders import git, git_dir
 
 DELETE = "*** Begin Patch\n*** Delete File: tool.sh\n*** End Patch\n"
 CONTENT = b"#!/bin/sh\necho one\nno final newline"
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", {"tool.sh": CONTENT, "other.txt": "x\n"},
-                     executable={"tool.sh"})
+def repo_files() -> dict[str, str | bytes]:
+    """What the shared `repo` fixture (conftest.py) commits for this module."""
+    return {"tool.sh": CONTENT, "other.txt": "x\n"}
+
+
+@pytest.fixture
+def repo_executable() -> set[str]:
+    return {"tool.sh"}
 
 
 def test_reverse_restores_content_and_mode(repo: Path):

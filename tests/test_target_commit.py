@@ -33,8 +33,14 @@ PATCH = MODIFY + RENAME + ADD + "--- a/keep.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", FILES, executable={"bin/run.sh"})
+def repo_files() -> dict[str, str | bytes]:
+    """What the shared `repo` fixture (conftest.py) commits for this module."""
+    return FILES
+
+
+@pytest.fixture
+def repo_executable() -> set[str]:
+    return {"bin/run.sh"}
 
 
 def reflog(repo: Path, ref: str) -> list[str]:

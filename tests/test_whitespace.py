@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from clisupport import holon
 from gitsupport import applied, refused
-from repos.builders import git, make_repo
+from repos.builders import git
 
 from holon_git.parse import parse_patch
 from holon_git.whitespace import fix_line, line_problems, problems
@@ -19,8 +19,9 @@ MODIFY = "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,3 @@\n one\n+two\t\n three\n"
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", {"f.txt": "one\nthree\n", "crlf.txt": "a\r\nb\r\n"})
+def repo_files() -> dict[str, str | bytes]:
+    """What the shared `repo` fixture (conftest.py) commits for this module."""
+    return {"f.txt": "one\nthree\n", "crlf.txt": "a\r\nb\r\n"}
 
 
 def test_the_rules_are_gits_defaults():
