@@ -104,3 +104,17 @@ def test_base_misuses_are_usage_errors(tmp_path: Path):
     refused(repo, MODIFY, "usage_error", base="main")  # without --ref
     err = refused(repo, MODIFY, "usage_error", ref="new", message="m")  # no --base
     assert "--base" in err.hint
+
+
+def test_a_branch_checked_out_in_another_worktree_is_refused(tmp_path: Path):
+    repo = make(tmp_path)
+    git(repo, "branch", "side")
+    other = tmp_path / "other"
+    git(repo, "worktree", "add", "-q", str(other), "side")
+    err = refused(repo, MODIFY, "uncommitted_changes", ref="side", message="m")
+    assert str(other) in err.message and f"--repo {other}" in err.hint
+    receipt = applied(other, MODIFY, ref="side", message="there")  # there, it moves with both
+    assert head(other) == receipt.extra["commit"] and git(other, "status", "--porcelain") == ""
+    err = refused(other, MODIFY.replace("line 6", "line 7"), "uncommitted_changes", ref="main",
+                  message="m")  # and the main worktree's branch from the other one
+    assert str(repo) in err.message

@@ -15,7 +15,8 @@ from ..core.plan import Plan, SourceFile, removed_paths
 from ..core.policy import Protection
 from ..fs.gitdir_guard import GitDirGuard
 from ..fs.signals import FORWARD, HeldSignals, checkpoint
-from ..git.branches import Tip, named_tip, tree_of
+from ..errors import PatchError
+from ..git.branches import Tip, checked_out_elsewhere, named_tip, tree_of
 from ..git.commit import BranchUpdate
 from ..git.location import git_directories
 from ..git.objects import PlannedBlobs, require_objects
@@ -37,6 +38,13 @@ def open_ref_target(repo: str, commit: CommitSpec, *, check: bool = False,
         from .index import CheckedOutBranchTarget
 
         return CheckedOutBranchTarget(repo, check=check, commit=commit, durable=durable)
+    elsewhere = checked_out_elsewhere(git.git_dir, tip.ref)
+    if elsewhere is not None:
+        raise PatchError("uncommitted_changes", f"{tip.ref} is checked out in the working tree "
+                         f"at {elsewhere}; moving it from here would leave that working tree "
+                         "and its index behind", details={"ref": tip.ref, "worktree": elsewhere},
+                         hint=f"apply there (--repo {elsewhere}), where --ref {commit.ref} "
+                         "moves the branch with its index and working tree")
     return RefTarget(git, tip, commit)
 
 
