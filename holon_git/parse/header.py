@@ -186,7 +186,7 @@ class HeaderResolver:
                 for note in self.notes):
             self.notes.append(Diagnostic(
                 "missing_path_prefix", f"the header names {new or old!r} without git's a/ "
-                "and b/ prefixes; read as a path from the top of the working tree (as -p0)",
+                "and b/ prefixes; read as written (as -p0)",
                 h.start))
         return FilePatch(kind, old, new, [], h.metadata, h.start, self.notes,
                          executable=h.executable and kind in (FileKind.ADD, FileKind.DELETE),
