@@ -327,3 +327,15 @@ def test_a_gnu_diff_ruN_patch_adds_modifies_and_deletes(tmp_path: Path):
     receipt = applied(repo, made.stdout, strip=1)
     assert {d.code for f in receipt.files for d in f.diagnostics} == {"epoch_timestamp"}
     assert snapshot(repo) == snapshot(tmp_path / "new")
+
+
+def test_the_library_takes_the_path_of_a_patch_file(repo: Path, tmp_path: Path):
+    from pathlib import PurePath  # any os.PathLike
+
+    patch = tmp_path / "fix.diff"
+    patch.write_text("--- a/keep.txt\n+++ b/keep.txt\n@@ -1 +1 @@\n-untouched\n+touched\n")
+    assert check_patch(patch, repo).ok
+    applied(repo, patch)
+    assert (repo / "keep.txt").read_text() == "touched\n"
+    err = refused(repo, PurePath(tmp_path / "missing.diff"), "usage_error")
+    assert "cannot read patch" in err.message

@@ -425,3 +425,19 @@ def test_tests_readme_names_every_module_and_only_test_files_that_exist():
     assert named_modules - modules == set(), "rows for modules that do not exist"
     for name in re.findall(r"`((?:security/)?test_[a-z_]+\.py)`", index):
         assert (ROOT / "tests" / name).is_file(), name
+
+
+def test_hooks_md_pins_a_commit_as_the_repository_has_no_tags():
+    """pre-commit's rev must name something that exists: the repository has no release tags,
+    so the example gives a full commit id."""
+    rev = re.search(r"^\s+rev: (\S+)", (DOCS / "hooks.md").read_text(), flags=re.M)
+    assert rev is not None and re.fullmatch(r"[0-9a-f]{40}", rev.group(1)), rev
+
+
+def test_every_link_between_documents_resolves():
+    """Every relative link in the documentation names a file of the repository (providers.md
+    once pointed at a specification that is not in it)."""
+    for doc in [*DOCS.glob("*.md"), ROOT / "README.md", ROOT / "tests" / "README.md"]:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", doc.read_text()):
+            if not target.startswith(("http://", "https://", "mailto:")):
+                assert (doc.parent / target).exists(), f"{doc.name} links {target}"
