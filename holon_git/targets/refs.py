@@ -13,9 +13,9 @@ from __future__ import annotations
 from ..core.model import FileKind, Patch
 from ..core.plan import Plan, SourceFile, removed_paths
 from ..core.policy import Protection
+from ..errors import PatchError
 from ..fs.gitdir_guard import GitDirGuard
 from ..fs.signals import FORWARD, HeldSignals, checkpoint
-from ..errors import PatchError
 from ..git.branches import Tip, checked_out_elsewhere, named_tip, tree_of
 from ..git.commit import BranchUpdate
 from ..git.location import git_directories
