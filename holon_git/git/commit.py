@@ -121,7 +121,8 @@ def identities(git: GitRepo, author_option: str | None) -> Identities:
     if not c_name or not c_email:
         missing = " and ".join(key for key, value in (("user.name", c_name),
                                                        ("user.email", c_email)) if not value)
-        raise PatchError("identity_unknown", f"no identity to commit as: {missing} is not "
+        verb = "are" if " and " in missing else "is"
+        raise PatchError("identity_unknown", f"no identity to commit as: {missing} {verb} not "
                          "configured (nor given by --author or GIT_COMMITTER_NAME/"
                          "GIT_COMMITTER_EMAIL)", details={"missing": missing.split(" and ")})
     a_name, a_email = a_name or c_name, a_email or c_email

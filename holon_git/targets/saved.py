@@ -60,8 +60,8 @@ def _with_content(fp: FilePatch, log: list[history.Entry], git_dir: str | None) 
         raise _unknown(fp, f"the blob {saved.blob} saved when it was deleted is gone (pruned "
                        "by git gc)") from None
     when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(saved.time))
-    note = Diagnostic("restored_deleted_content", f"{fp.old_path}: the deleted content is the "
-                      f"blob {saved.blob} holon-git saved when it deleted the file ({when})",
+    note = Diagnostic("restored_deleted_content", f"the deleted content is the blob "
+                      f"{saved.blob} holon-git saved when it deleted the file ({when})",
                       fp.patch_line)
     return replace(deletion_of(fp, content), executable=saved.deleted == "100755",
                    diagnostics=[*fp.diagnostics, note])
