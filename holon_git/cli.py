@@ -151,8 +151,8 @@ ACCEPTED_GIT_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("-C", "min_context"), {"type": click.IntRange(min=0), "metavar": "N", "help": "Accepted, "
      "no effect: every context line of a hunk must match (with the tolerances of "
      "docs/patch-format.md), so a hunk always has all of its context."}),
-    (("--recount",), {"is_flag": True, "help": "Accepted, no effect: the counts in '@@' "
-     "headers are never trusted; hunks are read by their lines."}),
+    (("--recount",), {"is_flag": True, "help": "Accepted, no effect: wrong counts in '@@' "
+     "headers are already tolerated; a hunk is read from its body."}),
     (("--ignore-whitespace", "--ignore-space-change", "ignore_space"), {"is_flag": True,
      "help": "Accepted, no effect: context lines that differ from the file only in "
      "whitespace already match (and are reported)."}),
