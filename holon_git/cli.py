@@ -149,8 +149,8 @@ def _git_habits(command: Any) -> Any:
 
 ACCEPTED_GIT_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("-C", "min_context"), {"type": click.IntRange(min=0), "metavar": "N", "help": "Accepted, "
-     "no effect: every context line of a hunk must match (with the tolerances of "
-     "docs/patch-format.md), so a hunk always has all of its context."}),
+     "no effect: how much of a hunk's context must match is holon-git's placement rule "
+     "(docs/patch-format.md, section 3), which places a hunk only where it is unique."}),
     (("--recount",), {"is_flag": True, "help": "Accepted, no effect: wrong counts in '@@' "
      "headers are already tolerated; a hunk is read from its body."}),
     (("--ignore-whitespace", "--ignore-space-change", "ignore_space"), {"is_flag": True,
