@@ -17,15 +17,19 @@ blank lines at the end of a file dropped. ``error`` refuses the patch (``whitesp
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
-from .core.model import ADD, CONTEXT, FilePatch, Hunk, HunkLine, Patch
+from .core.model import ADD, CONTEXT, FilePatch, Hunk, HunkLine, PackedLines, Patch
 from .errors import PatchError
 
 ACTIONS = ("nowarn", "warn", "fix", "strip", "error", "error-all")
 DEFAULT = "warn"
 _BLANKS = b" \t\f\v"
 TAB_WIDTH = 8
+# a line of a packed hunk body that may end in whitespace, found without decoding its lines
+# (a large patch has hundreds of thousands): a blank right before a line ending
+_BLANK_AT_EOL = re.compile(rb"[ \t\f\v]\r?\n")
 
 
 @dataclass(frozen=True)
@@ -116,11 +120,27 @@ def _blank_tail(fp: FilePatch, hunk: Hunk, lines: list[HunkLine]) -> int:
     return count if count < len(lines) else 0  # a file of blank lines only: warned, kept
 
 
+def _clean(fp: FilePatch, hunk: Hunk) -> bool:
+    """Surely without whitespace errors, told without decoding a packed body: no suspect
+    added line, and no added line at its end when it may end the file."""
+    if not isinstance(hunk.lines, PackedLines):
+        return False
+    packed = hunk.lines.packed
+    if b" \t" in packed or _BLANK_AT_EOL.search(packed):
+        return False  # perhaps in an added line: look closer
+    last = packed[packed.rfind(b"\n", 0, len(packed) - 1) + 1:]
+    if last[-1:] in (b" ", b"\t", b"\f", b"\v"):
+        return False  # a last line without a line ending
+    return not (hunk is fp.hunks[-1] and last.startswith(b"+") and not last[1:].strip())
+
+
 def problems(patch: Patch) -> list[Problem]:
     """Every whitespace error the patch's added lines have, in patch order."""
     found = []
     for fp in patch.files:
         for hunk in fp.hunks:
+            if _clean(fp, hunk):
+                continue
             lines = list(hunk.lines)
             numbers = _line_numbers(hunk)
             tail_from = len(lines) - _blank_tail(fp, hunk, lines)
@@ -142,6 +162,9 @@ def fixed(patch: Patch) -> Patch:
     for fp in patch.files:
         hunks = []
         for hunk in fp.hunks:
+            if _clean(fp, hunk):
+                hunks.append(hunk)
+                continue
             lines = list(hunk.lines)
             tail = _blank_tail(fp, hunk, lines)
             kept = lines[:len(lines) - tail] if tail else lines

@@ -97,3 +97,22 @@ def test_error_refuses_and_changes_nothing(repo: Path, action: str):
 def test_an_unknown_action_is_a_usage_error(repo: Path):
     assert holon(repo, "--whitespace=loud", "-", stdin=ADD).returncode == 2
     refused(repo, ADD, "usage_error", whitespace="loud")
+
+
+@pytest.mark.parametrize("body", [
+    " a\n+b \n c\n", " a\n+b\n c \n", "+\tx\n+ \ty\n", " a\n+b\n+  \n", "-a \n+a\n",
+    " a\n+b\t", " a\n+b\n", "+x\r\n+y \r\n",
+])
+def test_the_packed_fast_path_agrees_with_reading_every_line(body: str):
+    """problems() skips a packed hunk body it can tell is clean without decoding it; it must
+    find exactly what reading every line finds."""
+    from dataclasses import replace
+
+    from holon_git.core.model import PackedLines
+
+    patch = parse_patch(f"--- a/f.txt\n+++ b/f.txt\n@@ -1,9 +1,9 @@\n{body}")
+    hunk = patch.files[0].hunks[0]
+    assert isinstance(hunk.lines, PackedLines), "the parser packs this body"
+    unpacked = replace(patch, files=[replace(patch.files[0], hunks=[
+        replace(hunk, lines=list(hunk.lines))])])
+    assert problems(patch) == problems(unpacked)
