@@ -106,13 +106,11 @@ def test_an_unknown_action_is_a_usage_error(repo: Path):
 def test_the_packed_fast_path_agrees_with_reading_every_line(body: str):
     """problems() skips a packed hunk body it can tell is clean without decoding it; it must
     find exactly what reading every line finds."""
-    from dataclasses import replace
+    from holon_git.core.model import FileKind, FilePatch, Hunk, PackedLines, Patch
 
-    from holon_git.core.model import PackedLines
+    def patch_of(lines: object) -> Patch:
+        hunk = Hunk(1, None, 1, None, lines, patch_line=3)  # type: ignore[arg-type]
+        return Patch([FilePatch(FileKind.MODIFY, "f.txt", "f.txt", [hunk])])
 
-    patch = parse_patch(f"--- a/f.txt\n+++ b/f.txt\n@@ -1,9 +1,9 @@\n{body}")
-    hunk = patch.files[0].hunks[0]
-    assert isinstance(hunk.lines, PackedLines), "the parser packs this body"
-    unpacked = replace(patch, files=[replace(patch.files[0], hunks=[
-        replace(hunk, lines=list(hunk.lines))])])
-    assert problems(patch) == problems(unpacked)
+    packed = PackedLines(body.encode())
+    assert problems(patch_of(packed)) == problems(patch_of(list(packed)))
