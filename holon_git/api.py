@@ -23,7 +23,8 @@ from typing import Any, TypeVar
 
 from . import whitespace
 from .core.model import Diagnostic, FileKind, FilePatch, Patch
-from .core.plan import check_expected, plan_patch
+from .core.plan.expect import check_expected
+from .core.plan.plan import plan_patch
 from .core.policy import check_protected, select_files
 from .core.threeway import KnownVersions
 from .errors import PatchError
@@ -186,7 +187,7 @@ def _apply_once(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
                 receipt.diff = diff
             else:
                 _file_by_file(parsed, destination, receipt, check=check, reverse=reverse,
-                              expect_sha256=request.expect_sha256, progress=progress,
+                              expect_sha256=request.expect_sha256 or {}, progress=progress,
                               three_way=versions)
         finally:
             destination.close()

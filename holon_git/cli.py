@@ -306,7 +306,7 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
             from .fs.emit import diff_destination
 
             diff_to = diff_destination(emit_diff, repo)  # refused now, before any change
-        if run is not None:
+        if run is not None and holon_output is not None:
             inputs = [(os.path.join(holon_output, run.patch_name), run.patch)]
         else:
             inputs = read_patch_files(patch_files)

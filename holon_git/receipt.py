@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import __version__
+from .core.change import FileChange, Plan
 from .core.model import Diagnostic
-from .core.plan import FileChange, Plan
 from .errors import PatchError
 
 RECEIPT_VERSION = 1
@@ -17,7 +17,7 @@ PARTIAL = "partial"  # --no-atomic only: some files were written before a refusa
 
 
 def _file_dict(change: FileChange) -> dict[str, Any]:
-    out = {
+    out: dict[str, Any] = {
         "action": change.kind.value,
         "old_path": change.old_path,
         "new_path": change.new_path,

@@ -14,11 +14,11 @@ field (``--ref (ref)``), so they read right from the command line and from Pytho
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from .core.plan.expect import expected_digests
 from .errors import PatchError
 from .parse import FORMATS
 from .parse.directory import check_root
@@ -30,7 +30,6 @@ from .whitespace import DEFAULT as WHITESPACE_DEFAULT
 Progress = Callable[[str, int, int], None]
 # the command line's option for each target (the request's field is ``target``)
 _TARGET_OPTIONS = {"index": "--cached (target='index')", "both": "--index (target='both')"}
-_SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 
 
 def _usage(message: str, hint: str = "") -> PatchError:
@@ -107,7 +106,7 @@ class ApplyRequest:
         normal(self, "repo", os.fspath(self.repo))
         normal(self, "include", tuple(self.include))
         normal(self, "exclude", tuple(self.exclude))
-        normal(self, "expect_sha256", MappingProxyType(_expectations(self.expect_sha256 or {})))
+        normal(self, "expect_sha256", MappingProxyType(expected_digests(self.expect_sha256 or {})))
         normal(self, "target", self._resolved_target())
         self._check_commit()
         self._check_writes()
@@ -183,16 +182,3 @@ class ApplyRequest:
             return None
         return CommitSpec(self.message or "", self.author, self.ref, self.base,
                           self.on_ref_update)
-
-
-def _expectations(given: Mapping[str, str]) -> dict[str, str]:
-    """--expect-sha256's digests, each 64 hex digits (any case) or "" for "must not exist"."""
-    out = {}
-    for path, digest in given.items():
-        expected = digest.strip().lower()
-        if expected and not _SHA256_HEX.fullmatch(expected):
-            raise _usage(f"--expect-sha256 {path}={digest}: the sha256 is not 64 hex digits",
-                         hint="give the sha256 as 64 hex digits, or '' for 'must not exist' "
-                         "(PATH=HEX)")
-        out[path] = expected
-    return out

@@ -136,7 +136,7 @@ def _clean(fp: FilePatch, hunk: Hunk) -> bool:
 
 def problems(patch: Patch) -> list[Problem]:
     """Every whitespace error the patch's added lines have, in patch order."""
-    found = []
+    found: list[Problem] = []
     for fp in patch.files:
         for hunk in fp.hunks:
             if _clean(fp, hunk):

@@ -84,8 +84,8 @@ __all__ = ["applied", "blob", "everything", "git_apply", "git_dir", "head", "ref
 def forget_resend_records(repo: Path) -> None:
     """Strip the history log's re-send records (patch digest, content written), keeping its
     pre-images: what a log written by an older holon-git holds. The re-sends a test sends
-    next are then judged by the hunk rules and the pre-images alone (core/resend.py would
-    refuse them first)."""
+    next are then judged by the hunk rules and the pre-images alone (core/plan/applied.py
+    would refuse them first)."""
     import json
 
     log = repo / ".git" / "holon-apply-history"

@@ -1,7 +1,7 @@
 """Placement on bytes against the line search, and the bounded search against the exhaustive
 one (hypothesis, differential).
 
-Three ways place a file patch's hunks (plan._apply_hunks): on the file's bytes first
+Three ways place a file patch's hunks (hunks.apply_hunks): on the file's bytes first
 (exact.ByteFile), the line search that seeks only as many copies as a decision needs, and
 the exhaustive reference that lists every copy first. On generated files (repeated blocks,
 CRLF and LF mixed, no final newline) and hunks (hinted copies, wrong hints, stale lines,
@@ -14,8 +14,8 @@ from __future__ import annotations
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from holon_git.core.exact import ByteFile, Unusual
-from holon_git.core.plan import _apply_hunks, _apply_on
+from holon_git.core.place.exact import ByteFile, Unusual
+from holon_git.core.plan.hunks import apply_hunks, apply_on
 from holon_git.errors import PatchError
 from holon_git.parse import parse_patch
 
@@ -111,14 +111,14 @@ def test_bytes_lines_and_exhaustive_search_decide_alike(case: tuple[bytes, bytes
     fp = parsed(patch)
     if fp is None:
         return
-    reference = outcome(lambda: _apply_hunks(fp, content, False, "exhaustive"))
+    reference = outcome(lambda: apply_hunks(fp, content, False, "exhaustive"))
     event(f"reference: {reference[1] if reference[0] == 'refused' else 'applied'}")
-    assert outcome(lambda: _apply_hunks(fp, content, False, "lines")) == reference
-    assert outcome(lambda: _apply_hunks(fp, content, False, "auto")) == reference
+    assert outcome(lambda: apply_hunks(fp, content, False, "lines")) == reference
+    assert outcome(lambda: apply_hunks(fp, content, False, "auto")) == reference
     if not content.endswith(b"\n"):
         return
     try:  # the bytes path alone: where it answers, it answers as the reference does
-        on_bytes = outcome(lambda: _apply_on(ByteFile(content), fp, content, False))
+        on_bytes = outcome(lambda: apply_on(ByteFile(content), fp, content, False))
     except Unusual:
         event("bytes: handed to the line search")
         return
@@ -137,14 +137,14 @@ def test_reversed_patches_decide_alike(case: tuple[bytes, bytes], reverse: bool)
     if fp is None:
         return
     fp = fp.reversed() if reverse else fp
-    reference = outcome(lambda: _apply_hunks(fp, content, reverse, "exhaustive"))
-    assert outcome(lambda: _apply_hunks(fp, content, reverse, "auto")) == reference
+    reference = outcome(lambda: apply_hunks(fp, content, reverse, "exhaustive"))
+    assert outcome(lambda: apply_hunks(fp, content, reverse, "auto")) == reference
 
 
 def _on_bytes(content: bytes, patch: bytes) -> tuple:
     fp = parsed(patch)
     assert fp is not None
-    return outcome(lambda: _apply_on(ByteFile(content), fp, content, False))
+    return outcome(lambda: apply_on(ByteFile(content), fp, content, False))
 
 
 def test_bytes_place_a_unique_hunk_and_a_hinted_copy_without_the_line_search() -> None:
@@ -157,7 +157,7 @@ def test_bytes_place_a_unique_hunk_and_a_hinted_copy_without_the_line_search() -
     assert got[0] == "applied" and got[2][0]["by_line_number"] is True
     head = b"".join(b"line %d\r\n" % i for i in range(50))
     assert got[1] == head + b"x\ny\n" * 2 + b"x\nz\n" + b"x\ny\n" * 3
-    assert got == outcome(lambda: _apply_hunks(parsed(hinted), content, False, "exhaustive"))
+    assert got == outcome(lambda: apply_hunks(parsed(hinted), content, False, "exhaustive"))
 
 
 def test_bytes_hand_unusual_files_to_the_line_search() -> None:
@@ -169,7 +169,7 @@ def test_bytes_hand_unusual_files_to_the_line_search() -> None:
         pass
     else:
         raise AssertionError("a tolerance level was searched on bytes")
-    assert outcome(lambda: _apply_hunks(parsed(loose), content, False, "auto"))[1] == b"a\nB\nc\n"
+    assert outcome(lambda: apply_hunks(parsed(loose), content, False, "auto"))[1] == b"a\nB\nc\n"
 
 
 def test_a_last_line_without_newline_is_an_exact_copy_for_every_search() -> None:
@@ -177,5 +177,5 @@ def test_a_last_line_without_newline_is_an_exact_copy_for_every_search() -> None
     line-ending tolerance, whichever search finds it."""
     fp = parsed(b"--- a/f\n+++ b/f\n@@ -2 +2 @@\n-b\n+c\n")
     for matching in ("auto", "lines", "exhaustive"):
-        after, results, _ = _apply_hunks(fp, b"a\nb", False, matching)
+        after, results, _ = apply_hunks(fp, b"a\nb", False, matching)
         assert after == b"a\nc" and results[0].tolerances == [], matching

@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 from repos.builders import make_repo, snapshot
 from strategies import apply_edits, difflib_patch, edits, file_lines, join
 
-from holon_git.core.match import split_lines
-from holon_git.core.plan import SourceFile, plan_patch
+from holon_git.core.change import SourceFile
+from holon_git.core.place.match import split_lines
+from holon_git.core.plan.plan import plan_patch
 from holon_git.errors import PatchError
 from holon_git.parse import parse_patch
 

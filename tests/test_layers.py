@@ -36,7 +36,9 @@ def test_the_layer_contracts_hold() -> None:
 PYGIT2, CLICK, MCP = ("only holon_git.git imports pygit2", "only holon_git.cli imports click",
                      "only holon_git.mcp_server imports the MCP SDK")
 CORE, PARSE, LAYERS = ("the core touches no disk", "the parser knows nothing", "layers")
-ALL = (PYGIT2, CLICK, MCP, CORE, PARSE, LAYERS)
+DOWN, PLAN_DOWN, PLACE_DOWN = ("core imports downward", "core.plan imports downward",
+                               "core.place imports downward")
+ALL = (PYGIT2, CLICK, MCP, CORE, PARSE, LAYERS, DOWN, PLAN_DOWN, PLACE_DOWN)
 
 # (module, the import added, the contracts it must break, the import reported)
 BREAKS = [
@@ -44,8 +46,8 @@ BREAKS = [
     ("targets/worktree.py", "import pygit2", [PYGIT2], "holon_git.targets.worktree -> pygit2"),
     ("fs/tree.py", "import click", [CLICK], "holon_git.fs.tree -> click"),
     ("api.py", "import mcp", [MCP], "holon_git.api -> mcp"),
-    ("core/plan.py", "from ..git import history", [CORE, LAYERS],
-     "holon_git.core.plan -> holon_git.git.history"),
+    ("core/plan/plan.py", "from ...git import history", [CORE, LAYERS],
+     "holon_git.core.plan.plan -> holon_git.git.history"),
     # the parser uses core.paths: it would reach the filesystem through it
     ("core/paths.py", "from ..fs import tree", [CORE, PARSE, LAYERS],
      "holon_git.core.paths -> holon_git.fs.tree"),
@@ -54,6 +56,11 @@ BREAKS = [
     ("git/location.py", "from ..fs import journal_dir", [LAYERS],
      "holon_git.git.location -> holon_git.fs.journal_dir"),
     ("targets/base.py", "from .. import api", [LAYERS], "holon_git.targets.base -> holon_git.api"),
+    # inside the core, a circle: placement back into the plan, the rescue back into the planner
+    ("core/place/match.py", "from ..plan import hunks", [DOWN, PLAN_DOWN, PLACE_DOWN],
+     "holon_git.core.place.match -> holon_git.core.plan.hunks"),
+    ("core/plan/rescue.py", "from . import files", [PLAN_DOWN],
+     "holon_git.core.plan.rescue -> holon_git.core.plan.files"),
 ]
 
 

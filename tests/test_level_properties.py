@@ -7,8 +7,9 @@ from __future__ import annotations
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from holon_git.core.match import LEVELS, RunningFile, split_lines
-from holon_git.core.plan import SourceFile, plan_patch
+from holon_git.core.change import SourceFile
+from holon_git.core.place.match import LEVELS, RunningFile, split_lines
+from holon_git.core.plan.plan import plan_patch
 from holon_git.errors import PatchError
 from holon_git.parse import parse_patch
 

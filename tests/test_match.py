@@ -6,11 +6,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from holon_git.core.match import (
+from holon_git.core.place.ladder import choose
+from holon_git.core.place.match import (
     KEYS,
     LEVELS,
     RunningFile,
-    choose,
     equal_level,
     near_miss,
     split_lines,

@@ -15,7 +15,7 @@ import pytest
 from repos.builders import make_repo, snapshot
 
 from holon_git import apply_patch
-from holon_git.core.plan import plan_patch
+from holon_git.core.plan.plan import plan_patch
 from holon_git.fs import journal, journal_dir
 from holon_git.parse import parse_patch
 from holon_git.targets.registry import open_target

@@ -15,7 +15,8 @@ from strategies import (
     shifted_headers,
 )
 
-from holon_git.core.plan import SourceFile, plan_patch
+from holon_git.core.change import SourceFile
+from holon_git.core.plan.plan import plan_patch
 from holon_git.errors import PatchError
 from holon_git.parse import parse_patch
 

@@ -1,5 +1,5 @@
 """A patch this tool applied, sent again while the file still holds what it wrote: refused
-by the history log's record of the patch (core/resend.py), on real repositories. These are
+by the history log's record of the patch (core/plan/applied.py), on real repositories. These are
 the shapes whose hunks alone cannot tell a re-send (audit 3): a deletion from a run of equal
 lines, a series whose second mail changed the first one's lines, a -U0 deletion of a repeated
 tail, a hunk that only changes a line ending."""

@@ -13,7 +13,8 @@ from repos.builders import make_repo, snapshot
 from strategies import COMMON, apply_edits, difflib_patch, edits, file_lines, join
 
 from holon_git import apply_patch
-from holon_git.core.plan import SourceFile, plan_patch
+from holon_git.core.change import SourceFile
+from holon_git.core.plan.plan import plan_patch
 from holon_git.errors import PatchError
 from holon_git.parse import parse_patch
 

@@ -18,7 +18,8 @@ from repos.builders import git, index_entries, make_repo, snapshot, tree_entries
 from strategies import apply_edits, difflib_patch, edits, file_lines, join
 
 from holon_git import apply_patch
-from holon_git.core.plan import SourceFile, plan_patch
+from holon_git.core.change import SourceFile
+from holon_git.core.plan.plan import plan_patch
 from holon_git.parse import parse_patch
 
 LETTERS = "".join(f"{c}\n" for c in "abcdefghijklm")

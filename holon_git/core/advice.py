@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from ..errors import PatchError
-from .match import show_line
 from .model import FilePatch, Hunk, sides
+from .place.match import show_line
 
 SHOWN_COPIES = 10  # copies of an ambiguous hunk described in the message
 _CLIP = 60  # characters of a quoted line in a message
@@ -160,7 +161,7 @@ def _indentation_only(err: PatchError, old: list[bytes], current: Sequence[bytes
 
 
 def deletion_mismatch(path: str, old: Sequence[bytes], current: Sequence[bytes],
-                      details: dict) -> PatchError:
+                      details: dict[str, Any]) -> PatchError:
     """A deletion whose listed lines are not the file's, naming the first that differs."""
     first = next((j for j in range(max(len(old), len(current)))
                   if j >= len(old) or j >= len(current) or _blanks(old[j]) != _blanks(current[j])

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from difflib import SequenceMatcher
 
-from .match import split_lines
+from .change import REGULAR, FileChange, Plan
 from .model import FileKind
-from .plan import REGULAR, FileChange, Plan
+from .place.match import split_lines
 
 CONTEXT_LINES = 3
 _NO_NEWLINE = b"\\ No newline at end of file\n"

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from itertools import compress
 from operator import itemgetter
-from typing import NamedTuple
+from typing import NamedTuple, overload
 
 from ..errors import PatchError
 
@@ -103,8 +103,14 @@ class PackedLines(Sequence[HunkLine]):
             return 0
         return self.packed.count(b"\n") + (not self.packed.endswith(b"\n"))
 
-    def __getitem__(self, index):  # type: ignore[no-untyped-def]  # int or slice, as a list
-        return self.unpack()[index]
+    @overload
+    def __getitem__(self, index: int) -> HunkLine: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[HunkLine]: ...
+
+    def __getitem__(self, index: int | slice) -> HunkLine | list[HunkLine]:
+        return self.unpack()[index]  # an int or a slice, as a list takes them
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, PackedLines):
@@ -186,6 +192,11 @@ class Hunk:
     @property
     def old_lines(self) -> list[bytes]:
         return old_side(self.lines)
+
+    def line_list(self) -> list[HunkLine]:
+        """The body as the list a parser builds it in (a body is packed only once whole)."""
+        assert isinstance(self.lines, list)
+        return self.lines
 
     @property
     def new_lines(self) -> list[bytes]:

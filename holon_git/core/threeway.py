@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
 from ..errors import PatchError
-from .match import MAX_REGION, show_line, split_lines
 from .model import FilePatch
+from .place.match import MAX_REGION, show_line, split_lines
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class KnownVersions(Protocol):
 
     def records(self, path: str) -> list[tuple[str, str]]:
         """(patch digest, sha256 of the content written) of this tool's recorded applies to
-        the path (the history log), newest first; resend.py."""
+        the path (the history log), newest first; plan/resend.py."""
         ...
 
 

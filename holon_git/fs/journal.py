@@ -33,8 +33,9 @@ from collections.abc import Iterable
 from contextlib import suppress
 from dataclasses import dataclass, field
 
+from ..git.location import JOURNAL_DIR
 from .journal_check import check_record
-from .journal_dir import JOURNAL_DIR, JOURNAL_FILE
+from .journal_dir import JOURNAL_FILE
 
 PREIMAGES = "preimages"
 COMMIT_POINT = "commit-point.json"  # --index/--commit: how to tell the git side went through

@@ -31,8 +31,8 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
+from ..core.change import EXECUTABLE, FileChange, SourceFile, removed_paths
 from ..core.model import FileKind
-from ..core.plan import EXECUTABLE, FileChange, SourceFile, removed_paths
 from ..errors import PatchError
 from . import journal
 from . import tree as fstree

@@ -58,7 +58,8 @@ def max_open_dirs() -> int:
 
 def identities(paths: Iterable[str]) -> tuple[frozenset[Identity], frozenset[Identity]]:
     """The (directories, files) among ``paths``, by identity; missing ones are skipped."""
-    dirs, files = set(), set()
+    dirs: set[Identity] = set()
+    files: set[Identity] = set()
     for path in paths:
         try:
             st = os.stat(path)

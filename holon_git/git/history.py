@@ -2,9 +2,9 @@
 
 ``<git dir>/holon-apply-history`` holds one JSON object a line, ``{"time", "path", "blob"}``
 (plus, for a modified file, ``"patch"``: the digest of what the patch did to it, and
-``"after"``: the sha256 of the file it wrote; resend.py refuses the same patch again while the
-file is still that; for a deleted file, ``"deleted"``: its mode, so that -R of a patch that
-deleted it without its content, an envelope's '*** Delete File', restores it),
+``"after"``: the sha256 of the file it wrote; core/plan/applied.py refuses the same patch again
+while the file is still that; for a deleted file, ``"deleted"``: its mode, so that -R of a
+patch that deleted it without its content, an envelope's '*** Delete File', restores it),
 appended after every successful working-tree (or --index) write of at most ``MAX_FILES``
 files; only the newest ``MAX_ENTRIES`` are read, and the file is cut to them once it passes
 ``COMPACT_AT`` bytes. The three-way rescue (versions.py) reads it to
@@ -43,7 +43,7 @@ class Entry(NamedTuple):
     time: float
     path: str
     blob: str
-    patch: str = ""  # digest of the file patches for the path (core/resend.py), if known
+    patch: str = ""  # digest of the file patches for the path (core/plan/resend.py), if known
     after: str = ""  # sha256 of the file as written, if known
     deleted: str = ""  # the apply deleted the file: its mode ("100644", "100755")
 

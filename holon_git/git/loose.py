@@ -19,8 +19,8 @@ import zlib
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 
+from ..core.change import EXECUTABLE, FileChange
 from ..core.model import FileKind
-from ..core.plan import EXECUTABLE, FileChange
 from .history import MAX_FILES
 
 _LOOSE_LEVEL = 1  # core.loosecompression's default

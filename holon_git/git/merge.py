@@ -43,7 +43,7 @@ def merge_texts(base: bytes, ours: bytes, theirs: bytes, marker_size: int = 7) -
 
 def _memory_backend_class() -> type:
     ObjectType = pygit2.enums.ObjectType  # noqa: N806 -- the enum, by its name
-    class MemoryObjects(pygit2.OdbBackend):  # type: ignore[misc]
+    class MemoryObjects(pygit2.OdbBackend):
         """An object database backend holding a few blobs in a dict."""
 
         def __init__(self) -> None:

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..core.change import FileChange
 from ..core.model import FileKind
-from ..core.plan import FileChange
 from ..errors import PatchError
 from . import loose
 from .libgit2 import loaded, pygit2

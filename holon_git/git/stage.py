@@ -13,8 +13,8 @@ import shutil
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
+from ..core.change import FileChange, SourceFile
 from ..core.model import FileKind
-from ..core.plan import FileChange, SourceFile
 from ..errors import PatchError
 from .libgit2 import pygit2
 from .repository import BLOB, EXEC, git_error, refuse_special

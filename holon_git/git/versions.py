@@ -61,8 +61,9 @@ class RepositoryVersions:
                 oid, data = found
                 yield Version(f"patch index line {fp.blob_ids[0]}",
                               self._from_blob(path, data), oid)
-        for label, oid in (("index", self._index_blob(path)), ("HEAD", self._head_blob(path))):
-            found = self._blob(oid) if oid is not None else None
+        for label, blob_id in (("index", self._index_blob(path)),
+                               ("HEAD", self._head_blob(path))):
+            found = self._blob(blob_id) if blob_id is not None else None
             if found is not None:
                 yield Version(label, self._from_blob(path, found[1]), found[0])
         if self.git_dir is None:

@@ -60,11 +60,12 @@ def _check_sequence(files: list[FilePatch]) -> None:
     named = [path for fp in files for path in fp.paths]
     if len(named) == len(set(named)):
         return  # every path in one file patch: nothing to sequence
-    renamed_later = Counter(fp.old_path for fp in files if fp.kind is FileKind.RENAME)
+    renamed_later = Counter(fp.old_path for fp in files
+                            if fp.kind is FileKind.RENAME and fp.old_path is not None)
     state: dict[str, tuple[str, FilePatch]] = {}
     replaced: Counter[str] = Counter()  # paths whose earlier file waits for its rename
     for fp in files:
-        if fp.kind is FileKind.RENAME:
+        if fp.kind is FileKind.RENAME and fp.old_path is not None:
             renamed_later[fp.old_path] -= 1
         source = fp.old_path if fp.kind is not FileKind.ADD else None
         if source is not None:

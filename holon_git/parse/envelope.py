@@ -311,14 +311,14 @@ class EnvelopeParser:
                                       "follow a body line", path=fp.path, hunk=number,
                                       hint=_HUNK_HINT)
                 last = hunk.lines[-1]
-                hunk.lines[-1] = HunkLine(last.kind, _strip_ending(last.text, line))
+                hunk.line_list()[-1] = HunkLine(last.kind, _strip_ending(last.text, line))
                 if last.kind != ADD:
                     hunk.old_no_newline = True
                 if last.kind != REMOVE:
                     hunk.new_no_newline = True
             elif line[:1] in (b" ", b"-", b"+"):
                 self._take_blanks(hunk, blanks)
-                hunk.lines.append(HunkLine(line[:1].decode(), line[1:]))
+                hunk.line_list().append(HunkLine(line[:1].decode(), line[1:]))
             else:
                 raise self._error("malformed_hunk", f"line '{_decode(header_text(line)[:60])}' "
                                   f"in hunk {number} is not a context, removed or added line",
@@ -337,7 +337,7 @@ class EnvelopeParser:
                 "context lines (leading space missing)", hunk.patch_line))
 
     def _take_blanks(self, hunk: Hunk, blanks: list[bytes]) -> None:
-        hunk.lines.extend(HunkLine(CONTEXT, blank) for blank in blanks)
+        hunk.line_list().extend(HunkLine(CONTEXT, blank) for blank in blanks)
         hunk.blank_context_lines += len(blanks)
         blanks.clear()
 

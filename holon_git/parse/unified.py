@@ -274,7 +274,8 @@ class UnifiedParser:
             self.tally.hunk(self._no(self.pos))
             hunk = self._hunk_header(text, fp, len(fp.hunks) + 1)
             self.pos += 1
-            if self._plain_body(hunk):
+            if self._plain_body(hunk):  # the header's counts are known and met
+                assert hunk.old_count is not None and hunk.new_count is not None
                 ended_cleanly = self._after_hunk(hunk, fp, hunk.old_count, hunk.new_count)
                 fp.hunks.append(hunk)
             else:
@@ -342,7 +343,7 @@ class UnifiedParser:
 
     def _hunk_body(self, hunk: Hunk, fp: FilePatch) -> bool:
         """Read body lines; returns False when the file patch ends with this hunk."""
-        lines = hunk.lines
+        lines = hunk.line_list()
         old = new = 0
         blanks: list[bytes] = []  # stripped blank lines not yet known to be context
         unprefixed_at: int | None = None
@@ -475,7 +476,7 @@ class UnifiedParser:
 
     def _take_blanks(self, hunk: Hunk, blanks: list[bytes], old: int, new: int) -> tuple[int, int]:
         for blank in blanks:
-            hunk.lines.append(HunkLine(CONTEXT, blank))
+            hunk.line_list().append(HunkLine(CONTEXT, blank))
         hunk.blank_context_lines += len(blanks)
         count = len(blanks)
         blanks.clear()
@@ -490,13 +491,13 @@ class UnifiedParser:
         needed = min(hunk.old_count - old, hunk.new_count - new, len(blanks))
         if needed > 0:
             for blank in blanks[:needed]:
-                hunk.lines.append(HunkLine(CONTEXT, blank))
+                hunk.line_list().append(HunkLine(CONTEXT, blank))
             hunk.blank_context_lines += needed
             hunk.optional_tail = needed
 
     def _no_newline_marker(self, hunk: Hunk, line: bytes, blanks: list[bytes]) -> None:
         if blanks:  # a stripped blank line directly before the marker is context
-            hunk.lines.extend(HunkLine(CONTEXT, b) for b in blanks)
+            hunk.line_list().extend(HunkLine(CONTEXT, b) for b in blanks)
             hunk.blank_context_lines += len(blanks)
             blanks.clear()
         if not hunk.lines:
@@ -506,7 +507,7 @@ class UnifiedParser:
         # A CR before the newline is transport, not content, when the marker line has one too.
         ending = b"\r\n" if line.endswith(b"\r\n") and last.text.endswith(b"\r\n") else b"\n"
         text = last.text[: -len(ending)] if last.text.endswith(ending) else last.text
-        hunk.lines[-1] = HunkLine(last.kind, text)
+        hunk.line_list()[-1] = HunkLine(last.kind, text)
         if last.kind != ADD:
             hunk.old_no_newline = True
         if last.kind != REMOVE:

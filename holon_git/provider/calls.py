@@ -58,7 +58,7 @@ def patch_from_call(provider: str, call: Any) -> str:
     if isinstance(call, str):
         try:
             call = json.loads(call)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             raise _bad_input(f"the tool input is not valid JSON ({exc.msg} at character "
                              f"{exc.pos})") from None
     if isinstance(call, dict) and call.get("type") == "tool_use":  # the whole content block

@@ -10,8 +10,8 @@ for a conflict), so the model can fix the hunk without reading the file again.
 
 from __future__ import annotations
 
+from ..core.change import FileChange, HunkResult
 from ..core.model import FileKind
-from ..core.plan import FileChange, HunkResult
 from ..errors import PatchError
 from ..receipt import CHECKED, Receipt
 from .definitions import TOOL_NAME

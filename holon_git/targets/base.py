@@ -21,8 +21,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import ClassVar, NamedTuple
 
+from ..core.change import REGULAR, FileChange, Plan, SourceFile
 from ..core.model import Patch
-from ..core.plan import REGULAR, FileChange, Plan, SourceFile
 from ..core.policy import Protection
 from ..core.threeway import KnownVersions
 

@@ -20,8 +20,8 @@ from contextlib import suppress
 from dataclasses import replace
 from typing import Any
 
+from ..core.change import FileChange, Plan, SourceFile, removed_paths
 from ..core.model import FileKind, Patch
-from ..core.plan import FileChange, Plan, SourceFile, removed_paths
 from ..core.policy import Protection
 from ..errors import PatchError
 from ..fs.gitdir_guard import GitDirGuard

@@ -10,8 +10,8 @@ touches (``CheckedOutBranchTarget``); otherwise the patch is refused (``uncommit
 
 from __future__ import annotations
 
+from ..core.change import Plan, SourceFile, removed_paths
 from ..core.model import FileKind, Patch
-from ..core.plan import Plan, SourceFile, removed_paths
 from ..core.policy import Protection
 from ..errors import PatchError
 from ..fs.gitdir_guard import GitDirGuard

@@ -16,8 +16,8 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
+from ..core.change import SourceFile
 from ..core.model import REMOVE, Diagnostic, FileKind, FilePatch, Hunk, HunkLine, Patch
-from ..core.plan import SourceFile
 from ..errors import PatchError
 from ..git import history
 from ..git.location import locate

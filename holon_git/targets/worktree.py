@@ -12,8 +12,8 @@ import os
 import stat
 from typing import TYPE_CHECKING
 
+from ..core.change import EXECUTABLE, REGULAR, FileChange, Plan, SourceFile
 from ..core.model import FileKind, Patch
-from ..core.plan import EXECUTABLE, REGULAR, FileChange, Plan, SourceFile
 from ..core.policy import Protection
 from ..errors import PatchError
 from ..fs.tree import Tree, identity, split

@@ -15,7 +15,7 @@ from repos.builders import snapshot_all
 from sandbox import SECRET, Sandbox
 
 from holon_git import apply_patch
-from holon_git.core.plan import plan_patch
+from holon_git.core.plan.plan import plan_patch
 from holon_git.git.location import locate
 from holon_git.parse import parse_patch
 from holon_git.targets.worktree import WorktreeTarget

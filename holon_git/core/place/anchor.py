@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..errors import PatchError
+from ...errors import PatchError
 from .match import Candidate, RunningFile
 
 _HINT = ("the hunk's old lines occur more than once and its '@@ {text}' line did not decide "

@@ -18,10 +18,10 @@ decide the same.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
-from .match import LEVELS, Candidate, Matches, RunningFile, split_lines
-from .model import whole_lines
+from ..model import whole_lines
+from .match import Candidate, Matches, RunningFile, split_lines
 
 # Lines walked from the nearest known place to find where a line starts; past this the line
 # search, which indexes every line once, is cheaper.
@@ -124,15 +124,6 @@ class ByteFile(RunningFile):
         return data[data.rfind(b"\n", 0, len(data) - 1) + 1 :] if data else None
 
     # -- search ------------------------------------------------------------------------------
-    def search(self, old: Sequence[bytes], at_end: bool = False,
-               levels: Iterable[int] = range(len(LEVELS)), near: int | None = None) -> Matches:
-        if at_end or next(iter(levels), None) != 0 or not old or not whole_lines(old):
-            raise Unusual("not an exact search of whole lines")
-        found = _ByteMatches(self, b"".join(old), len(old))
-        if not found:
-            raise Unusual("no exact copy: the line search tries the tolerance levels")
-        return found
-
     def starts_near(self, lines: Sequence[bytes], level: int, center: int, radius: int,
                     limit: int | None = None) -> list[int] | None:
         if level or not lines or not whole_lines(lines):
@@ -143,7 +134,7 @@ class ByteFile(RunningFile):
             return []
         data, needle = self.data, b"".join(lines)
         first, stop = self.offset(lo), self.offset(hi) + len(needle)
-        out = []
+        out: list[int] = []
         at = data.find(needle, first, stop)
         while at >= 0:
             if at == 0 or data[at - 1] == 10:  # a copy starts a line
@@ -155,7 +146,11 @@ class ByteFile(RunningFile):
 
     def matches(self, old: Sequence[bytes], level: int, at_end: bool = False,
                 near: int | None = None) -> Matches:
-        raise Unusual("only the exact level is searched on bytes")
+        """The exact copies of whole lines, left to right (``near`` does not matter: every
+        copy is found by one search over the bytes)."""
+        if level or at_end or not old or not whole_lines(old):
+            raise Unusual("only an exact search of whole lines is made on bytes")
+        return _ByteMatches(self, b"".join(old), len(old))
 
     def find_original(self, old: Sequence[bytes], at_end: bool = False) -> list[int]:
         raise Unusual("a refusal is worded by the line search")

@@ -14,14 +14,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from ..errors import PatchError
-from .model import Diagnostic, FileKind, FilePatch, Patch
-
-if TYPE_CHECKING:  # plan imports this module when an input needs it
-    from .plan import FileChange, Reader, SourceFile
-
+from ...errors import PatchError
+from ..change import FileChange, Reader, SourceFile
+from ..model import Diagnostic, FileKind, FilePatch, Patch
 
 # plan_file(file patch, reader, whether it reads the target's own file, not an earlier
 # file patch's result)
@@ -63,9 +59,10 @@ class Overlay:
             self.renamed_later[fp.old_path] -= 1
         source_path = fp.old_path if fp.kind is not FileKind.ADD else None
         dest = fp.new_path if fp.kind in (FileKind.ADD, FileKind.RENAME) else None
-        from_replaced = source_path is not None and fp.kind is FileKind.RENAME \
-            and source_path in self.replaced
-        source = (self.replaced[source_path][0] if from_replaced
+        replaced = (self.replaced.get(source_path)
+                    if source_path is not None and fp.kind is FileKind.RENAME else None)
+        from_replaced = replaced is not None
+        source = (replaced[0] if replaced is not None
                   else self.state(source_path) if source_path is not None else None)
         replacing = None
         if dest is not None:
@@ -108,8 +105,6 @@ class Overlay:
 
     def _record(self, fp: FilePatch, change: FileChange, source: _State | None,
                 from_replaced: bool, replacing: _State | None) -> None:
-        from .plan import SourceFile
-
         if from_replaced:
             assert fp.old_path is not None
             change.diagnostics.append(Diagnostic(
@@ -141,8 +136,6 @@ class Overlay:
     def net_changes(self) -> list[FileChange]:
         """One change per path, from the target's file to what the last file patch left: a
         path whose file moved to another (and is gone) is a rename."""
-        from .plan import FileChange
-
         moved_to: dict[str, str] = {}  # new path -> original path it descends from
         for path, state in self.now.items():
             origin = state.origin

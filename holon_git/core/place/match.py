@@ -13,9 +13,9 @@ anything:
     4 punctuation           and typographic quotes, dashes, ellipses and odd spaces read as
                             their ASCII forms
 
-At that level the match must be unique in the whole file. When several copies match, the one
-starting exactly at the hinted line wins if it is the only one there; otherwise the hunk is
-refused as ambiguous. Hunks of one file see the file as the earlier hunks left it.
+The placement ladder (ladder.py) tries the levels in that order and chooses among the copies
+the first one finds: the only copy, or the one at the hinted line. Hunks of one file see the
+file as the earlier hunks left it (``RunningFile``).
 
 Copies are found only as far as a question needs (``Matches``): whether there is one, whether
 there is a second (searching outward from the hinted line), whether one starts at a given
@@ -31,10 +31,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import repeat
 from operator import add, eq
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from ..errors import PatchError
-from .model import whole_lines
+from ..model import whole_lines
 
 # The one ladder every search uses (placing a hunk, finding its new side already there).
 LEVELS = ("exact", "line_endings", "trailing_whitespace", "whitespace", "punctuation")
@@ -462,7 +461,7 @@ class RunningFile:
                 else index.keys.count(want)) > limit:
             return None
         lo, hi = center - radius + 1, center + radius - 1
-        out = []
+        out: list[int] = []
         if added.get(want):
             for edit, cstart in zip(self._edits, self._cstarts, strict=True):
                 out.extend(start for offset, line in enumerate(edit.new)
@@ -560,26 +559,6 @@ def telling_levels(old: Sequence[bytes], new: Sequence[bytes]) -> int:
     return equal_level(old, new)
 
 
-def choose(found: Matches, hints: Sequence[int | None]) -> tuple[Candidate, bool]:
-    """Pick the one candidate; returns (candidate, decided_by_hint) or raises. Only as many
-    copies are sought as decide it: a second one, then the copies at the hinted lines."""
-    some = found.some(2)
-    if len(some) == 1:
-        return some[0], False
-    at_hint = [c for h in sorted({h for h in hints if h is not None})
-               if (c := found.at_original(h)) is not None]
-    if len(at_hint) == 1:
-        return at_hint[0], True
-    cands = found.candidates
-    lines = [(c.original if c.original is not None else c.start) + 1 for c in cands]
-    raise PatchError(
-        "ambiguous_context",
-        f"the hunk's old lines occur {len(cands)} times (at lines "
-        f"{', '.join(map(str, lines[:10]))}{', ...' if len(lines) > 10 else ''})",
-        details={"candidate_lines": lines[:50], "level": LEVELS[found.level]},
-    )
-
-
 # A refusal quotes the file to help fix the hunk, but never echoes megabytes back.
 MAX_REGION = 200
 MAX_SHOWN = 500
@@ -590,7 +569,8 @@ def show_line(line: bytes) -> str:
     return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "..."
 
 
-def near_miss(current: Sequence[bytes], old: Sequence[bytes], hint: int | None) -> dict:
+def near_miss(current: Sequence[bytes], old: Sequence[bytes], hint: int | None
+              ) -> dict[str, Any]:
     """The region most like ``old`` and its first differing line, to help fix the hunk."""
     keys = [key_ws(line) for line in old]
     wanted: dict[bytes, list[int]] = {}
@@ -616,7 +596,7 @@ def near_miss(current: Sequence[bytes], old: Sequence[bytes], hint: int | None) 
     )
     lo, hi = max(start, 0), min(max(start, 0) + len(old), len(current), start + MAX_REGION)
     region = [{"line": i + 1, "text": show_line(current[i])} for i in range(lo, hi)]
-    out: dict = {"nearest_line": lo + 1, "region": region}
+    out: dict[str, Any] = {"nearest_line": lo + 1, "region": region}
     if first_diff is not None:
         at = start + first_diff
         out["first_difference"] = {

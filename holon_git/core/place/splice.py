@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from .model import ADD, CONTEXT, HunkLine, new_side, whole_lines
+from ..model import ADD, CONTEXT, HunkLine, new_side, whole_lines
 
 
 def dominant_eol(content: bytes) -> bytes | None:

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..model import ADD, Hunk, HunkLine, old_side
 from .match import TYPOGRAPHIC
-from .model import ADD, Hunk, HunkLine, old_side
 
 # Characters that come in families: a transport that smartened one member smartened all.
 _QUOTES = [set("\u2018\u2019\u201a\u201b"), set("\u201c\u201d\u201e\u201f")]
@@ -100,7 +100,7 @@ def _has(line: bytes, chars: set[str]) -> bool:
 def _spelled(line: bytes) -> list[tuple[str, str]]:
     """(ASCII form, character as written) for each non-blank character, an ellipsis counted
     as its three dots."""
-    out = []
+    out: list[tuple[str, str]] = []
     for ch in line.decode("utf-8", "surrogateescape"):
         plain = TYPOGRAPHIC.get(ch, ch)
         if plain.isspace() or ch.isspace():

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import gcd
 
-from ..errors import PatchError
+from ...errors import PatchError
+from ..model import ADD, REMOVE, HunkLine, old_side
 from .match import PUNCTUATION
-from .model import ADD, REMOVE, HunkLine, old_side
 
 _INDENT = re.compile(rb"[ \t]*")
 

@@ -1,0 +1,121 @@
+"""What a plan is made of: each file's pre-image as a target read it, each hunk's place and
+tolerances, each file's change, and the plan itself (what a target writes and the receipt
+reports). Data only; planning is core/plan/, placement core/place/.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .model import Diagnostic, FileKind, display_name, known_path
+
+REGULAR = 0o100644
+EXECUTABLE = 0o100755
+
+
+@dataclass(slots=True)
+class SourceFile:
+    """A file's pre-image as a target read it."""
+
+    # None once the plan has let go of it (plan_patch(keep_preimages=False)): the target
+    # reads it again, checking the token, when it needs it
+    content: bytes | None
+    mode: int = REGULAR
+    token: Any = None  # target-specific identity, re-checked before writing
+
+    @property
+    def data(self) -> bytes:
+        """The content, which a reader always supplies (planning code reads it here)."""
+        if self.content is None:
+            raise ValueError("the pre-image was released after planning")
+        return self.content
+
+
+Reader = Callable[[str], "SourceFile | None"]
+
+
+@dataclass(slots=True)
+class HunkResult:
+    index: int  # 1-based
+    hinted_line: int | None  # old_start as written
+    applied_line: int  # 1-based line in the pre-image where the old side was found
+    tolerances: list[str] = field(default_factory=list)
+    by_line_number: bool = False  # several copies matched; the one at the hinted line won
+    by_anchor: bool = False  # several copies matched; the one after the '@@ text' line won
+    # placed away from its line number while its new side sits elsewhere in the file (not
+    # in the receipt: the plan asks the history log whether this tool applied it there)
+    new_side_elsewhere: bool = False
+    # placed by its context away from a file edge it claims by git's rules (match_beginning,
+    # match_end: place/edges.py): weaker evidence, like a loose match (not in the receipt: the
+    # plan asks the file's other versions whether one places it at that edge, rescue.py)
+    off_edge: bool = False
+
+    @property
+    def offset(self) -> int | None:
+        return None if self.hinted_line is None else self.applied_line - self.hinted_line
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "index": self.index,
+            "hinted_line": self.hinted_line,
+            "applied_line": self.applied_line,
+            "offset": self.offset,
+            "tolerances": self.tolerances,
+        }
+        if self.by_line_number:
+            out["by_line_number"] = True
+        if self.by_anchor:
+            out["by_anchor"] = True
+        return out
+
+
+@dataclass(slots=True)
+class FileChange:
+    """One file's planned change. After a working-tree write ``after`` is None (the new
+    content is on disk), and so is ``before.content`` unless --emit-diff needed it or the
+    patch has one file (its pre-image is kept for the undo rather than read again)."""
+
+    kind: FileKind
+    old_path: str | None
+    new_path: str | None
+    before: SourceFile | None
+    after: bytes | None  # None for a delete
+    mode: int | None
+    hunks: list[HunkResult] = field(default_factory=list)
+    ignored_metadata: list[str] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    added: int = 0
+    removed: int = 0
+    three_way: dict[str, str] | None = None  # merged from this base (the rescue)
+    patch_digest: str = ""  # what the patch did to the file, for the history log (resend.py)
+    after_sha256: str = ""  # of ``after``, taken with the digest (``after`` may be let go)
+
+    @property
+    def path(self) -> str:
+        return known_path(self.old_path, self.new_path)
+
+    @property
+    def display_name(self) -> str:
+        return display_name(self.kind, self.old_path, self.new_path)
+
+
+@dataclass
+class Plan:
+    changes: list[FileChange]  # what the target writes: one change per path
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    format: str = "unified"
+    # When file patches were applied in sequence (a path in several of them): one entry per
+    # file patch as it was planned, for the receipt; ``changes`` holds the net change per path.
+    file_patches: list[FileChange] | None = None
+
+    @property
+    def receipt_files(self) -> list[FileChange]:
+        return self.file_patches if self.file_patches is not None else self.changes
+
+
+def removed_paths(changes: Iterable[FileChange]) -> set[str]:
+    """The paths these changes delete or rename away."""
+    return {c.old_path for c in changes
+            if c.kind in (FileKind.DELETE, FileKind.RENAME) and c.old_path is not None}

@@ -1,0 +1,514 @@
+"""Already applied, or not applied? The one module that says so.
+
+A patch sent again must change nothing the second time, and a reversed patch (-R) that is not
+applied has nothing to undo: both are refused, ``already_applied`` (``not_applied`` with -R),
+rather than applied again at another copy. Every such refusal is built here, by
+``applied_error()``.
+
+The evidence, asked by the plan where it has it:
+
+- the history log: this tool applied this very patch to the file, which still holds what it
+  wrote (``refuse_a_recorded_resend``); a recorded pre-image, patched, is the current file
+  (``decide_repeat``, ``refuse_if_applied_before``);
+- the file: an added file exists with the patch's content (``refuse_if_added``); a rename's
+  source is gone and its destination there (``refuse_if_renamed``); a deleted file is gone and
+  another version held exactly the deleted lines (``refuse_if_deleted_already``);
+- the hunks, asked while a file's hunks are placed in order (``HunkCheck``): does a hunk's new
+  side already sit where the hunk claims to go (its line numbers, its '@@' text, a file edge it
+  claims by git's rules, the copy of its old side it was found at, nearer its line number than
+  that copy), and not merely as lines its old side keeps? Is its new side in the file under a
+  strict level while its old side matches only loosely? Is its old side nowhere and its new
+  side there?
+- the merge: the three-way rescue's merge changes nothing, or the file holds its change
+  (``refuse_if_merged_in``); a merge conflicts while the whole patch, reversed, applies
+  (``after_conflict``).
+
+The rules that replay a file patch on another version are handed the replay
+(hunks.apply_hunks) by the plan: this module imports nothing above it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from ...errors import PatchError
+from ..change import FileChange, HunkResult, Reader
+from ..model import ADD, CONTEXT, REMOVE, Diagnostic, FilePatch, Hunk, HunkLine, Patch
+from ..place.edges import claimed_edges
+from ..place.match import (
+    KEYS,
+    WHITESPACE,
+    Candidate,
+    Found,
+    Matches,
+    RunningFile,
+    equal_level,
+    key_ws,
+    split_lines,
+    telling_levels,
+)
+from ..threeway import KnownVersions, Merged, Version
+
+
+def applied_error(reverse: bool, message: str, *, hint: str = "", path: str | None = None,
+                  patch_line: int | None = None, details: dict[str, Any] | None = None
+                  ) -> PatchError:
+    """The refusal of a change that is in the file already (``already_applied``), or, for a
+    reversed patch, of one that is not (``not_applied``)."""
+    code = "not_applied" if reverse else "already_applied"
+    return PatchError(code, message, hint=hint, path=path, patch_line=patch_line,
+                      details=details if details is not None else {})
+
+
+_FEW = 64  # copies of a new side's rarest line sought in the whole file, at most
+
+
+class HunkCheck:
+    """The hunk rules for one file's hunks, asked as each is placed (hunks.py), in order.
+
+    Each question raises the refusal when the hunk's change is there already; a new side
+    found only elsewhere, farther from the line number than the copy the hunk was placed at,
+    is not refused but noted (``new_side_elsewhere``): the plan asks the history log.
+    """
+
+    def __init__(self, running: RunningFile, reverse: bool, seek_elsewhere: bool = False
+                 ) -> None:
+        self.running = running
+        self.reverse = reverse
+        self.seek_elsewhere = seek_elsewhere  # look for that at all (the history log can answer)
+        self._sits: dict[tuple[int, int], bool] = {}  # (claim, levels): the new side is there
+        # a hunk was placed away from its line number while its new side sits elsewhere,
+        # farther from it: a re-send after a large shift looks so (_nearer)
+        self.new_side_elsewhere = False
+
+    def next_hunk(self) -> None:
+        """Forget what was found for the hunk before (the file has changed since)."""
+        self._sits.clear()
+        self.new_side_elsewhere = False
+
+    # -- the questions, in the order a hunk's placement asks them ----------------------------
+    def insertion(self, hunk: Hunk, lines: Sequence[HunkLine], new: list[bytes]) -> None:
+        """A hunk with no old side, in a non-empty file: its new side at a file edge it
+        claims."""
+        claims = claimed_edges(hunk, lines).places(self.running.length, len(new))
+        self._refuse_at(hunk, new, claims)
+
+    def claimed(self, hunk: Hunk, lines: Sequence[HunkLine], old: list[bytes],
+                new: list[bytes], found: Matches, hint: int | None, drift: int) -> None:
+        """Copies of the old side are found (``found``), none chosen yet: the new side at a
+        place the hunk's line numbers, its '@@' text or its file edges claim."""
+        if new == old:
+            return
+        running = self.running
+        hinted = self._hint_claims(hunk, hint, new, drift)
+        hinted += self._anchor_claims(hunk, new, found)
+        edges = [at for at in claimed_edges(hunk, lines).places(running.length, len(new))
+                 if at not in hinted]
+        hinted_old = None if hint is None else running.to_current(hint)
+        self._refuse_at(hunk, new, [*hinted, *edges], old, found, edges, hinted_old=hinted_old)
+
+    def at_match(self, hunk: Hunk, old: list[bytes], new: list[bytes], candidate: Candidate,
+                 level: int, hint: int | None, by_hint: bool) -> None:
+        """The copy is chosen: the new side where this match would put it, or nearer the
+        hinted line than the copy is."""
+        if new == old:
+            return
+        start = candidate.start
+        self._refuse_at(hunk, new, [start, start + len(old) - len(new)], old,
+                        Found([candidate], level))
+        if hint is not None:
+            self._nearer(hunk, new, old, Found([candidate], level), hint, by_hint)
+
+    def loose(self, old: list[bytes], new: list[bytes], at_end: bool) -> None:
+        """A hunk found only with blanks or punctuation ignored, whose new side the file
+        already has under a strict level: the patch was applied (a re-send), and the loose
+        copy is another place that merely looks alike. Never edit that one."""
+        strict = range(min(WHITESPACE, telling_levels(old, new)))
+        if new and new != old and self.running.search(new, at_end, levels=strict):
+            raise self._applied_error("the hunk's new lines are already in the file; its old "
+                                      "lines match elsewhere only with whitespace or "
+                                      "punctuation ignored")
+
+    def not_found(self, old: list[bytes], new: list[bytes], at_end: bool) -> PatchError | None:
+        """The old side is nowhere (and no earlier hunk changed it): the refusal when the new
+        side is in the file."""
+        if new and new != old and self.running.search(new, at_end):
+            return self._applied_error("the hunk's new lines are already in the file and its "
+                                       "old lines are not")
+        return None
+
+    # -- the rules behind them -------------------------------------------------------------
+    def _hint_claims(self, hunk: Hunk, hint: int | None, new: list[bytes],
+                     drift: int) -> list[int]:
+        """Where the hunk's line numbers say its new side goes, in the current file: the
+        hinted old line (drift-corrected) and the new side's own line number."""
+        claims = []
+        if hint is not None:
+            at = self.running.to_current(hint)
+            if at is not None:
+                claims.append(at)
+        if hunk.new_start is not None:
+            claims.append(max(hunk.new_start - (1 if new else 0), 0) + drift)
+        return claims
+
+    def _anchor_claims(self, hunk: Hunk, new: list[bytes], found: Matches) -> list[int]:
+        """An envelope hunk's '@@ <text>' says where it goes: after the one line matching the
+        text. Where its new side sits first after that line (before any copy of its old
+        side), the hunk claims to be: a re-sent hunk is found there, not at another copy."""
+        if not hunk.anchor_text or not new:
+            return []
+        from ..place.anchor import claim_after_anchor
+
+        return claim_after_anchor(self.running, new, [c.start for c in found.candidates],
+                                  hunk.anchor_text)
+
+    def _refuse_at(self, hunk: Hunk, new: list[bytes], claims: Iterable[int],
+                   old: Sequence[bytes] = (), matches: Matches | None = None,
+                   edges: Sequence[int] = (),
+                   where: str = "where the hunk goes",
+                   hinted_old: int | None = None) -> None:
+        """Refuse when the hunk's new side already sits at a place the hunk claims.
+
+        New lines that lie inside a match of the old side and equal its lines there say
+        nothing (a deletion's new side is part of its old side), so they do not count. An
+        edge claim (``edges``) counts only where the new side there overlaps a match of the
+        old side: a hunk whose context was cut short in the middle of a file does not claim
+        the file's end. A hunk that changes whether the file ends with a newline sits only at
+        the end, with the ending its new side has (the comparison levels ignore a missing
+        final newline). Only the matches near a claim where the new side sits are sought.
+
+        The new side is compared no more loosely than the old side was found: an apply at a
+        level writes the new side so that it matches there, and a looser level would take a
+        fresh hunk's new lines for lines that only look like them (a deletion's trailing
+        context '    )' for the ')' before it, with indentation ignored). A hunk with no old
+        side was never placed loosely.
+        """
+        found = self._first_applied(hunk, new, claims, old, matches, edges, hinted_old)
+        if found is None:
+            return
+        at, beside = found
+        if beside is not None:
+            raise self._repeat_error(at, beside)
+        raise self._applied_error(f"the hunk's new lines are already at line {at + 1}, {where}")
+
+    def _first_applied(self, hunk: Hunk, new: list[bytes], claims: Iterable[int],
+                       old: Sequence[bytes], matches: Matches | None,
+                       edges: Sequence[int], hinted_old: int | None = None
+                       ) -> tuple[int, int | None] | None:
+        """The first claim where the new side counts as sitting (see _refuse_at),
+        and where a copy of the old side overlaps it at a place the hunk could go (its added
+        lines repeat their neighbours), if one does.
+
+        A new side inside a match of the old side says nothing, unless that match is off the
+        hinted line (``hinted_old``), the old side is not there, the new side sits at a
+        hinted claim, and not as the very lines the deletion keeps (``_kept_run``): a deletion
+        among lines that repeat (a blank line out of a run of blanks), re-sent, looks so, and
+        the file cannot tell it from a fresh one."""
+        if not new or not claims:
+            return None
+        running = self.running
+        ending = None if hunk.old_no_newline == hunk.new_no_newline else not hunk.new_no_newline
+        wanted = olds = None
+        loosest = WHITESPACE if matches is None else matches.level + 1
+        size, telling = len(new), min(telling_levels(old, new), loosest)
+
+        def match_at(start: int) -> bool:
+            return matches is not None and matches.at(start) is not None
+
+        for at in dict.fromkeys(claims):
+            if ending is not None and (at + size != running.length or ending != (
+                    running.last_line() or b"").endswith(b"\n")):
+                continue
+            sits = self._sits.get((at, telling))
+            if sits is None:
+                sits = self._sits[at, telling] = running.sits_at(at, new, telling) is not None
+            if not sits:
+                continue
+            if wanted is None:
+                wanted, olds = [key_ws(line) for line in new], [key_ws(line) for line in old]
+            assert olds is not None
+            inside = [m for m in range(at + size - len(olds), at + 1)
+                      if olds[at - m : at - m + size] == wanted and match_at(m)]
+            if inside:
+                if hinted_old is None or hinted_old in inside or at != hinted_old \
+                        or match_at(hinted_old) or _kept_run(hunk) in {at - m for m in inside}:
+                    continue
+                return at, inside[0]
+            if at in edges and not any(map(match_at, range(at - len(olds) + 1, at + size))):
+                continue  # an edge the new side would reach only away from the old side
+            beside = next((m for m in range(at - len(olds) + 1, at + size)
+                           if match_at(m) and self._could_go(hunk, m, len(olds))), None)
+            return at, beside
+        return None
+
+    def _could_go(self, hunk: Hunk, start: int, size: int) -> bool:
+        """Could a fresh hunk go at this match of its old side, by its own edge claims (a
+        hunk whose context runs out at the file's end or start matches only there)?"""
+        return claimed_edges(hunk, hunk.lines).hold(start, size, self.running.length)
+
+    def _nearer(self, hunk: Hunk, new: list[bytes], old: list[bytes],
+             found: Found, hint: int, by_hint: bool) -> None:
+        """Where does the new side sit, seen from the hinted line (item 7e)?
+
+        The old side was found (not by the line number) away from the hinted line: if the
+        new side sits nearer to it, the hunk was applied there, and the match is another
+        copy that an edit since moved away from it. A hunk placed by its line number among
+        copies, re-sent after an unrelated edit above, must not edit the next copy. A fresh
+        hunk is refused so only when the file already holds its new text nearer its line
+        number than its old text. When the new side sits elsewhere, farther, the file alone
+        cannot tell: the hunk is marked, and the plan asks the history log
+        (refuse_if_applied_before)."""
+        running = self.running
+        center = running.to_current(hint)
+        (candidate,) = found.candidates
+        if center is None or not new:
+            return
+        radius = 0 if by_hint else abs(candidate.start - center)
+        levels = found.level + 1
+        if len(old) == len(new):  # only the levels that tell the new side from the old
+            levels = equal_level(old, new, levels)
+        claims: list[int] = []
+        if radius:
+            claims = sorted({at for level in range(levels)
+                             for at in running.starts_near(new, level, center, radius) or ()},
+                            key=lambda at: abs(at - center))
+            self._refuse_at(
+                hunk, new, claims, old, found,
+                where=f"nearer its line number ({center + 1}) than its old lines, at line "
+                f"{candidate.start + 1}: an edit since moved the lines, and the old lines "
+                "there are another copy")
+        if not self.seek_elsewhere:
+            return
+        farther: set[int] = set()
+        for level in range(levels):
+            # a new side made of lines repeated throughout the file is not sought everywhere
+            starts = running.starts_near(new, level, center, running.length + 1, _FEW)
+            if starts is None:
+                return
+            farther.update(starts)
+        if self._first_applied(hunk, new, sorted(farther - set(claims)), old, found, ()):
+            self.new_side_elsewhere = True
+
+    def _applied_error(self, message: str) -> PatchError:
+        if self.reverse:
+            message = ("the file has the hunk's old lines where the hunk goes, not its new ones: "
+                       "the patch is not applied, so there is nothing to reverse")
+        return applied_error(self.reverse, message)
+
+    def _repeat_error(self, at: int, beside: int) -> PatchError:
+        """The file holds the hunk's new lines where it goes, and its old lines overlapping
+        them at a place it could go too: the lines the hunk adds equal the lines beside them
+        (a fifth blank line after four). Applied or not, the file reads the same; so the hunk
+        is refused, saying so (the plan may tell more from the history log: decide_repeat)."""
+        details = {"repeats": {"new_lines_at": at + 1, "old_lines_at": beside + 1}}
+        if self.reverse:
+            return applied_error(
+                True, f"the reversed hunk's new lines are already at line {at + 1}, where it "
+                f"goes, and its old lines are there too, at line {beside + 1}: the lines it "
+                "would put back repeat the lines beside them, so nothing in the file tells "
+                "whether the patch is applied",
+                hint="the lines repeat their neighbours, so nothing in the file tells whether "
+                "the patch is applied; if it is, undo it with a hunk whose context tells the "
+                "places apart", details=details)
+        return applied_error(
+            False, f"the hunk's new lines are already at line {at + 1}, where the hunk goes, "
+            f"but its old lines are there too, at line {beside + 1}: the lines it adds repeat "
+            "the lines beside them, so a re-sent patch and a new insertion of those lines look "
+            "the same",
+            hint="the file may or may not hold your edit: the added lines equal their "
+            "neighbours, so a re-send and a new insertion look the same; if the edit is not in "
+            "yet, add a context line that tells the places apart", details=details)
+
+
+def _kept_run(hunk: Hunk) -> int | None:
+    """Where a deletion's new side lies in its old side as one run of the same lines: after
+    the removed lines when they open the hunk, at 0 when they close it; None otherwise (added
+    lines, or removed lines between context)."""
+    kinds = [line.kind for line in hunk.lines if line.kind in (CONTEXT, REMOVE, ADD)]
+    if ADD in kinds:
+        return None
+    removed = kinds.count(REMOVE)
+    if kinds[:removed] == [REMOVE] * removed:
+        return removed
+    if kinds[len(kinds) - removed:] == [REMOVE] * removed:
+        return 0
+    return None
+
+
+# -- file patches, merges, the history log -----------------------------------------------------
+# What a file patch applied to another version of the file gives: the new content, where each
+# hunk went, the notes (hunks.apply_hunks, which the plan passes in: it asks these rules)
+Replay = Callable[[FilePatch, bytes, bool], tuple[bytes, list[HunkResult], list[Diagnostic]]]
+
+
+def refuse_a_recorded_resend(patch: Patch, read: Reader, reverse: bool,
+                             three_way: KnownVersions) -> None:
+    """Refuse when this tool applied this very patch to a file that still holds what it
+    wrote then (the history log records a digest of the patch and of what it wrote)."""
+    import hashlib  # loads OpenSSL: only with the history log
+
+    from .resend import digest, modified_in_place
+
+    for path, file_patches in modified_in_place(patch).items():
+        records = three_way.records(path)
+        if not records:
+            continue
+        mine = digest(file_patches, reverse)
+        afters = {after for patch_digest, after in records if patch_digest == mine}
+        if not afters:
+            continue
+        existing = read(path)
+        if existing is None or existing.content is None \
+                or hashlib.sha256(existing.content).hexdigest() not in afters:
+            continue
+        raise applied_error(
+            reverse, f"this tool applied this very patch to {path!r} "
+            f"{'(reversed) ' if reverse else ''}and the file is still what it wrote then: a "
+            "re-send (the history log records it)",
+            path=path, details={"history": "same patch, same result"},
+            hint=("this tool already undid this patch and the file is unchanged since: there is "
+                  "nothing to undo" if reverse else
+                  "this tool already applied this patch and the file is unchanged since: there "
+                  "is nothing to do; re-read the file before writing the next patch"))
+
+
+def refuse_if_added(path: str, existing: bytes, content: bytes, reverse: bool) -> None:
+    """A file the patch adds exists already, with the content the patch gives it."""
+    if existing == content:
+        raise applied_error(reverse, f"{path!r} already exists with this content")
+
+
+def refuse_if_renamed(fp: FilePatch, source_exists: bool, reverse: bool) -> None:
+    """A rename whose destination exists (the caller knows), and whose source is gone."""
+    if not source_exists:
+        raise applied_error(reverse, f"cannot rename {fp.old_path!r} to {fp.new_path!r}: the "
+                            "destination already exists", path=fp.new_path)
+
+
+def refuse_if_deleted_already(fp: FilePatch, three_way: KnownVersions) -> None:
+    """A missing file that another known version (the index, HEAD, a pre-image this tool
+    recorded when it deleted it) held with exactly the lines the patch deletes: a re-sent
+    deletion."""
+    old = [line.text for hunk in fp.hunks for line in hunk.lines if line.kind != ADD]
+    for version in three_way.versions(fp, fp.path):
+        lines = split_lines(version.content)
+        if len(lines) == len(old) and any(
+                all(key(a) == key(b) for a, b in zip(old, lines, strict=True)) for key in KEYS):
+            raise applied_error(False, f"cannot delete {fp.path!r}: it does not exist, and it "
+                                f"held exactly these lines in {version.label}: the deletion is "
+                                "done already")
+
+
+def after_conflict(err: PatchError, reverse: bool, undo_applies: Callable[[], bool]
+                   ) -> PatchError | None:
+    """A merge that conflicts (``err``) while the whole patch, reversed, applies to the current
+    text (``undo_applies``, asked only then): the change is in. A re-sent series whose later
+    file patches changed the lines around the earlier ones' looks so (git merge-file conflicts
+    on changes next to each other, where the reversed series places every hunk). The refusal,
+    or None when ``err`` stands."""
+    if err.code != "merge_conflict" or not undo_applies():
+        return None
+    return applied_error(
+        reverse, f"merged from {err.details.get('base')}, the patch conflicts with the current "
+        "text, but the whole patch, reversed, applies to it: "
+        + ("its edit is not there" if reverse else "its edit is there already"),
+        path=err.path, patch_line=err.patch_line)
+
+
+def refuse_if_merged_in(three_way: KnownVersions, version: Version, ours: bytes, theirs: bytes,
+                        merged: Merged, marker_size: int, reverse: bool) -> None:
+    """The rescue merged the file patch, applied to ``version`` (``theirs``), with the current
+    text (``ours``): refuse when that changes nothing (a patch against HEAD, re-sent), or
+    when the current text holds the change already."""
+    if merged.clean and merged.content == ours:
+        raise _written_against(version, reverse, "merged with the current text it changes "
+                               "nothing")
+    if not merged.clean and _holds_change(three_way, version.content, ours, theirs,
+                                          marker_size):
+        raise _written_against(version, reverse, "the current text holds its change already "
+                               "(undone and done again by merging, it gives the current text "
+                               "back)")
+
+
+def _holds_change(three_way: KnownVersions, base: bytes, ours: bytes, theirs: bytes,
+                  size: int) -> bool:
+    """Does the current text already hold the patch's change (a re-send after the rescue
+    merged it, when the lines around it changed too)? Undoing the change (theirs -> base)
+    merges cleanly into ours and changes it, and redoing it on that result gives ours back."""
+    undone = three_way.merge(theirs, ours, base, size)
+    if not undone.clean or undone.content == ours:
+        return False
+    redone = three_way.merge(base, undone.content, theirs, size)
+    return redone.clean and redone.content == ours
+
+
+def _written_against(version: Version, reverse: bool, why: str) -> PatchError:
+    return applied_error(reverse, f"the patch was written against {version.label}; {why}: "
+                         + ("its edit is not in the file" if reverse
+                            else "its edit is already there"))
+
+
+def decide_repeat(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
+                  reverse: bool, refusal: PatchError, replay: Replay) -> FileChange:
+    """A hunk refused because its added lines repeat their neighbours (already_applied or,
+    with -R, not_applied: the file reads the same applied or not). The history log can tell:
+    when the newest pre-image this tool recorded for the path, with the (forward) patch
+    applied, gives exactly the current text, this tool applied this patch and nothing
+    changed the file since. Then a re-send is refused saying so, and -R is no re-send (a
+    -R through this tool would have been recorded after it): it restores that pre-image.
+    Otherwise ``refusal`` stands."""
+    assert fp.old_path is not None
+    newest = next((v for v in three_way.versions(fp, fp.old_path) if v.recorded), None)
+    if newest is None:
+        raise refusal
+    forward = fp.reversed() if reverse else fp
+    try:
+        result, placed, notes = replay(forward, newest.content, False)
+    except PatchError:
+        raise refusal from None
+    if result != ours:
+        raise refusal
+    if not reverse:
+        raise applied_error(False, f"this tool applied this patch to {fp.old_path!r}: the "
+                            "newest pre-image it recorded for the path "
+                            f"({newest.label}) with the patch applied is the file as it is now "
+                            "(the added lines repeat their neighbours, but the history log "
+                            "tells)", details={"history": newest.label})
+    hunks, moved = [], 0
+    for result_line, hunk, done in zip(placed, fp.hunks, forward.hunks, strict=True):
+        hunks.append(HunkResult(result_line.index, hunk.old_start,
+                                result_line.applied_line + moved, list(result_line.tolerances)))
+        moved += done.added - done.removed
+    change.after, change.hunks = newest.content, hunks
+    change.diagnostics.extend(notes)
+    change.diagnostics.append(Diagnostic(
+        "undone_from_history", "the lines the reversed patch puts back repeat their "
+        f"neighbours; the history log shows this tool applied the patch to {newest.label}, "
+        "and the file is still its result: that pre-image was restored", fp.patch_line))
+    return change
+
+
+def refuse_if_applied_before(fp: FilePatch, ours: bytes, three_way: KnownVersions,
+                             reverse: bool, replay: Replay) -> None:
+    """A hunk was placed away from its line number while its new side sits elsewhere,
+    farther from it (a re-send after an edit moved a hint-placed copy more than half-way to
+    another): refuse if the history log shows this tool applied this very file patch to the
+    path (one recorded pre-image, patched, is the next recorded one, or the current file).
+    Without such a record nothing tells a re-send from a fresh patch, and it applies."""
+    assert fp.old_path is not None
+    later = ours
+    for version in three_way.versions(fp, fp.old_path):
+        if not version.recorded:
+            continue
+        try:
+            result: bytes | None = replay(fp, version.content, reverse)[0]
+        except PatchError:
+            result = None
+        if result == later:
+            raise applied_error(
+                reverse, f"this tool applied this patch to {fp.old_path!r} before (to "
+                f"{version.label}); its old lines, found now away from its line number, are "
+                "another copy, and its new lines are elsewhere in the file",
+                details={"history": version.label})
+        later = version.content

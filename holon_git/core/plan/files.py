@@ -1,0 +1,163 @@
+"""One file patch planned: the file it names read, checked and changed in memory.
+
+An added file must not exist (or exist with exactly its content: applied.py); a deleted one
+must hold the lines the patch deletes; a modified or renamed one gets the file patch's hunks
+(hunks.py). When a target supplies the file's other versions (``three_way``), a refusal of the
+hunks may be rescued by a three-way merge (rescue.py), and the history log may tell a re-send
+from a fresh patch (applied.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ...errors import PatchError
+from ..change import EXECUTABLE, REGULAR, FileChange, Reader, SourceFile
+from ..model import ADD, Diagnostic, FileKind, FilePatch
+from ..place.match import KEYS, LEVELS, near_miss, split_lines
+from ..place.splice import new_window
+from ..threeway import KnownVersions
+from . import applied
+from .hunks import apply_hunks
+
+
+def plan_file(fp: FilePatch, read: Reader, reverse: bool,
+              three_way: KnownVersions | None = None) -> FileChange:
+    """The change ``fp`` makes to the files ``read`` returns; raises its refusal, located."""
+    try:
+        if fp.kind is FileKind.ADD:
+            return _plan_add(fp, read, reverse)
+        if fp.kind is FileKind.DELETE:
+            return _plan_delete(fp, read, None if reverse else three_way)
+        return _plan_modify(fp, read, reverse, three_way)
+    except PatchError as err:
+        raise err.located(path=fp.path, patch_line=fp.patch_line) from None
+
+
+def _change(fp: FilePatch, before: SourceFile | None, after: bytes | None,
+            mode: int | None) -> FileChange:
+    return FileChange(
+        fp.kind, fp.old_path, fp.new_path, before, after, mode,
+        ignored_metadata=list(fp.ignored_metadata), diagnostics=list(fp.diagnostics),
+        added=sum(h.added for h in fp.hunks), removed=sum(h.removed for h in fp.hunks),
+    )
+
+
+def _plan_add(fp: FilePatch, read: Reader, reverse: bool = False) -> FileChange:
+    path = fp.path
+    lines = [line for hunk in fp.hunks for line in hunk.lines]
+    ends_newline = not (fp.hunks and fp.hunks[-1].new_no_newline)
+    content = b"".join(new_window([], lines, added_eol=None, fill_eol=lambda: b"\n", at_end=True,
+                                  final_newline=ends_newline))
+    existing = read(path)
+    if existing is not None:
+        applied.refuse_if_added(path, existing.data, content, reverse)
+        raise PatchError("already_exists", f"cannot add {path!r}: it already exists")
+    return _change(fp, None, content, EXECUTABLE if fp.executable else REGULAR)
+
+
+def _missing(fp: FilePatch, path: str, doing: str) -> PatchError:
+    """The refusal for a file patch whose file does not exist: ``not_found``, or, when a
+    traditional diff named two files and git's rules chose this one, both names."""
+    if fp.header_paths is not None:
+        old, new = fp.header_paths
+        return PatchError(
+            "file_path_mismatch", f"'---' names {old!r} and '+++' names {new!r}; git's rules "
+            f"choose {path!r}, which does not exist", path=path,
+            hint="name the file to patch in both '---' and '+++' (to rename, use 'diff --git' "
+            "with 'rename from' and 'rename to')",
+            details={"old_header_path": old, "new_header_path": new, "chosen": path})
+    return PatchError("not_found", f"cannot {doing} {path!r}: it does not exist", path=path)
+
+
+def _plan_created(fp: FilePatch, read: Reader) -> FileChange:
+    """A traditional diff's hunk with no old lines, for a file that does not exist: created,
+    as git apply does (it patches the file instead when the file exists)."""
+    change = _plan_add(replace(fp, kind=FileKind.ADD, old_path=None), read)
+    change.diagnostics.append(Diagnostic(
+        "missing_file_created", f"{fp.path!r} does not exist and the hunk has no old lines: "
+        "the file was created, as git apply does for a traditional diff", fp.patch_line))
+    return change
+
+
+def _plan_delete(fp: FilePatch, read: Reader,
+                 three_way: KnownVersions | None = None) -> FileChange:
+    path = fp.path
+    existing = read(path)
+    if existing is None:
+        if three_way is not None and fp.check_deleted_content:
+            applied.refuse_if_deleted_already(fp, three_way)
+        raise _missing(fp, path, "delete")
+    if not fp.check_deleted_content:  # envelope '*** Delete File': whatever the file holds
+        change = _change(fp, existing, None, None)
+        change.removed = len(split_lines(existing.data))
+        return change
+    old = [line.text for hunk in fp.hunks for line in hunk.lines if line.kind != ADD]
+    current = split_lines(existing.data)
+    change = _change(fp, existing, None, None)
+    for level, key in enumerate(KEYS):
+        same_length = len(old) == len(current)
+        if same_length and all(key(a) == key(b) for a, b in zip(old, current, strict=True)):
+            if level:
+                change.diagnostics.append(Diagnostic(
+                    "tolerance", f"deletion body matched the file with {LEVELS[level]} "
+                    "tolerance", fp.patch_line))
+            return change
+    from ..advice import deletion_mismatch  # a refusal only
+
+    raise deletion_mismatch(path, old, current, near_miss(current, old, 0) if old else {})
+
+
+def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
+                 three_way: KnownVersions | None = None) -> FileChange:
+    assert fp.old_path is not None and fp.new_path is not None
+    existing = read(fp.old_path)
+    if fp.kind is FileKind.RENAME:
+        target = read(fp.new_path)
+        if target is not None:
+            applied.refuse_if_renamed(fp, existing is not None, reverse)
+            raise PatchError("already_exists", f"cannot rename {fp.old_path!r} to "
+                             f"{fp.new_path!r}: the destination already exists", path=fp.new_path)
+    if existing is None:
+        if fp.create_if_missing:
+            return _plan_created(fp, read)
+        if fp.header_paths is not None:
+            raise _missing(fp, fp.old_path, "modify")
+        raise PatchError("not_found", f"{fp.old_path!r} does not exist", path=fp.old_path)
+    change = _change(fp, existing, existing.data, existing.mode)
+    if not fp.hunks:
+        return change
+    return _patch_content(fp, change, existing.data, reverse, three_way)
+
+
+def _patch_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool,
+                   three_way: KnownVersions | None) -> FileChange:
+    """``change`` with the file patch's hunks applied to the current text (``ours``): placed
+    there, or, with the file's other versions, merged from the version they were written
+    against when they do not apply here, or apply only weakly (rescue.py)."""
+    assert fp.old_path is not None
+    try:
+        # a hunk's new side is sought in the whole file only when the history log
+        # could then say whether this tool applied it there (applied.HunkCheck)
+        seek = three_way is not None and three_way.recorded(fp.old_path)
+        change.after, change.hunks, notes = apply_hunks(fp, ours, reverse, seek_elsewhere=seek)
+    except PatchError as err:
+        if three_way is None:
+            raise
+        if err.code in ("context_not_found", "indentation_mismatch"):
+            from .rescue import rescue
+
+            return rescue(fp, change, ours, three_way, reverse, err)
+        if "repeats" not in err.details:
+            raise
+        return applied.decide_repeat(fp, change, ours, three_way, reverse, err, apply_hunks)
+    if three_way is not None and any(r.new_side_elsewhere for r in change.hunks):
+        applied.refuse_if_applied_before(fp, ours, three_way, reverse, apply_hunks)
+    if three_way is not None:
+        from .rescue import rescue_loose, weakly_placed
+
+        if weakly_placed(change.hunks) and rescue_loose(
+                fp, change, ours, three_way, reverse, change.hunks) is not None:
+            return change  # merged from a version where the hunks match more strictly
+    change.diagnostics.extend(notes)
+    return change

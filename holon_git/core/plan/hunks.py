@@ -1,0 +1,343 @@
+"""One file patch's hunks applied to a file's content, in order: each placed (core/place/),
+checked against being there already (applied.py), and spliced in. Raises the first hunk's
+refusal, located; the plan decides what a refusal leads to (the rescue, rescue.py).
+
+Each hunk takes the same steps (``_HunkApplier.apply``): read its sides and hints, place it
+down the ladder (place/ladder.py) with the hunk rules asked in between (applied.HunkCheck),
+write its added lines the file's way, and splice its new lines into the running file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, NamedTuple
+
+from ...errors import PatchError
+from ..change import HunkResult
+from ..model import ADD, CONTEXT, Diagnostic, FilePatch, Hunk, HunkLine, new_side, sides
+from ..place.edges import claimed_edges
+from ..place.ladder import Ask, Sides, find, insertion_point, pick
+from ..place.match import LEVELS, WHITESPACE, RunningFile, near_miss, split_lines
+from ..place.splice import dominant_eol, new_window
+from .applied import HunkCheck
+
+if TYPE_CHECKING:
+    from ..place.reindent import FileIndent
+
+
+# A file is searched on its bytes while hunks x size stays under this: each hunk's search
+# reads the whole file (in C), where the line search splits and indexes it once.
+BYTES_FIRST_BUDGET = 8 << 20
+
+
+def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "auto",
+                 seek_elsewhere: bool = False
+                 ) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
+    """The file patch's hunks applied to ``content``: the new content, where each hunk went,
+    and the notes; raises the first hunk's refusal, located.
+
+    ``matching``: "auto" places on the file's bytes first (exact.py) and falls back to the
+    line search for anything unusual; "lines" uses the line search only; "exhaustive" also
+    lists every copy of an old side before deciding (the reference the tests compare with).
+    """
+    if matching == "auto" and _bytes_first(fp, content):
+        from ..place.exact import ByteFile, Unusual
+
+        try:
+            return apply_on(ByteFile(content), fp, content, reverse, seek_elsewhere)
+        except (Unusual, PatchError):
+            pass  # the line search decides, and words any refusal
+    running = RunningFile(split_lines(content))
+    running.exhaustive = matching == "exhaustive"
+    try:
+        return apply_on(running, fp, content, reverse, seek_elsewhere)
+    except PatchError as err:
+        from ..advice import advise  # a refusal only: say what most likely went wrong
+
+        raise advise(err, fp, running.original) from None
+
+
+def _bytes_first(fp: FilePatch, content: bytes) -> bool:
+    return (content.endswith(b"\n") and len(fp.hunks) * len(content) <= BYTES_FIRST_BUDGET
+            and not any(h.anchor_text or h.anchor_end or h.old_no_newline or h.new_no_newline
+                        or h.unfinished for h in fp.hunks))
+
+
+def apply_on(running: RunningFile, fp: FilePatch, content: bytes, reverse: bool,
+             seek_elsewhere: bool = False) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
+    """apply_hunks on one kind of running file (``content``, as bytes or as lines)."""
+    applier = _HunkApplier(running, content, reverse, fp.hunks, seek_elsewhere)
+    results = []
+    for number, hunk in enumerate(fp.hunks, 1):
+        try:
+            results.append(applier.apply(hunk, number))
+        except PatchError as err:
+            raise err.located(hunk=number, patch_line=hunk.patch_line) from None
+    return running.content(), results, applier.diagnostics
+
+
+class _HunkApplier:
+    """Applies the hunks of one file in order, carrying the drift between hint and match."""
+
+    def __init__(self, running: RunningFile, content: bytes, reverse: bool,
+                 hunks: Sequence[Hunk], seek_elsewhere: bool) -> None:
+        self.running = running
+        self.content = content
+        self.hunks = hunks  # the file patch's hunks (punctuation evidence)
+        self.drift = 0
+        self.diagnostics: list[Diagnostic] = []
+        # is a hunk's change there already? (``seek_elsewhere``: see HunkCheck)
+        self.check = HunkCheck(running, reverse, seek_elsewhere)
+
+    @cached_property
+    def eol(self) -> bytes | None:
+        """The file's usual line ending; needed only when a tolerance matched or a line must
+        gain an ending, so most files are never scanned for it."""
+        return dominant_eol(self.content)
+
+    @cached_property
+    def indent_style(self) -> FileIndent:
+        """How the file indents (read only when a hunk matched with whitespace ignored)."""
+        from ..place.reindent import indent_style
+
+        return indent_style(self.content)
+
+    @cached_property
+    def typographic(self) -> frozenset[str]:
+        """The file's typographic characters (read only when a hunk matched loosely)."""
+        from ..place.punctuation import typographic_characters
+
+        return typographic_characters(self.content)
+
+    @cached_property
+    def smartened(self) -> dict[str, str]:
+        """Typographic characters a transport put into the whole file patch, to ASCII
+        (punctuation.py; read only for a hunk adding a non-ASCII line)."""
+        from ..place.punctuation import smartened_mapping
+
+        return smartened_mapping(self.hunks, self.typographic)
+
+    def fill_eol(self) -> bytes:
+        return self.eol or b"\n"
+
+    def apply(self, hunk: Hunk, number: int) -> HunkResult:
+        """Place one hunk, check its change is not there already, write its lines the file's
+        way and splice them in: the running file then holds it."""
+        self.check.next_hunk()
+        reading = self._read(hunk)
+        placed = (self._place(hunk, number, reading) if reading.sides.old
+                  else self._place_insertion(hunk, reading))
+        lines, old, _ = placed.sides
+        running = self.running
+        off_edge = bool(old) and not claimed_edges(hunk, lines).hold(placed.start, len(old),
+                                                                     running.length)
+        window = running.window(placed.start, len(old))
+        lines, new, tolerances = self._adapt(placed, reading, window)
+        added_eol = self._added_eol(placed, reading, lines, tolerances)
+        tolerances += _repaired(hunk)
+        self._splice(hunk, number, placed, window, lines, new, added_eol)
+        raw_hint = reading.hints[0]
+        if raw_hint is not None:
+            self.drift = placed.original - raw_hint
+        if placed.by_hint:
+            self.diagnostics.append(Diagnostic(
+                "placed_by_line_number",
+                f"hunk {number}: its old lines occur more than once; the copy at the hinted "
+                f"line {placed.original + 1} was used", hunk.patch_line))
+        return HunkResult(number, hunk.old_start, placed.original + 1, tolerances,
+                          placed.by_hint, placed.by_anchor, self.check.new_side_elsewhere,
+                          off_edge)
+
+    def _read(self, hunk: Hunk) -> _Reading:
+        """The hunk as placement reads it."""
+        running = self.running
+        lines: Sequence[HunkLine] = hunk.lines  # a packed body stays packed unless needed
+        old, new = sides(lines)
+        raw_hint = None
+        if hunk.old_start is not None:
+            raw_hint = max(hunk.old_start - (1 if old else 0), 0)
+        hint = None if raw_hint is None else raw_hint + self.drift
+        at_end = (hunk.old_no_newline or hunk.new_no_newline or hunk.anchor_end
+                  or hunk.unfinished)
+        # a hunk with no context says nothing about the file's line endings (_added_eol)
+        no_context = not old and running.length > 0
+        if not old and hunk.anchor_end:
+            last_line = running.last_line()
+            if last_line and not last_line.endswith(b"\n"):
+                # Appending after a last line that has no line ending: that line gains one,
+                # so it joins the hunk as context (and is found at the end like any other).
+                lines = [HunkLine(CONTEXT, last_line), *lines]
+                old, new = [last_line], [last_line, *new]
+        return _Reading(Sides(lines, old, new), (raw_hint, hint), at_end, no_context)
+
+    def _place(self, hunk: Hunk, number: int, reading: _Reading) -> _Placed:
+        """Down the ladder: the copies of the old side, then the one chosen; the hunk rules
+        asked in between (applied.py)."""
+        running, hint = self.running, reading.hints[1]
+        copies = find(running, Ask(reading.sides, reading.at_end, hint, hunk.optional_tail))
+        read, found = copies.sides, copies.found
+        if not found:
+            raise self._not_found(hunk, number, read, hint)
+        self.check.claimed(hunk, read.lines, read.old, read.new, found, hint, self.drift)
+        chosen = pick(running, found, hunk, read, reading.hints)
+        candidate = chosen.candidate
+        if chosen.anchor_line is not None:
+            self.diagnostics.append(Diagnostic(
+                "placed_by_anchor", f"hunk {number}: its old lines occur "
+                f"{len(found.candidates)} times; the first copy after line "
+                f"{chosen.anchor_line + 1}, which matches its '@@ {hunk.anchor_text}' line, "
+                "was used", hunk.patch_line))
+        if candidate.original is None:
+            earlier = running.hunks_in_current(candidate.start, len(read.old))
+            raise _overlapping(earlier, number)
+        self.check.at_match(hunk, read.old, read.new, candidate, found.level, hint,
+                            chosen.by_hint)
+        return _Placed(candidate.start, candidate.original, found.level, read,
+                       list(copies.tolerated), chosen.by_hint, chosen.anchor_line is not None)
+
+    def _place_insertion(self, hunk: Hunk, reading: _Reading) -> _Placed:
+        """A hunk with no old side: at the end of the file, when nothing refuses it."""
+        running = self.running
+        if running.length:
+            self.check.insertion(hunk, reading.sides.lines, reading.sides.new)
+        start = insertion_point(running, hunk)
+        original = running.to_original(start, 0)
+        assert original is not None
+        return _Placed(start, original, 0, reading.sides, [], False, False)
+
+    def _adapt(self, placed: _Placed, reading: _Reading, window: list[bytes]
+               ) -> tuple[Sequence[HunkLine], list[bytes], list[str]]:
+        """The hunk's lines with its added lines written the file's way (its indentation and
+        punctuation, when the hunk matched loosely or the patch was smartened), its new side,
+        and its tolerances so far."""
+        lines, old, new = placed.sides
+        tolerances, level = placed.tolerated, placed.level
+        if level >= WHITESPACE:
+            self.check.loose(old, new, reading.at_end)
+            from ..place.reindent import adapt_added_lines
+
+            lines, rewritten = adapt_added_lines(list(lines), window, level,
+                                                 placed.original + 1, self.indent_style,
+                                                 self.typographic)
+            tolerances.extend(rewritten)
+            new = new_side(lines)
+        if new != old and not all(line.isascii() for line in new) and self.smartened:
+            from ..place.punctuation import normalize_with
+
+            lines, changed = normalize_with(lines, self.smartened)
+            if changed:
+                new = new_side(lines)
+                if "punctuation_normalized" not in tolerances:
+                    tolerances.append("punctuation_normalized")
+        return lines, new, tolerances
+
+    def _added_eol(self, placed: _Placed, reading: _Reading, lines: Sequence[HunkLine],
+                   tolerances: list[str]) -> bytes | None:
+        """The line ending added lines take: the file's usual one when a tolerance matched,
+        else the patch's own (None)."""
+        added_eol = self.eol if placed.level else None
+        if reading.no_context and self._endings_differ(lines):
+            # Its added lines take the file's usual ending, as under a tolerance: an LF
+            # envelope's append to a CRLF file writes CRLF lines (and the reverse).
+            added_eol = self.eol
+            if LEVELS[1] not in tolerances:
+                tolerances.append(LEVELS[1])
+        return added_eol
+
+    def _splice(self, hunk: Hunk, number: int, placed: _Placed, window: list[bytes],
+                lines: Sequence[HunkLine], new: list[bytes], added_eol: bytes | None) -> None:
+        """Replace the matched window of the running file with the hunk's new lines."""
+        running = self.running
+        size = len(placed.sides.old)
+        # an empty file does not "lack" a final newline: only a last line can
+        last = running.last_line()
+        final_newline = last is None or last.endswith(b"\n")
+        if hunk.old_no_newline != hunk.new_no_newline:
+            final_newline = hunk.old_no_newline
+        written = new_window(window, lines, added_eol=added_eol, fill_eol=self.fill_eol,
+                             at_end=placed.start + size == running.length,
+                             final_newline=final_newline, new=new)
+        running.replace(placed.start, size, written, number)
+
+    def _endings_differ(self, lines: Sequence[HunkLine]) -> bool:
+        """Does an added line end other than the file's usual way (LF in a CRLF file, or
+        CRLF in an LF file)?"""
+        eol = self.eol
+        return eol is not None and any(
+            line.kind == ADD and line.text.endswith(b"\n")
+            and line.text.endswith(b"\r\n") != (eol == b"\r\n") for line in lines)
+
+    def _not_found(self, hunk: Hunk, number: int, read: Sides, hint: int | None
+                   ) -> PatchError:
+        """The refusal of a hunk whose old side no rung found."""
+        running, old = self.running, read.old
+        at_end = (hunk.old_no_newline or hunk.new_no_newline or hunk.anchor_end
+                  or hunk.unfinished)
+        for start in running.find_original(old, at_end):
+            earlier = running.hunks_in_original(start, len(old))
+            if earlier:
+                return _overlapping(earlier, number)
+        applied = self.check.not_found(old, read.new, at_end)
+        if applied is not None:
+            return applied
+        if hunk.unfinished and running.search(old):
+            return _cut_off(hunk)  # found, but not where a cut-off hunk may end
+        # near misses are shown in the file as it is on disk, never as earlier hunks left it
+        details = near_miss(running.original, old, hint)
+        diff = details.get("first_difference")
+        message = "the hunk's old lines were not found"
+        if diff:
+            message += (f"; nearest match at line {details['nearest_line']}, first difference "
+                        f"at line {diff['line']}: expected {diff['expected']!r}, found "
+                        + ("the end of the file" if diff["found"] is None
+                           else repr(diff["found"])))
+        return PatchError("context_not_found", message, details=details)
+
+
+def _cut_off(hunk: Hunk) -> PatchError:
+    """A hunk the input ended inside (Hunk.unfinished) whose old side does not reach the end
+    of the file: lines after it may be missing."""
+    return PatchError(
+        "truncated_patch", f"the patch ends inside this hunk, after a change line, with "
+        f"{hunk.old_count} old lines in its header but fewer in its body; the hunk's lines do "
+        "not reach the end of the file, so the rest of it looks cut off",
+        details={"header": [hunk.old_count, hunk.new_count]})
+
+
+def _overlapping(earlier: list[int], number: int) -> PatchError:
+    hunks = [*earlier, number]
+    named = ", ".join(map(str, earlier))
+    return PatchError("overlapping_edits", f"hunk {number} changes lines that hunk"
+                      f"{'s' if len(earlier) > 1 else ''} {named} of this file also "
+                      "change", details={"hunks": hunks})
+
+
+def _repaired(hunk: Hunk) -> list[str]:
+    """The tolerances of the parser's repairs of the hunk's body."""
+    return (["blank_context_line"] if hunk.blank_context_lines else []) \
+        + (["unprefixed_context_line"] if hunk.unprefixed_context_lines else [])
+
+
+class _Reading(NamedTuple):
+    """A hunk as placement reads it: its sides; the line (of the original file) its number
+    points to, as written and moved by the hunks before it; whether its old side must end
+    at the file's end; whether it has no old side in a non-empty file."""
+
+    sides: Sides
+    hints: tuple[int | None, int | None]
+    at_end: bool
+    no_context: bool
+
+
+class _Placed(NamedTuple):
+    """Where a hunk goes: its first line in the current and the original file, the level
+    it matched at, the sides the ladder read, the tolerances so far, and what chose it."""
+
+    start: int
+    original: int
+    level: int
+    sides: Sides
+    tolerated: list[str]
+    by_hint: bool
+    by_anchor: bool

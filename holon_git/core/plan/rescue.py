@@ -1,0 +1,129 @@
+"""The three-way rescue, run by the plan: which version of a file a file patch was written
+against, and what merging it with the current text gives.
+
+The plan calls it in two cases:
+
+- a hunk's old side is nowhere in the current text (``context_not_found``), or only where its
+  indentation maps to the file's in no one way (``indentation_mismatch``): the first other
+  version the whole file patch applies to is the base;
+- every hunk was placed, but some only at a loose level (``whitespace`` or ``punctuation``),
+  or by their context away from a file edge they claim by git's rules (a hunk starting at
+  line 1 with context, or with context and none after its changes: match_beginning and
+  match_end): a version where each of those hunks matches at a stricter level, or at its
+  edge, is better evidence of the place the patch meant than a look-alike block or a copy
+  of the context that the agent's own edit moved off the edge, so it is the base and the
+  merge decides.
+
+Base = that version, ours = the current text, theirs = base + the file patch, merged by the
+target's three-way text merge (threeway.KnownVersions, libgit2). Only the ``three_way``
+outcome is written: a clean merge, or a refusal (``merge_conflict``; ``already_applied`` when
+the current text already holds the patch's change).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ...errors import PatchError
+from ..change import FileChange, HunkResult
+from ..model import Diagnostic, FilePatch
+from ..place.match import LEVELS, WHITESPACE
+from ..threeway import KnownVersions, conflict_error, conflicts, marker_size_for
+from . import applied
+from .hunks import apply_hunks
+
+
+def level_of(result: HunkResult) -> int:
+    """The comparison level a hunk was placed at (0: exact), from its tolerances."""
+    return max((LEVELS.index(t) for t in result.tolerances if t in LEVELS), default=0)
+
+
+def _weak(result: HunkResult) -> bool:
+    """Was the hunk placed on weak evidence: loosely, or off a file edge it claims?"""
+    return result.off_edge or level_of(result) >= WHITESPACE
+
+
+def weakly_placed(results: Sequence[HunkResult]) -> bool:
+    return any(map(_weak, results))
+
+
+def rescue(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
+           reverse: bool, refusal: PatchError) -> FileChange:
+    """The file patch's old side is not in ``ours``: merge from the first version it
+    applies to, or raise ``refusal`` when none takes it."""
+    merged = _merge_from(fp, change, ours, three_way, reverse, None)
+    if merged is None:
+        raise refusal
+    return merged
+
+
+def rescue_loose(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
+                 reverse: bool, placed: list[HunkResult]) -> FileChange | None:
+    """Every hunk was placed in ``ours`` (``placed``), some only at a loose level or off a file
+    edge they claim: merge from the first version where each of those matches at a stricter
+    level or at its edge (_stricter); None (the placement stands) when no version does. A
+    conflicting merge is refused even when it conflicts over the very lines the loose hunks
+    matched (the agent re-indented them): the patch was written against that version, and
+    git's merge is the judge of two edits."""
+    return _merge_from(fp, change, ours, three_way, reverse, placed)
+
+
+def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
+                reverse: bool, loose: list[HunkResult] | None) -> FileChange | None:
+    assert fp.old_path is not None
+    tried = {ours}
+    for version in three_way.versions(fp, fp.old_path):
+        if version.content in tried:
+            continue
+        tried.add(version.content)
+        try:
+            theirs, results, notes = apply_hunks(fp, version.content, reverse)
+        except PatchError:
+            continue
+        if loose is not None and not _stricter(results, loose):
+            continue
+        size = marker_size_for(version.content, ours, theirs)
+        merged = three_way.merge(version.content, ours, theirs, size)
+        applied.refuse_if_merged_in(three_way, version, ours, theirs, merged, size, reverse)
+        if not merged.clean:
+            raise conflict_error(conflicts(merged.content, size), ours, version.label)
+        for result in results:
+            result.tolerances.append("three_way")
+        change.after, change.hunks = merged.content, results
+        change.three_way = {"base": version.label}
+        if version.blob is not None:
+            change.three_way["blob"] = version.blob
+        change.diagnostics.extend(notes)
+        why = "did not match the current text" if loose is None else _why_weak(loose)
+        change.diagnostics.append(Diagnostic(
+            "three_way", f"the hunks {why}; merged from {version.label}, where they apply",
+            fp.patch_line))
+        return change
+    return None
+
+
+def _why_weak(placed: Sequence[HunkResult]) -> str:
+    reasons = []
+    levels = sorted({LEVELS[level_of(r)] for r in placed if level_of(r) >= WHITESPACE})
+    if levels:
+        reasons.append("matched the current text only with " + " or ".join(levels)
+                       + " ignored")
+    if any(r.off_edge for r in placed):
+        reasons.append("matched the current text only away from the file's start or end, "
+                       "which they claim")
+    return "; ".join(reasons)
+
+
+def _stricter(results: Sequence[HunkResult], placed: Sequence[HunkResult]) -> bool:
+    """Does each hunk placed weakly in the current text match the version more strictly: at
+    a stricter level when it was loose, at the file edge it claims (and no more loosely) when
+    it was off that edge?"""
+    for there, here in zip(results, placed, strict=True):
+        if not _weak(here):
+            continue
+        at_edge = here.off_edge and not there.off_edge and level_of(there) <= level_of(here)
+        if level_of(here) >= WHITESPACE and level_of(there) < level_of(here):
+            continue
+        if not at_edge:
+            return False
+    return True
