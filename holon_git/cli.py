@@ -157,7 +157,8 @@ ACCEPTED_GIT_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
      "help": "Accepted, no effect: context lines that differ from the file only in "
      "whitespace already match (and are reported)."}),
     (("--unidiff-zero",), {"is_flag": True, "help": "Accepted, no effect: hunks without "
-     "context (diff -U0) are placed at their line numbers when the whole patch has none."}),
+     "context (diff -U0) are judged by holon-git's own rule for them (docs/patch-format.md), "
+     "with or without it."}),
 ]
 
 _APPLY_EPILOG = """\b
