@@ -41,7 +41,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     basetemp = config.stash.get(_OWN_BASETEMP, None)
     if basetemp is None:
         return
-    if config.stash.get(_FAILED, False):
+    if config.stash.get(_FAILED, False) and os.path.isdir(basetemp) and os.listdir(basetemp):
         print(f"\nthe failed run's temporary files are kept in {basetemp}")
     else:
         shutil.rmtree(basetemp, ignore_errors=True)
