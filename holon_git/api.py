@@ -1,6 +1,6 @@
 """The library API scripts call; the CLI is a thin layer over it.
 
-    receipt = apply_patch(open("fix.diff", "rb").read(), repo="path/to/repo")
+    receipt = apply_patch(Path("fix.diff"), repo="path/to/repo")  # or the patch text itself
     # the same, with the request built (and validated) first: holon_git/request.py
     receipt = apply_request(text, ApplyRequest(repo="path/to/repo", check=True))
     if not receipt.ok:
@@ -17,11 +17,13 @@ import gc
 import os
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from functools import wraps
 from typing import Any, TypeVar
 
+from . import whitespace
 from .core import paths
-from .core.model import FilePatch, Patch
+from .core.model import Diagnostic, FileKind, FilePatch, Patch
 from .core.plan.expect import check_expected
 from .core.plan.plan import RECORDED_FILES, plan_patch
 from .core.plan.resend import digests_first
@@ -30,10 +32,12 @@ from .core.threeway import KnownVersions
 from .errors import PatchError
 from .git.libgit2 import coded_failure
 from .parse import parse_patch
+from .parse.directory import relocated
 from .receipt import APPLIED, CHECKED, PARTIAL, REFUSED, Receipt
 from .request import ApplyRequest, check_repository_path
 from .targets.base import Target
 from .targets.registry import open_target
+from .targets.saved import restore_deleted, with_current_content
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -58,16 +62,21 @@ def cycles_collected_after(func: F) -> F:
     return paused  # type: ignore[return-value]
 
 
-def apply_patch(patch: bytes | str | Patch, repo: str | os.PathLike[str] = ".",
+PatchInput = bytes | str | Patch | os.PathLike[str]  # os.PathLike: a patch file to read
+
+
+def apply_patch(patch: PatchInput, repo: str | os.PathLike[str] = ".",
                 **options: Any) -> Receipt:
-    """Apply ``patch`` to ``repo``; never raises PatchError, returns a Receipt.
+    """Apply ``patch`` (its text, a parsed Patch, or a path such as ``Path("fix.diff")`` of
+    a file holding it) to ``repo``; never raises PatchError, returns a Receipt.
 
     ``options`` are the fields of ``ApplyRequest`` (holon_git/request.py), each named after
     its command-line option: ``target`` ("worktree", "index" like git apply --cached, "both"
     like --index), ``check``, ``reverse``, ``strip``, ``format``, ``include``/``exclude``,
-    ``commit``/``message``/``author``, ``ref`` (commit onto that branch in the object database
-    only), ``retry``, ``on_ref_update``, ``atomic``, ``expect_sha256``, ``durable``,
-    ``three_way``, ``emit_diff`` and ``progress``. An invalid combination is refused with
+    ``commit``/``message``/``author``, ``ref`` (commit onto that branch; with it ``base``),
+    ``retry``, ``on_ref_update``, ``atomic``, ``expect_sha256``, ``durable``, ``three_way``,
+    ``whitespace``, ``directory``, ``allow_empty``, ``intent_to_add``, ``emit_diff`` and
+    ``progress``. An invalid combination is refused with
     ``usage_error`` before anything is read. Same as
     ``apply_request(patch, ApplyRequest(repo=repo, **options))``.
     """
@@ -82,7 +91,7 @@ def apply_patch(patch: bytes | str | Patch, repo: str | os.PathLike[str] = ".",
 
 
 @cycles_collected_after
-def apply_request(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
+def apply_request(patch: PatchInput, request: ApplyRequest) -> Receipt:
     """Apply ``patch`` as ``request`` says; never raises PatchError, returns a Receipt.
 
     ``request.check`` plans without writing. A refused patch leaves everything as it was and
@@ -98,9 +107,26 @@ def apply_request(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
     moved the branch first (``head_moved``, ``ref_locked``), plan again on the new tip, up to
     N more times; ``receipt.extra`` records the ``attempts``.
     """
+    if isinstance(patch, os.PathLike):
+        try:
+            patch = read_patch_file(patch)
+        except PatchError as err:
+            return Receipt(REFUSED, target=request.target, reverse=request.reverse,
+                           atomic=request.atomic, error=err)
     if request.retry > 0 and request.ref is not None and not request.check:
         return _with_retries(patch, request)
     return _apply_once(patch, request)
+
+
+def read_patch_file(path: os.PathLike[str]) -> bytes:
+    """The bytes of a patch named by a path (``apply_patch(Path("fix.diff"))``)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise PatchError("usage_error", f"cannot read patch {os.fspath(path)!r}: "
+                         f"{exc.strerror or exc}", hint="pass the patch's text, or the path "
+                         "of a readable patch file") from None
 
 
 def _apply_once(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
@@ -112,12 +138,17 @@ def _apply_once(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
             patch, format=request.format, strip=request.strip)
         receipt.format = parsed.format
         receipt.diagnostics = list(parsed.diagnostics)
+        parsed = _relocated(parsed, request)
         if reverse:
-            parsed = parsed.reversed()
+            parsed = restore_deleted(parsed, request.repo).reversed()
         parsed = select_files(parsed, request.include, request.exclude)
+        if not parsed.files:
+            raise PatchError("empty_patch", "the patch holds no file patch")
+        parsed = _whitespace(parsed, request.whitespace)
         receipt.diagnostics = list(parsed.diagnostics)
         destination = open_target(target, request.repo, check=check,
-                                  commit=request.commit_spec(), durable=request.durable)
+                                  commit=request.commit_spec(), durable=request.durable,
+                                  intent_to_add=request.intent_to_add)
         try:
             protection = destination.protection()
             check_protected(parsed, protection)
@@ -173,6 +204,8 @@ def _apply_once(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
         err = exc if isinstance(exc, PatchError) else coded_failure(exc)
         if err is None:
             raise
+        if err.code == "empty_patch" and request.allow_empty:
+            return _nothing_to_apply(receipt, err, request)
         atomic = request.atomic
         receipt.status = PARTIAL if (not atomic and not check and receipt.files) else REFUSED
         receipt.error = err
@@ -185,6 +218,44 @@ def check_expected_paths(expect_sha256: Mapping[str, str], protection: Protectio
     for raw_path in expect_sha256:
         check_protected_path(paths.normalize(raw_path), protection,
                              hint="leave protected paths out of --expect-sha256")
+
+
+def _relocated(patch: Patch, request: ApplyRequest) -> Patch:
+    """The patch's paths from the top of the repository: --directory's ROOT before each, and
+    the directory applied from before those of file patches without a 'diff --git' header
+    (parse/directory.py)."""
+    if all(fp.top_relative for fp in patch.files):
+        prefix = ""  # the common case costs no look-up
+    else:
+        from .git.location import subdirectory
+
+        prefix = subdirectory(request.repo)
+    return relocated(patch, request.directory, prefix)
+
+
+def _whitespace(patch: Patch, action: str) -> Patch:
+    """--whitespace: warn about (note), fix or refuse the whitespace errors the patch adds."""
+    if action == "nowarn":
+        return patch
+    found = whitespace.problems(patch)
+    if not found:
+        return patch
+    if action in ("error", "error-all"):
+        raise whitespace.refusal(found, every=action == "error-all")
+    fixing = action in ("fix", "strip")
+    if fixing:
+        patch = whitespace.fixed(patch)
+    code, verb = ("whitespace_fixed", "fixed") if fixing else ("whitespace", "added")
+    notes = [Diagnostic(code, f"{p.path}: {p.what} ({verb})", p.patch_line) for p in found]
+    return replace(patch, diagnostics=[*patch.diagnostics, *notes])
+
+
+def _nothing_to_apply(receipt: Receipt, err: PatchError, request: ApplyRequest) -> Receipt:
+    """--allow-empty: a patch with nothing to apply succeeds, changing nothing."""
+    receipt.status = CHECKED if request.check else APPLIED
+    receipt.files = []
+    receipt.diagnostics = [*receipt.diagnostics, Diagnostic("empty_patch", err.message)]
+    return receipt
 
 
 RETRYABLE = ("head_moved", "ref_locked")
@@ -272,7 +343,29 @@ def _file_ref(fp: FilePatch) -> dict[str, Any]:
             "patch_line": fp.patch_line}
 
 
-def check_patch(patch: bytes | str | Patch, repo: str | os.PathLike[str] = ".",
+def prepared_patch(patch: Patch, request: ApplyRequest) -> Patch:
+    """The patch as ``request``'s apply would plan it: its paths relocated (--directory, the
+    directory applied from), reversed (-R), selected (--include/--exclude); a deletion
+    without its content (an envelope's) is given the file's current content when the target
+    can read it. For --stat, --numstat and --summary; nothing is planned or written."""
+    parsed = _relocated(patch, request)
+    if request.reverse:
+        parsed = restore_deleted(parsed, request.repo).reversed()
+    parsed = select_files(parsed, request.include, request.exclude)
+    if any(fp.kind is FileKind.DELETE and not fp.check_deleted_content for fp in parsed.files):
+        try:
+            destination = open_target(request.target, request.repo, check=True,
+                                      commit=request.commit_spec())
+        except PatchError:
+            return parsed  # no repository to read from: the lines cannot be counted
+        try:
+            parsed = with_current_content(parsed, destination.read)
+        finally:
+            destination.close()
+    return parsed
+
+
+def check_patch(patch: PatchInput, repo: str | os.PathLike[str] = ".",
                 **options: Any) -> Receipt:
     """Plan ``patch`` against ``repo`` and report whether it would apply; writes nothing."""
     return apply_patch(patch, repo, check=True, **options)

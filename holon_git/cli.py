@@ -30,13 +30,17 @@ from .quoting import safe, safe_text
 from .receipt import REFUSED, Receipt
 from .report import (
     error_lines,
-    notes_always_shown,
+    numstat_lines,
     partial_lines,
     recovery_lines,
     stat_lines,
     summary_lines,
+    summary_listing,
+    whitespace_lines,
 )
 from .request import ApplyRequest, check_repository_path
+from .whitespace import ACTIONS as WHITESPACE_ACTIONS
+from .whitespace import DEFAULT as WHITESPACE_DEFAULT
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 EXIT_INTERRUPTED = 130
@@ -137,6 +141,28 @@ def cli() -> None:
     """Apply patches written by language models to a git repository."""
 
 
+def _git_habits(command: Any) -> Any:
+    """git apply's options that holon-git accepts and that change nothing, because it already
+    does what they ask (docs/cli.md, "git apply's options")."""
+    for decls, kwargs in reversed(ACCEPTED_GIT_OPTIONS):
+        command = click.option(*decls, expose_value=False, **kwargs)(command)
+    return command
+
+
+ACCEPTED_GIT_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
+    (("-C", "min_context"), {"type": click.IntRange(min=0), "metavar": "N", "help": "Accepted, "
+     "no effect: how much of a hunk's context must match is holon-git's placement rule "
+     "(docs/patch-format.md, section 3), which places a hunk only where it is unique."}),
+    (("--recount",), {"is_flag": True, "help": "Accepted, no effect: wrong counts in '@@' "
+     "headers are already tolerated; a hunk is read from its body."}),
+    (("--ignore-whitespace", "--ignore-space-change", "ignore_space"), {"is_flag": True,
+     "help": "Accepted, no effect: context lines that differ from the file only in "
+     "whitespace already match (and are reported)."}),
+    (("--unidiff-zero",), {"is_flag": True, "help": "Accepted, no effect: hunks without "
+     "context (diff -U0) are judged by holon-git's own rule for them (docs/patch-format.md), "
+     "with or without it."}),
+]
+
 _APPLY_EPILOG = """\b
 Exit status: 0 applied (or would apply); 1 refused: nothing was changed (with --no-atomic,
 the files written before the refusal stay written; the receipt lists them); 2 usage error.
@@ -151,7 +177,8 @@ Other commands: 'git holon-apply COMMAND -h'. The manual: 'git help holon-apply'
 @click.option("--json", "as_json", is_flag=True, help="Print the receipt as JSON on stdout.")
 @click.option("--stat", is_flag=True, help="Show a diffstat of the patch; implies no apply "
               "unless --apply is given.")
-@click.option("--apply", "force_apply", is_flag=True, help="Apply even with --stat.")
+@click.option("--apply", "force_apply", is_flag=True, help="Apply even with --stat, "
+              "--numstat or --summary.")
 @click.option("-R", "--reverse", is_flag=True, help="Apply the patch in reverse.")
 @click.option("-p", "strip", type=click.IntRange(min=0), default=None, metavar="N",
               help="Remove N leading path components (default: detect a/ b/ prefixes).")
@@ -168,8 +195,11 @@ Other commands: 'git holon-apply COMMAND -h'. The manual: 'git help holon-apply'
 @click.option("-m", "--message", default=None, help="Commit message for --commit/--ref.")
 @click.option("--author", default=None, metavar="'NAME <EMAIL>'", help="Commit author.")
 @click.option("--ref", default=None, metavar="BRANCH", help="Apply to BRANCH's tree in the "
-              "object database and advance it with a commit; no working tree or index is "
-              "touched (works in bare repositories).")
+              "object database and advance it with a commit (works in bare repositories). "
+              "The branch checked out here moves with its index and working tree, which must "
+              "be clean at the paths the patch touches.")
+@click.option("--base", default=None, metavar="REV", help="With --ref: create BRANCH at REV "
+              "(a branch, tag or commit) and commit onto it.")
 @click.option("--include", multiple=True, metavar="PATTERN", help="Apply only file patches "
               "whose path matches PATTERN (gitignore-style; repeatable).")
 @click.option("--exclude", multiple=True, metavar="PATTERN", help="Skip file patches whose "
@@ -187,10 +217,28 @@ Other commands: 'git holon-apply COMMAND -h'. The manual: 'git help holon-apply'
 @click.option("--atomic/--no-atomic", default=True, show_default=True,
               help="All files or none; --no-atomic applies file by file, in order, and stops "
               "at the first refusal.")
-@click.option("--3way/--no-3way", "three_way", default=True, show_default=True,
+@click.option("-3", "--3way/--no-3way", "three_way", default=True, show_default=True,
               help="When a file's hunks do not match its current text, merge from the version "
               "they were written against (the patch's index line, the index, HEAD, or this "
-              "tool's recent pre-images); --no-3way refuses instead.")
+              "tool's recent pre-images); --no-3way refuses instead. Unlike git's -3, it does "
+              "not imply --index.")
+@click.option("--whitespace", type=click.Choice(WHITESPACE_ACTIONS), default=WHITESPACE_DEFAULT,
+              show_default=True, metavar="ACTION", help="Whitespace errors in the added lines "
+              "(trailing whitespace, space before tab in the indentation, blank lines at the "
+              "end of a file), as git: nowarn, warn, fix (or strip) them, error (refuse), "
+              "error-all.")
+@click.option("--directory", default="", metavar="ROOT", help="Put ROOT before every path "
+              "in the patch (after -p), as git apply --directory.")
+@click.option("--allow-empty", is_flag=True, help="A patch with no file patch (or none "
+              "left by --include/--exclude) applies as nothing and exits 0.")
+@click.option("-N", "--intent-to-add", "intent_to_add", is_flag=True, help="After a "
+              "working-tree apply, mark the new files as intended to be added to the index "
+              "(git add -N).")
+@click.option("--numstat", is_flag=True, help="Like --stat, as numbers: 'added deleted path' "
+              "per file; implies no apply unless --apply is given.")
+@click.option("--summary", is_flag=True, help="Print the created, deleted and renamed files "
+              "and mode changes; implies no apply unless --apply is given.")
+@_git_habits
 @click.option("--expect-sha256", "expect", metavar="PATH=HEX", multiple=True,
               help="Refuse the whole patch (stale_file) unless PATH's current content has this "
               "sha256; 'PATH=' asserts PATH does not exist. Repeatable.")
@@ -208,11 +256,13 @@ Other commands: 'git holon-apply COMMAND -h'. The manual: 'git help holon-apply'
 def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat: bool,
                   force_apply: bool, reverse: bool, strip: int | None, fmt: str, repo: str,
                   cached: bool, to_index: bool, commit: bool, message: str | None,
-                  author: str | None, ref: str | None, include: tuple[str, ...],
+                  author: str | None, ref: str | None, base: str | None,
+                  include: tuple[str, ...],
                   exclude: tuple[str, ...], emit_diff: str | None, holon_output: str | None,
                   force: bool, write_receipt: bool, atomic: bool, expect: tuple[str, ...],
                   retry: int, durable: bool, recover: bool, verbose: bool,
-                  quiet: bool, three_way: bool) -> int:
+                  quiet: bool, three_way: bool, whitespace: str, directory: str,
+                  allow_empty: bool, intent_to_add: bool, numstat: bool, summary: bool) -> int:
     """Apply PATCH (a unified diff or a '*** Begin Patch' envelope, or stdin) to the working
     tree: every file or none.
 
@@ -230,6 +280,14 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
         raise usage("--force and --write-receipt go with --holon-output")
     if emit_diff == "-" and as_json:
         raise usage("--emit-diff - and --json both write to stdout; give a file")
+    listings = [flag for flag, on in (("--stat", stat), ("--numstat", numstat),
+                                      ("--summary", summary)) if on]
+    if listings and as_json:
+        raise usage(f"{listings[0]} and --json both write to stdout; give one of them")
+    if quiet and verbose:
+        raise usage("-q/--quiet and -v/--verbose ask for opposite things; give one of them")
+    if not patch_files and holon_output is None:
+        _refuse_swallowed_patch(include, exclude)
     run = diff_to = None
     try:  # a refusal from here on is also written to DIR/apply-receipt.json (--write-receipt)
         if holon_output is not None:
@@ -242,8 +300,10 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
             repo=repo, target="index" if cached else "both" if to_index else "worktree",
             check=check, reverse=reverse, strip=strip, format=fmt, include=include,
             exclude=exclude, atomic=atomic, durable=durable, three_way=three_way,
+            whitespace=whitespace, directory=directory, allow_empty=allow_empty,
+            intent_to_add=intent_to_add,
             emit_diff=emit_diff is not None, expect_sha256=_expectations(expect),
-            commit=commit, message=message, author=author, ref=ref, retry=retry,
+            commit=commit, message=message, author=author, ref=ref, base=base, retry=retry,
             progress=session.progress)
         if emit_diff is not None and emit_diff != "-":
             from .fs.emit import diff_destination
@@ -253,15 +313,16 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
             inputs = [(os.path.join(holon_output, run.patch_name), run.patch)]
         else:
             inputs = read_patch_files(patch_files)
-        parsed = parse_inputs(inputs, request.format, request.strip)
+        parsed = parse_inputs(inputs, request.format, request.strip,
+                              allow_empty=request.allow_empty)
         inputs.clear()  # the model holds what is needed: the raw text need not stay in memory
+        if listings:
+            _echo("\n".join(_listing(parsed, request, stat, numstat, summary)))
     except PatchError as err:
         receipt = _refusal(err, session.request)
     else:
-        if stat:
-            _echo("\n".join(stat_lines(parsed.patch.files)))
-            if not (force_apply or check):
-                return EXIT_OK
+        if listings and not (force_apply or check):
+            return EXIT_OK
         receipt = _apply(parsed, request, session, as_json=as_json, quiet=quiet)
     session.applied = receipt.status in ("applied", "partial")
     if holon_output is not None:
@@ -272,11 +333,50 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
         raise Refused(receipt)
     if as_json:
         _echo(receipt.to_json())
-    for line in notes_always_shown(receipt):
-        _echo(line, err=True)
     if not as_json and not quiet and emit_diff != "-":
         _echo("\n".join(summary_lines(receipt, verbose)))
+    if not quiet:
+        for line in whitespace_lines(receipt):
+            _echo(line, err=True)
     return EXIT_OK
+
+
+def _listing(parsed: ParsedInputs, request: ApplyRequest, stat: bool, numstat: bool,
+             summary: bool) -> list[str]:
+    """--stat, --numstat and --summary, in git's order, of the patch as it would apply (-R,
+    --directory, --include/--exclude taken into account)."""
+    files = api.prepared_patch(parsed.patch, request).files
+    return [*(stat_lines(files) if stat else []), *(numstat_lines(files) if numstat else []),
+            *(summary_listing(files) if summary else [])]
+
+
+_PATCH_STARTS = (b"diff --git ", b"--- ", b"*** Begin Patch")
+
+
+def _is_patch_file(name: str) -> bool:
+    """A file named like a patch, or one that starts like one (a pattern may well name a
+    file of the repository)."""
+    if name.endswith((".diff", ".patch")):
+        return os.path.isfile(name)
+    try:
+        with open(name, "rb") as fh:
+            return fh.read(64).lstrip().startswith(_PATCH_STARTS)
+    except OSError:
+        return False
+
+
+def _refuse_swallowed_patch(include: tuple[str, ...], exclude: tuple[str, ...]) -> None:
+    """No PATCH was named, so stdin would be read: when the last --include/--exclude
+    value names a patch file, it was surely meant as the PATCH; when stdin is a terminal,
+    nothing is coming."""
+    for flag, values in (("--include", include), ("--exclude", exclude)):
+        if values and _is_patch_file(values[-1]):
+            raise usage(f"{flag} took {values[-1]!r} as its PATTERN, and no PATCH was named",
+                        hint=f"give the pattern before the patch: {flag}=PATTERN "
+                        f"{values[-1]}")
+    if sys.stdin is not None and sys.stdin.isatty():
+        raise usage("no PATCH was named and stdin is a terminal",
+                    hint="name the patch file, or pipe the patch in: ... | git holon-apply -")
 
 
 def _apply(parsed: ParsedInputs, request: ApplyRequest, session: Session, *, as_json: bool,
@@ -533,8 +633,37 @@ def _from_click(exc: click.ClickException) -> PatchError:
     """click's own refusal of the arguments, as a usage error in this tool's style."""
     ctx = getattr(exc, "ctx", None)
     where = ctx.command_path if ctx is not None else _prog_name()
-    return PatchError("usage_error", exc.format_message(), hint=f"see '{where} -h'",
+    message = exc.format_message()
+    if isinstance(exc, click.NoSuchOption):
+        message = _unknown_option(exc.option_name, exc.possibilities or ())
+    return PatchError("usage_error", message, hint=f"see '{where} -h'",
                       exit_status=exc.exit_code)
+
+
+# git apply's options that holon-git does not take, and why
+GIT_ONLY_OPTIONS = {
+    "--inaccurate-eof": "holon-git reads a missing final newline from the patch's "
+    "'\\ No newline at end of file' markers",
+    "--build-fake-ancestor": "the three-way rescue finds the base versions itself",
+    "--no-add": "an apply that drops the added lines is not one holon-git makes",
+    "--allow-overlap": "overlapping hunks are refused (overlapping_edits)",
+    "--binary": "binary patches are refused (unsupported_git_patch_feature)",
+    "--allow-binary-replacement": "binary patches are refused (unsupported_git_patch_feature)",
+    "--unsafe-paths": "paths outside the repository are always refused (path_escape)",
+    "-z": "there is no --numstat -z output; use --json",
+}
+
+
+def _unknown_option(name: str, possibilities: Sequence[str]) -> str:
+    """No such option: a git apply option holon-git does not take says why; otherwise a
+    suggestion only for a misspelling (never another option that merely starts alike, such
+    as --ref for --reject)."""
+    if name in GIT_ONLY_OPTIONS:
+        return f"git apply's {name} is not supported: {GIT_ONLY_OPTIONS[name]}"
+    import difflib  # only for a mistyped option: start-up counts
+
+    close = difflib.get_close_matches(name, list(possibilities), n=1, cutoff=0.85)
+    return f"No such option: {name}" + (f" (did you mean {close[0]}?)" if close else "")
 
 
 def _fail(err: PatchError, session: Session, receipt: Receipt | None = None) -> int:

@@ -14,7 +14,9 @@ HINTS: dict[str, str] = {
     "and 10,000,000 lines (docs/patch-format.md); split the change into several patches",
     "empty_patch": "the input holds no file patch: start each file with '--- a/path' and "
     "'+++ b/path' (or 'diff --git a/path b/path')",
-    "patch_parse_error": "the patch text is not in a recognised format",
+    "patch_parse_error": "the text is not a patch holon-git reads: send a unified diff "
+    "('--- a/PATH', '+++ b/PATH', '@@' hunks) or one whole '*** Begin Patch' ... "
+    "'*** End Patch' envelope",
     "missing_file_header": "each file patch needs '--- old_path' immediately followed by "
     "'+++ new_path' before its first '@@' hunk",
     "invalid_hunk_header": "a hunk header reads '@@ -old_start,old_count +new_start,new_count @@'",
@@ -64,10 +66,15 @@ HINTS: dict[str, str] = {
     "merge_conflict": "the file changed since the version the patch was written against, and "
     "the patch's edit conflicts with that change; re-read the file and re-emit the hunk "
     "against its current text",
+    "whitespace_error": "the lines the patch adds have whitespace errors (trailing "
+    "whitespace, a space before a tab in the indentation, blank lines at the end of a file); "
+    "remove them, or apply with --whitespace=fix (or warn)",
     "content_mismatch": "a deletion must list the file's whole current content as '-' lines",
     "already_exists": "the path already exists; patch it as a modification instead of an "
     "addition",
-    "not_found": "the file does not exist; create it with '--- /dev/null' or check the path",
+    "not_found": "no such file here: check that the patch is for this repository and that its "
+    "paths are from the top of it (a patch without 'diff --git' headers: from the directory "
+    "you apply in; see -p and --directory); to create the file, use '--- /dev/null'",
     "stale_file": "the file changed since the patch was made; re-read it and regenerate the "
     "patch",
     "io_error": "the filesystem refused a write; every change was rolled back",
@@ -81,12 +88,18 @@ HINTS: dict[str, str] = {
     "if you trust it, run 'git config --global --add safe.directory PATH' as git advises",
     "index_mismatch": "the index and the working tree (or, for a commit, the index and HEAD) "
     "differ at this path; stage or discard that difference first, or apply with --cached",
+    "uncommitted_changes": "--ref moves the checked-out branch together with its index and "
+    "working tree only where they match the branch; commit or stash (git stash) the changes "
+    "to this path first, or apply to the working tree without --ref",
     "index_locked": "another git process holds the index lock; wait for it to finish, or "
     "remove the index.lock file if no git process is running",
     "head_moved": "the branch moved while the patch was being applied and nothing was "
     "committed; apply the patch again on top of the new commit",
     "ref_locked": "another process is updating the branch; retry, or remove its stale .lock "
     "file if no git process is running",
+    "identity_unknown": "tell git who you are, as 'git commit' asks: git config user.name "
+    "'Your Name' and git config user.email you@example.com (add --global for every "
+    "repository), or pass --author 'Name <email>'",
     "detached_head": "HEAD is detached; check out a branch, or name the branch with --ref",
     "protected_path": "the path is protected by git config holon.protect or .holon/protect; "
     "leave it out of the patch",

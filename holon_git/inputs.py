@@ -57,14 +57,18 @@ class ParsedInputs:
 
 
 def parse_inputs(inputs: Sequence[tuple[str, bytes]], format: str = "auto",
-                 strip: int | None = None) -> ParsedInputs:
+                 strip: int | None = None, allow_empty: bool = False) -> ParsedInputs:
     """Parse each input and join them into one patch (file patches of one path in
-    sequence); a parse error names its input when there are several."""
+    sequence); a parse error names its input when there are several. With ``allow_empty``
+    (--allow-empty) an input that holds no file patch adds none."""
     patches = []
     for name, data in inputs:
         try:
             patches.append(parse_patch(data, format=format, strip=strip))
         except PatchError as err:
+            if allow_empty and err.code == "empty_patch":
+                patches.append(Patch([]))
+                continue
             if len(inputs) > 1:
                 err.details.setdefault("patch_file", name)
             raise

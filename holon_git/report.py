@@ -11,9 +11,6 @@ from .errors import PatchError
 from .quoting import quote_path
 from .receipt import Receipt
 
-# Diagnostics said on stderr whatever the options: they describe a state the user must act on
-ALWAYS_NOTED = ("checked_out_branch",)
-
 
 def error_lines(err: PatchError) -> list[str]:
     location = err.where()
@@ -24,11 +21,14 @@ def error_lines(err: PatchError) -> list[str]:
             f"hint: {err.hint}"]
 
 
+def _counts(fp: FilePatch) -> tuple[int, int]:
+    return sum(h.added for h in fp.hunks), sum(h.removed for h in fp.hunks)
+
+
 def stat_lines(files: Sequence[FilePatch]) -> list[str]:
     rows = []
     for fp in files:
-        added = sum(h.added for h in fp.hunks)
-        removed = sum(h.removed for h in fp.hunks)
+        added, removed = _counts(fp)
         # git's diffstat names a rename 'old => new'
         name = quote_path(fp.path, terminal=True) if fp.kind is not FileKind.RENAME else \
             f"{quote_path(fp.old_path or '', True)} => {quote_path(fp.new_path or '', True)}"
@@ -44,8 +44,66 @@ def stat_lines(files: Sequence[FilePatch]) -> list[str]:
     return out
 
 
+def numstat_lines(files: Sequence[FilePatch]) -> list[str]:
+    """--numstat, as git apply prints it: 'added<TAB>deleted<TAB>path' (the new path)."""
+    return [f"{added}\t{removed}\t{fp.path}" for fp in files for added, removed in [_counts(fp)]]
+
+
+def _mode_of(fp: FilePatch) -> str:
+    return "100755" if fp.executable else "100644"
+
+
+def summary_listing(files: Sequence[FilePatch]) -> list[str]:
+    """--summary, as git apply prints it: created, deleted and renamed files, mode changes."""
+    out = []
+    for fp in files:
+        modes = {line.split(" ", 2)[0]: line.rsplit(" ", 1)[-1] for line in fp.ignored_metadata
+                 if line.startswith(("old mode ", "new mode "))}
+        if fp.kind is FileKind.ADD:
+            out.append(f" create mode {_mode_of(fp)} {fp.path}")
+        elif fp.kind is FileKind.DELETE:
+            out.append(f" delete mode {_mode_of(fp)} {fp.path}")
+        elif fp.kind is FileKind.RENAME:
+            similarity = next((line.rsplit(" ", 1)[-1] for line in fp.ignored_metadata
+                               if line.startswith("similarity index ")), None)
+            out.append(f" rename {fp.old_path} => {fp.new_path}"
+                       + (f" ({similarity})" if similarity else ""))
+        if "old" in modes and "new" in modes and modes["old"] != modes["new"]:
+            where = "" if fp.kind is FileKind.RENAME else f" {fp.path}"
+            out.append(f" mode change {modes['old']} => {modes['new']}{where}")
+    return out
+
+
+def whitespace_lines(receipt: Receipt) -> list[str]:
+    """git's whitespace warnings for the added lines (--whitespace=warn or fix): the first
+    few lines, then how many lines there were."""
+    shown = 5
+    for code, verb in (("whitespace", "add"), ("whitespace_fixed", "had")):
+        notes = [d for d in receipt.diagnostics if d.code == code]
+        if not notes:
+            continue
+        lines = len({d.patch_line for d in notes})
+        out = [f"warning: patch line {d.patch_line}: {d.message}" if d.patch_line
+               else f"warning: {d.message}" for d in notes[:shown]]
+        if len(notes) > shown:
+            out.append(f"warning: squelched {len(notes) - shown} whitespace error"
+                       f"{'s' if len(notes) - shown != 1 else ''}")
+        plural = "s" if lines != 1 else ""
+        if verb == "add":
+            out.append(f"warning: {lines} line{plural} add{'s' if lines == 1 else ''} "
+                       "whitespace errors.")
+        else:
+            out.append(f"warning: {lines} line{plural} applied after fixing whitespace errors.")
+        return out
+    return []
+
+
+WARNED = ("whitespace", "whitespace_fixed")  # said as warnings, not as -v notes
+
 _KIND_LETTER = {FileKind.MODIFY: "M", FileKind.ADD: "A", FileKind.DELETE: "D",
                 FileKind.RENAME: "R"}
+_KIND_WORDS = ((FileKind.ADD, "added"), (FileKind.DELETE, "deleted"),
+               (FileKind.RENAME, "renamed"))
 
 
 def summary_lines(receipt: Receipt, verbose: bool) -> list[str]:
@@ -56,7 +114,13 @@ def summary_lines(receipt: Receipt, verbose: bool) -> list[str]:
     what = f"{paths} file{'s' if paths != 1 else ''}"
     if paths != len(files):  # file patches in sequence: several for one path
         what = f"{len(files)} file patches to {what}"
-    out = [f"{verb} {what}, {hunks} hunk{'s' if hunks != 1 else ''}."]
+    kinds = [f"{count} {word}" for kind, word in _KIND_WORDS
+             if (count := sum(f.kind is kind for f in files))]
+    if kinds:  # an added or deleted file may have no hunk: say what happened to it
+        what += f" ({', '.join(kinds)})"
+    if hunks or not files:
+        what += f", {hunks} hunk{'s' if hunks != 1 else ''}"
+    out = [f"{verb} {what}."]
     for change in files:
         name = display_name(change.kind, *(quote_path(p, terminal=True) if p else p
                                            for p in (change.old_path, change.new_path)))
@@ -83,17 +147,10 @@ def summary_lines(receipt: Receipt, verbose: bool) -> list[str]:
         else:
             out.append(f"  deleted {saved['path']}: {saved['note']}")
     if verbose:
-        out.extend(f"  note: {d.message}" for d in receipt.diagnostics
-                   if d.code not in ALWAYS_NOTED)
-        out.extend(f"  note: {d.message}" for f in files for d in f.diagnostics)
+        out.extend(f"  note: {d.message}" for d in receipt.diagnostics if d.code not in WARNED)
+        out.extend(f"  note: {f.display_name}: {d.message}" for f in files
+                   for d in f.diagnostics)
     return out
-
-
-def notes_always_shown(receipt: Receipt) -> list[str]:
-    """Notes for stderr after an apply, whatever -q, -v or --json say."""
-    if receipt.status != "applied":
-        return []
-    return [f"note: {d.message}" for d in receipt.diagnostics if d.code in ALWAYS_NOTED]
 
 
 def partial_lines(receipt: Receipt) -> list[str]:

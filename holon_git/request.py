@@ -7,7 +7,8 @@ to the library (``api.apply_request``).
 
 Every invalid combination of options is refused here, when the request is built, with
 ``usage_error`` (exit status 2 on the command line); nothing has been read or written then.
-Messages name the command line's options, the vocabulary the documentation uses.
+Messages name each option both ways, as the command line spells it and as this request's
+field (``--ref (ref)``), so they read right from the command line and from Python.
 """
 
 from __future__ import annotations
@@ -20,10 +21,15 @@ from types import MappingProxyType
 from .core.plan.expect import expected_digests
 from .errors import PatchError
 from .parse import FORMATS
+from .parse.directory import check_root
 from .targets.base import CommitSpec
 from .targets.registry import TARGETS
+from .whitespace import ACTIONS as WHITESPACE_ACTIONS
+from .whitespace import DEFAULT as WHITESPACE_DEFAULT
 
 Progress = Callable[[str, int, int], None]
+# the command line's option for each target (the request's field is ``target``)
+_TARGET_OPTIONS = {"index": "--cached (target='index')", "both": "--index (target='both')"}
 
 
 def _usage(message: str, hint: str = "") -> PatchError:
@@ -55,9 +61,17 @@ class ApplyRequest:
       ``three_way`` (``--no-3way`` is False), ``emit_diff`` (``--emit-diff``: the receipt
       carries the diff).
     - ``expect_sha256`` (``--expect-sha256``): path -> sha256 hex ("" for "must not exist").
+    - ``whitespace`` (``--whitespace``): what to do about whitespace errors the patch adds,
+      git's ``nowarn``, ``warn`` (the default), ``fix`` (``strip``), ``error``, ``error-all``
+      (holon_git/whitespace.py).
+    - ``directory`` (``--directory``): put this directory before every path of the patch.
+    - ``allow_empty`` (``--allow-empty``): a patch with no file patch applies as nothing.
+    - ``intent_to_add`` (``-N``): after a working-tree apply, record the new files in the
+      index as intended to be added (``git add -N``).
     - the commit: ``commit``, ``message`` (``-m``), ``author`` (``--author``), ``ref``,
-      ``retry`` (``--retry``), ``on_ref_update`` (called between the commit object and the
-      branch's compare-and-swap).
+      ``base`` (``--base``: create ``ref`` at this commit), ``retry`` (``--retry``),
+      ``on_ref_update`` (called between the commit object and the branch's
+      compare-and-swap).
     - ``progress(stage, done, total)``: called as the work advances.
     """
 
@@ -74,10 +88,15 @@ class ApplyRequest:
     three_way: bool = True
     emit_diff: bool = False
     expect_sha256: Mapping[str, str] | None = None
+    whitespace: str = WHITESPACE_DEFAULT
+    directory: str = ""
+    allow_empty: bool = False
+    intent_to_add: bool = False
     commit: bool = False
     message: str | None = None
     author: str | None = None
     ref: str | None = None
+    base: str | None = None
     retry: int = 0
     on_ref_update: Callable[[], None] | None = field(default=None, compare=False)
     progress: Progress | None = field(default=None, compare=False)
@@ -92,9 +111,15 @@ class ApplyRequest:
         self._check_commit()
         self._check_writes()
         if self.format not in FORMATS:
-            raise _usage(f"--format {self.format!r} is not one of {', '.join(FORMATS)}")
+            raise _usage(f"--format {self.format!r} (format) is not one of "
+                         f"{', '.join(FORMATS)}")
+        if self.whitespace not in WHITESPACE_ACTIONS:
+            raise _usage(f"--whitespace={self.whitespace} (whitespace) is not one of "
+                         f"{', '.join(WHITESPACE_ACTIONS)}")
+        normal(self, "directory", check_root(self.directory or ""))
         if self.strip is not None and self.strip < 0:
-            raise _usage(f"-p {self.strip}: the number of components to strip is at least 0")
+            raise _usage(f"-p {self.strip}: the number of components to strip (strip) is at "
+                         "least 0")
         check_repository_path(self.repo)
 
     def _resolved_target(self) -> str:
@@ -103,10 +128,16 @@ class ApplyRequest:
             raise _usage(f"unknown target {target!r}; one of {', '.join(TARGETS)}")
         if self.ref is not None:
             if target not in ("worktree", "ref"):
-                raise _usage("--ref works in the object database only; drop --cached/--index")
+                raise _usage(f"--ref (ref) commits onto a branch; it cannot go with "
+                             f"{_TARGET_OPTIONS.get(target, target)}: drop that option")
+            if self.commit:
+                raise _usage("--commit (commit) commits on the current branch and --ref (ref) "
+                             "on the branch it names: give one of them",
+                             hint="--ref BRANCH alone commits onto BRANCH (and, when BRANCH is "
+                             "checked out here, updates its index and working tree)")
             return "ref"
         if target == "ref":
-            raise _usage("the ref target needs a branch (--ref BRANCH)")
+            raise _usage("the ref target needs a branch: --ref BRANCH (ref)")
         return "both" if self.commit and target == "worktree" else target
 
     @property
@@ -116,28 +147,38 @@ class ApplyRequest:
 
     def _check_commit(self) -> None:
         if self.commits:
-            if not (self.message or "").strip():
-                raise _usage("--commit and --ref need a commit message (-m/--message)")
+            if not self.check and not (self.message or "").strip():
+                raise _usage("--commit and --ref need a commit message: -m/--message "
+                             "(message)")
         elif self.message is not None:
-            raise _usage("-m/--message is for --commit or --ref")
+            raise _usage("-m/--message (message) is for --commit (commit) or --ref (ref)")
         elif self.author is not None:
-            raise _usage("--author is for --commit or --ref")
+            raise _usage("--author (author) is for --commit (commit) or --ref (ref)")
+        if self.base is not None and self.ref is None:
+            raise _usage("--base (base) is the commit a new --ref (ref) branch starts from; "
+                         "give --ref too")
         if self.retry < 0:
-            raise _usage(f"--retry {self.retry}: the number of retries is at least 0")
+            raise _usage(f"--retry {self.retry}: the number of retries (retry) is at least 0")
         if self.retry and self.ref is None:
-            raise _usage("--retry is for --ref")
+            raise _usage("--retry (retry) is for --ref (ref)")
 
     def _check_writes(self) -> None:
         if self.durable and self.target not in ("worktree", "both"):
-            raise _usage("--fsync is for writes to the working tree (the default target and "
-                         "--index); the index, objects and refs are written by libgit2")
+            raise _usage("--fsync (durable) is for writes to the working tree (the default "
+                         "target and --index); the index, objects and refs are written by "
+                         "libgit2")
+        if self.intent_to_add and self.target != "worktree":
+            raise _usage("-N/--intent-to-add (intent_to_add) marks new files in the index after "
+                         "a working-tree apply; --cached, --index, --commit and --ref "
+                         "(target) record them in full already")
         if not self.atomic and (self.target != "worktree" or self.emit_diff):
-            raise _usage("--no-atomic applies to the working tree only; index, commit and ref "
-                         "targets are always all or nothing, and --emit-diff needs the whole "
-                         "patch planned")
+            raise _usage("--no-atomic (atomic) applies to the working tree only; index, "
+                         "commit and ref targets are always all or nothing, and --emit-diff "
+                         "(emit_diff) needs the whole patch planned")
 
     def commit_spec(self) -> CommitSpec | None:
         """What the target commits with, or None when the apply makes no commit."""
         if not self.commits:
             return None
-        return CommitSpec(self.message or "", self.author, self.ref, self.on_ref_update)
+        return CommitSpec(self.message or "", self.author, self.ref, self.base,
+                          self.on_ref_update)

@@ -19,7 +19,7 @@ from typing import NoReturn
 
 import pytest
 from click.testing import CliRunner
-from repos.builders import git_env, make_repo
+from repos.builders import git_env
 
 from holon_git.cli import run
 
@@ -70,14 +70,8 @@ def holon_process(cwd: Path | str, *args: str, stdin: str | bytes | None = None,
                done.stderr.decode("utf-8", "replace"), done.stdout)
 
 
-# The CLI tests' common repository and patch: f.txt of five lines, and a patch to line 3.
+# The CLI tests' common patch, to line 3 of the shared `repo` fixture's f.txt (conftest.py).
 PATCH = "--- a/f.txt\n+++ b/f.txt\n@@ -2,3 +2,3 @@\n two\n-three\n+THREE\n four\n"
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    """A repository whose f.txt has five lines (conftest.py makes this module a plugin)."""
-    return make_repo(tmp_path / "repo", {"f.txt": "one\ntwo\nthree\nfour\nfive\n"})
 
 
 @pytest.fixture

@@ -4,12 +4,14 @@ comparing holon-git with `git apply` itself."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from repos.builders import git, git_dir, git_state, index_entries, lock_files, snapshot
 
 from holon_git import apply_patch
+from holon_git.errors import PatchError
 from holon_git.receipt import Receipt
 
 
@@ -22,21 +24,29 @@ def everything(repo: Path) -> dict[str, Any]:
     return state
 
 
-def refused(repo: Path, patch: str | bytes, code: str, **kwargs: Any) -> Any:
-    """Apply, expect refusal with ``code``, and check nothing at all changed."""
-    before = everything(repo)
-    receipt = apply_patch(patch, repo, **kwargs)
-    assert receipt.status == "refused", receipt.to_json()
-    assert receipt.error is not None and receipt.error.code == code, receipt.error
-    assert everything(repo) == before, "a refused patch changed the repository"
-    assert lock_files(repo) == []
+def refused(repo: Path, patch: str | bytes, code: str | tuple[str, ...],
+            state: Callable[[], Any] | None = None, **options: Any) -> PatchError:
+    """Apply through the library (``options``: apply_patch's); it must refuse with ``code``
+    (or one of a tuple of codes) and change nothing at all: ``state()`` is the same before and
+    after (default: working tree, git state and index, ``everything``) and no lock file is
+    left. The one refusal helper of the library tests; returns the error."""
+    take = state or (lambda: everything(repo))
+    before = take()
+    receipt = apply_patch(patch, repo, **options)
+    assert receipt.status == "refused", f"applied: {receipt.to_json()}"
+    codes = (code,) if isinstance(code, str) else code
+    assert receipt.error is not None and receipt.error.code in codes, receipt.error
+    assert take() == before, "a refused patch changed something"
+    assert lock_files(repo) == [], "a lock file was left behind"
     return receipt.error
 
 
-def applied(repo: Path, patch: str | bytes, **kwargs: Any) -> Receipt:
-    receipt = apply_patch(patch, repo, **kwargs)
-    assert receipt.ok, receipt.error
-    assert receipt.status == ("checked" if kwargs.get("check") else "applied")
+def applied(repo: Path, patch: str | bytes, **options: Any) -> Receipt:
+    """Apply through the library; it must apply (or, with check=True, would) and leave no
+    lock file. The one success helper of the library tests; returns the receipt."""
+    receipt = apply_patch(patch, repo, **options)
+    assert receipt.ok, receipt.error and receipt.error.to_dict()
+    assert receipt.status == ("checked" if options.get("check") else "applied")
     assert lock_files(repo) == [], "a lock file was left behind"
     return receipt
 

@@ -10,34 +10,18 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from gitsupport import forget_resend_records
+from gitsupport import applied, forget_resend_records, refused
 from repos.builders import git, git_state, make_repo, snapshot
 
 from holon_git import apply_patch, check_patch
-
-
-def refused(repo: Path, patch: str | bytes, code: str, **kwargs: object):
-    before, state = snapshot(repo), git_state(repo)
-    receipt = apply_patch(patch, repo, **kwargs)  # type: ignore[arg-type]
-    assert receipt.status == "refused", receipt.to_json()
-    assert receipt.error is not None and receipt.error.code == code, receipt.error
-    assert snapshot(repo) == before, "a refused patch changed the working tree"
-    assert git_state(repo) == state
-    return receipt.error
-
-
-def applied(repo: Path, patch: str | bytes, **kwargs: object):
-    receipt = apply_patch(patch, repo, **kwargs)  # type: ignore[arg-type]
-    assert receipt.ok, receipt.error
-    return receipt
-
 
 BASE = "".join(f"line {i}\n" for i in range(1, 41))
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", {"f.txt": BASE, "keep.txt": "untouched\n"})
+def repo_files() -> dict[str, str | bytes]:
+    """What the shared `repo` fixture (conftest.py) commits for this module."""
+    return {"f.txt": BASE, "keep.txt": "untouched\n"}
 
 
 def test_already_applied(repo: Path):
@@ -297,9 +281,10 @@ def test_bare_repository_has_no_working_tree(tmp_path: Path):
     assert receipt.error is not None and receipt.error.code == "not_a_repository"
 
 
-def test_subdirectory_applies_relative_to_the_top(repo: Path):
+def test_in_a_subdirectory_a_git_diff_names_paths_from_the_top(repo: Path):
     (repo / "sub").mkdir()
-    applied(repo / "sub", "--- a/keep.txt\n+++ b/keep.txt\n@@ -1 +1 @@\n-untouched\n+t\n")
+    applied(repo / "sub", "diff --git a/keep.txt b/keep.txt\n--- a/keep.txt\n+++ b/keep.txt\n"
+            "@@ -1 +1 @@\n-untouched\n+t\n")
     assert (repo / "keep.txt").read_text() == "t\n"
 
 
@@ -342,3 +327,15 @@ def test_a_gnu_diff_ruN_patch_adds_modifies_and_deletes(tmp_path: Path):
     receipt = applied(repo, made.stdout, strip=1)
     assert {d.code for f in receipt.files for d in f.diagnostics} == {"epoch_timestamp"}
     assert snapshot(repo) == snapshot(tmp_path / "new")
+
+
+def test_the_library_takes_the_path_of_a_patch_file(repo: Path, tmp_path: Path):
+    from pathlib import PurePath  # any os.PathLike
+
+    patch = tmp_path / "fix.diff"
+    patch.write_text("--- a/keep.txt\n+++ b/keep.txt\n@@ -1 +1 @@\n-untouched\n+touched\n")
+    assert check_patch(patch, repo).ok
+    applied(repo, patch)
+    assert (repo / "keep.txt").read_text() == "touched\n"
+    err = refused(repo, PurePath(tmp_path / "missing.diff"), "usage_error")
+    assert "cannot read patch" in err.message

@@ -18,7 +18,6 @@ from repos.builders import (
     index_entries,
     lock_files,
     make_bare_repo,
-    make_repo,
     snapshot,
 )
 
@@ -29,8 +28,9 @@ AFTER = b"one\ntwo\nTHREE\nfour\nfive\n"
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", FILES)
+def repo_files() -> dict[str, str | bytes]:
+    """What the shared `repo` fixture (conftest.py) commits for this module."""
+    return FILES
 
 
 def test_cached(repo: Path):

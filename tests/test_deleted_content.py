@@ -1,4 +1,4 @@
-"""Deleted content is never lost: every deleted file's pre-image is a blob named in the receipt."""
+"""Deleted content is saved: every deleted file's pre-image is a blob named in the receipt."""
 
 from __future__ import annotations
 

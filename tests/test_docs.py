@@ -20,7 +20,7 @@ from repos.builders import git_env, make_repo, snapshot
 
 from holon_git.api import apply_patch
 from holon_git.cli import cli
-from holon_git.errors import HINTS
+from holon_git.errors import HINTS, PatchError
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -111,8 +111,9 @@ def test_every_registered_code_is_documented_with_example_and_exact_hint():
 
 
 # Patch-level examples in errors.md that parsing alone must refuse with their own code.
-PARSE_EXAMPLES = ("empty_patch", "missing_file_header", "invalid_hunk_header", "malformed_hunk",
-                  "truncated_patch", "hunk_kind_mismatch", "missing_hunks", "file_path_mismatch",
+PARSE_EXAMPLES = ("empty_patch", "patch_parse_error", "missing_file_header",
+                  "invalid_hunk_header", "malformed_hunk", "truncated_patch",
+                  "hunk_kind_mismatch", "missing_hunks", "file_path_mismatch",
                   "duplicate_file_patch", "path_escape", "inconsistent_header",
                   "rename_path_mismatch")
 
@@ -335,3 +336,109 @@ def test_receipt_md_example_has_the_fields_of_a_real_receipt(tmp_path: Path):
     for shown, made in zip(example["files"][0]["hunks"], real["files"][0]["hunks"],
                            strict=True):
         assert list(shown) == list(made)
+
+
+# A shell transcript right after a holon-example block shows what the command prints for it
+TRANSCRIPT = re.compile(r"^```diff holon-example(?P<opts>[^\n]*)\n(?P<body>.*?)^```\n"
+                        r"(?:(?!^```)[^\n]*\n)*?^```sh\n(?P<session>\$ git holon-apply .*?)^```$",
+                        re.M | re.S)
+
+
+def transcripts() -> list[tuple[str, str, str]]:
+    out = []
+    for doc in sorted([*DOCS.glob("*.md"), ROOT / "README.md"]):
+        for n, match in enumerate(TRANSCRIPT.finditer(doc.read_text()), 1):
+            out.append((f"{doc.name}#{n}", match.group("body"), match.group("session")))
+    return out
+
+
+def _shown_matches(shown: list[str], printed: list[str]) -> bool:
+    """Each shown line is printed as is, or, ending in '...', starts the printed line."""
+    if len(shown) != len(printed):
+        return False
+    return all(p.startswith(s[:-3]) if s.endswith("...") else p == s
+               for s, p in zip(shown, printed, strict=True))
+
+
+@pytest.mark.parametrize("name, body, session", transcripts(), ids=[t[0] for t in transcripts()])
+def test_doc_transcripts_show_what_the_command_prints(name: str, body: str, session: str,
+                                                      tmp_path: Path):
+    """`$ git holon-apply ARGS PATCH` after an example: the lines after it are what the
+    command prints (stdout, then stderr) for that example in examples/repo; `$ echo $?` is
+    followed by its exit status."""
+    from clisupport import holon
+
+    files = {str(p.relative_to(EXAMPLE_REPO)): p.read_bytes()
+             for p in EXAMPLE_REPO.rglob("*") if p.is_file()}
+    repo = make_repo(tmp_path / "r", files)
+    commands = re.split(r"^\$ ", session, flags=re.M)[1:]
+    status = None
+    for command in commands:
+        line, *shown = command.rstrip("\n").split("\n")
+        if line == "echo $?":
+            assert shown == [str(status)], name
+            continue
+        args = line.split()[2:]
+        (repo / args[-1]).write_text(body)
+        done = holon(repo, *args)
+        status = done.returncode
+        printed = (done.stdout + done.stderr).splitlines()
+        assert _shown_matches(shown, printed), f"{name}: {printed}"
+
+
+def test_doc_transcripts_are_found():
+    assert len(transcripts()) >= 2
+
+
+PARSE_ERROR_CASES = [  # in the order of errors.md's patch_parse_error table
+    "*** Begin Patch\n*** Update File: a.py\n@@\n-old\n+new\n",
+    "prose first\n*** Begin Patch\n*** Delete File: a.py\n*** End Patch\n",
+    "*** Begin Patch\n*** Frobnicate File: a.py\n*** End Patch\n",
+    "*** Begin Patch\n*** Move File: a.py b.py\n*** End Patch\n",
+    "*** Begin Patch\n*** Delete File: a.py\n-x\n*** End Patch\n",
+]
+
+
+def test_errors_md_patch_parse_error_hints_are_the_printed_ones():
+    from holon_git.parse import parse_patch
+
+    section = documented_codes()["patch_parse_error"]
+    rows = re.findall(r"^\| [^|]+ \| (.+) \|$", section, flags=re.M)[1:]  # after the header
+    assert len(rows) == len(PARSE_ERROR_CASES)
+    for text, shown in zip(PARSE_ERROR_CASES, rows, strict=True):
+        with pytest.raises(PatchError) as raised:
+            parse_patch(text)
+        assert raised.value.code == "patch_parse_error", text
+        hint = raised.value.hint
+        assert hint.startswith(shown[:-4]) if shown.endswith(" ...") else hint == shown, hint
+
+
+def test_tests_readme_names_every_module_and_only_test_files_that_exist():
+    """tests/README.md's index: every module of holon_git/ has a row; every test file it
+    names exists."""
+    index = (ROOT / "tests" / "README.md").read_text()
+    rows = [line for line in index.splitlines() if line.startswith("| `")]
+    named_modules = {name for row in rows for name in re.findall(r"`([a-z0-9_/]+\.py)`",
+                                                                  row.split(" | ")[0])}
+    modules = {str(p.relative_to(ROOT / "holon_git")) for p in (ROOT / "holon_git").rglob("*.py")
+               if p.name not in ("__init__.py", "__main__.py")}
+    assert modules - named_modules == set(), "modules without a row in tests/README.md"
+    assert named_modules - modules == set(), "rows for modules that do not exist"
+    for name in re.findall(r"`((?:security/)?test_[a-z_]+\.py)`", index):
+        assert (ROOT / "tests" / name).is_file(), name
+
+
+def test_hooks_md_pins_a_commit_as_the_repository_has_no_tags():
+    """pre-commit's rev must name something that exists: the repository has no release tags,
+    so the example gives a full commit id."""
+    rev = re.search(r"^\s+rev: (\S+)", (DOCS / "hooks.md").read_text(), flags=re.M)
+    assert rev is not None and re.fullmatch(r"[0-9a-f]{40}", rev.group(1)), rev
+
+
+def test_every_link_between_documents_resolves():
+    """Every relative link in the documentation names a file of the repository (providers.md
+    once pointed at a specification that is not in it)."""
+    for doc in [*DOCS.glob("*.md"), ROOT / "README.md", ROOT / "tests" / "README.md"]:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", doc.read_text()):
+            if not target.startswith(("http://", "https://", "mailto:")):
+                assert (doc.parent / target).exists(), f"{doc.name} links {target}"

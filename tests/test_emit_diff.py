@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from gitsupport import applied, git_apply, refused, twin
-from repos.builders import git, index_entries, make_bare_repo, make_crlf_repo, make_repo, snapshot
+from repos.builders import git, index_entries, make_bare_repo, make_crlf_repo, snapshot
 
 from holon_git import apply_patch
 
@@ -55,8 +55,14 @@ rename to bin/run.sh
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", FILES, executable={"run.sh"})
+def repo_files() -> dict[str, str | bytes]:
+    """What the shared `repo` fixture (conftest.py) commits for this module."""
+    return FILES
+
+
+@pytest.fixture
+def repo_executable() -> set[str]:
+    return {"run.sh"}
 
 
 def without_similarity(diff: bytes) -> bytes:

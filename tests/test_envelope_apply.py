@@ -7,30 +7,23 @@ from pathlib import Path
 
 import pytest
 from clisupport import holon
-from repos.builders import git, git_state, make_repo, snapshot
+from gitsupport import applied as applied_patch
+from gitsupport import refused
+from repos.builders import git, make_repo, snapshot
 
 from holon_git import apply_patch
+from holon_git.receipt import Receipt
 
 
 def env(*body: str) -> bytes:
     return ("\n".join(["*** Begin Patch", *body, "*** End Patch"]) + "\n").encode()
 
 
-def applied(repo: Path, patch: bytes, **options: object):
-    receipt = apply_patch(patch, repo, **options)  # type: ignore[arg-type]
-    assert receipt.ok, receipt.error and receipt.error.to_dict()
+def applied(repo: Path, patch: bytes, **options: object) -> Receipt:
+    """The shared helper (gitsupport.applied), and the patch was read as an envelope."""
+    receipt = applied_patch(repo, patch, **options)
     assert receipt.format == "envelope"
     return receipt
-
-
-def refused(repo: Path, patch: bytes, code: str, **options: object):
-    before, state = snapshot(repo), git_state(repo)
-    receipt = apply_patch(patch, repo, **options)  # type: ignore[arg-type]
-    assert receipt.error is not None and receipt.error.code == code, receipt.to_dict()
-    assert receipt.status == "refused"
-    assert snapshot(repo) == before
-    assert git_state(repo) == state
-    return receipt.error
 
 
 # -- the spec's full example (verbatim in tests/data/spec_example.patch) ------------------

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from repos.builders import git_env, make_repo
+from repos.builders import git_env
 
 MANY = 300
 
@@ -26,8 +26,9 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "r", {f"f{i}.txt": f"line {i}\n" for i in range(MANY)})
+def repo_files() -> dict[str, str | bytes]:
+    """What the shared `repo` fixture (conftest.py) commits for this module."""
+    return {f"f{i}.txt": f"line {i}\n" for i in range(MANY)}
 
 
 def _patch(tmp_path: Path) -> Path:

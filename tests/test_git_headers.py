@@ -177,3 +177,22 @@ def test_consistent_rename_with_spaces_matches_git(tmp_path: Path) -> None:
              "rename from old name.txt\nrename to new name.txt\n--- a/old name.txt\n"
              "+++ b/new name.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n")
     same_as_git(repo, patch.encode())
+
+
+BINARY = {
+    "git --binary": "diff --git a/img.png b/img.png\nindex 0000000..bdc955b\n"
+                    "GIT binary patch\nliteral 2\nJcmZQ%0000\n\nliteral 0\nHcmV?d00001\n",
+    "git without --binary": "diff --git a/img.png b/img.png\nnew file mode 100644\n"
+                            "index 0000000..bdc955b\nBinary files /dev/null and b/img.png differ\n",
+    "diff -r, between text patches": "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n"
+                                     "Binary files a/img.png and b/img.png differ\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_a_binary_change_is_refused_naming_its_file(tmp_path: Path, name: str) -> None:
+    """Never skipped (the text patches around it would apply without it), and the refusal
+    says which file (error.path)."""
+    repo = make_repo(tmp_path / "r", {"a.txt": "a\n"})
+    err = refused(repo, BINARY[name], "unsupported_git_patch_feature")
+    assert err.path == "img.png" and "binary" in err.message

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from clisupport import holon
-from repos.builders import git_state, make_repo, snapshot
+from repos.builders import git_state, snapshot
 
 from holon_git.errors import PatchError
 from holon_git.holon_output import commit_message, is_success
@@ -19,8 +19,9 @@ ORIGINAL = "one\ntwo\nthree\nfour\nfive\n"
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", {"f.txt": ORIGINAL})
+def repo_files() -> dict[str, str | bytes]:
+    """What the shared `repo` fixture (conftest.py) commits for this module."""
+    return {"f.txt": ORIGINAL}
 
 
 def make_output(path: Path, manifest: object = None, *, patch: str | None = PATCH,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from clisupport import holon
-from repos.builders import git, git_env, git_state, make_repo, snapshot
+from repos.builders import git, git_env, git_state, snapshot
 
 from holon_git.hooks.scripts import HOOKS, MARKER
 
@@ -34,8 +34,9 @@ def commit(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", {"f.txt": "a\nb\n"})
+def repo_files() -> dict[str, str | bytes]:
+    """What the shared `repo` fixture (conftest.py) commits for this module."""
+    return {"f.txt": "a\nb\n"}
 
 
 # patch-check

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from clisupport import holon, holon_process
-from repos.builders import git_env, make_bare_repo, make_repo
+from repos.builders import git_env, make_bare_repo
 
 # `import mcp` fails as it would without the extra: a None entry in sys.modules stops it.
 WITHOUT_MCP = ("import sys\nsys.modules['mcp'] = None\nfrom holon_git.cli import main\n"
@@ -18,8 +18,9 @@ WITHOUT_MCP = ("import sys\nsys.modules['mcp'] = None\nfrom holon_git.cli import
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+def repo_files() -> dict[str, str | bytes]:
+    """What the shared `repo` fixture (conftest.py) commits for this module."""
+    return {"a.txt": "a\n"}
 
 
 def test_without_the_extra_it_says_how_to_install_it(repo: Path):

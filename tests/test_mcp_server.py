@@ -65,8 +65,9 @@ def roots_callback(*dirs: Path) -> Callable[..., Awaitable[mcp_types.ListRootsRe
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", {"src/greet.py": GREET, "README": "hi\n"})
+def repo_files() -> dict[str, str | bytes]:
+    """What the shared `repo` fixture (conftest.py) commits for this module."""
+    return {"src/greet.py": GREET, "README": "hi\n"}
 
 
 # -- tools and schemas --------------------------------------------------------------------------

@@ -36,8 +36,9 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", {"src/greet.py": GREET, "README": "hi\n"})
+def repo_files() -> dict[str, str | bytes]:
+    """What the shared `repo` fixture (conftest.py) commits for this module."""
+    return {"src/greet.py": GREET, "README": "hi\n"}
 
 
 def code_of(call, *args, **kwargs) -> str:

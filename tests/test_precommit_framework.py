@@ -53,8 +53,9 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "work", {"f.txt": "a\nb\n"})
+def repo_files() -> dict[str, str | bytes]:
+    """What the shared `repo` fixture (conftest.py) commits for this module."""
+    return {"f.txt": "a\nb\n"}
 
 
 def configure(repo: Path, hook_repo: tuple[Path, str], patch_args: str = "") -> None:

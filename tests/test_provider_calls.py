@@ -49,8 +49,9 @@ def _call(provider: str, patch: str) -> object:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", FILES)
+def repo_files() -> dict[str, str | bytes]:
+    """What the shared `repo` fixture (conftest.py) commits for this module."""
+    return FILES
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
@@ -159,15 +160,15 @@ def test_openai_call_without_input_is_refused(repo: Path) -> None:
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
-def test_old_envelope_is_refused_with_the_unified_rule(repo: Path, provider: str) -> None:
+def test_an_envelope_is_applied_as_the_mcp_server_and_the_cli_apply_it(repo: Path,
+                                                                        provider: str) -> None:
+    """The prompts ask for unified diffs; an envelope a model sends anyway is applied, as
+    everywhere else, rather than refused (the tool's description says so)."""
     envelope = ("*** Begin Patch\n*** Update File: src/greet.py\n@@\n-import sys\n+import os\n"
                 "*** End Patch\n")
-    before = snapshot(repo)
-    text = handle_tool_call(provider, _call(provider, envelope), repo)
-    assert "error: patch_parse_error (patch line 1)" in text
-    assert "not the '*** Begin Patch' format" in text
-    assert "fix: send the change as a unified diff: '--- a/PATH', '+++ b/PATH'" in text
-    assert snapshot(repo) == before
+    outcome = run_tool_call(provider, _call(provider, envelope), repo)
+    assert outcome.ok, outcome.text
+    assert "import os\n" in (repo / "src/greet.py").read_text()
 
 
 def test_parse_error_names_the_rule(repo: Path) -> None:

@@ -18,8 +18,9 @@ METHOD = ("class A:\n    def f(self):\n        one()\n        two()\n        thr
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "r", {"f.py": TWICE, "g.py": METHOD, "h.txt": "alpha\nbeta\n"})
+def repo_files() -> dict[str, str | bytes]:
+    """What the shared `repo` fixture (conftest.py) commits for this module."""
+    return {"f.py": TWICE, "g.py": METHOD, "h.txt": "alpha\nbeta\n"}
 
 
 def test_an_ambiguous_hunk_shows_each_copy_and_how_the_line_number_picks_one(repo: Path):
@@ -58,6 +59,18 @@ def test_a_hunk_that_elides_lines_gets_its_own_hint(repo: Path, elision: str):
     assert err.details["elided_line"] == elision.strip()
     assert "seems to stand for lines left out" in err.message
     assert err.hint.startswith("a hunk lists every line of the region it changes: replace")
+
+
+def test_an_elided_hunk_says_where_each_part_is_not_a_near_miss_elsewhere(repo: Path):
+    """With most of the hunk after the '...', the nearest match lines up its tail and its
+    'first difference' would point at another line of the file: each part's place is said
+    instead."""
+    patch = ("--- a/g.py\n+++ b/g.py\n@@ -1,6 +1,6 @@\n class A:\n     ...\n         two()\n"
+             "         three()\n-        return 0\n+        return 1\n")
+    err = refused(repo, patch, "context_not_found")
+    assert "first difference" not in err.message and "first_difference" not in err.details
+    assert err.message.endswith("the lines before it are at line 1; the lines after it are "
+                                "at line 4")
 
 
 def test_a_near_miss_in_indentation_and_text_names_both(repo: Path):

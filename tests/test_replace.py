@@ -27,8 +27,14 @@ linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"),
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    repo = make_repo(tmp_path / "r", FILES)
+def repo_files() -> dict[str, str | bytes]:
+    """What the shared `repo` fixture (conftest.py) commits for this module."""
+    return FILES
+
+
+@pytest.fixture
+def repo(repo: Path) -> Path:
+    """The shared repository, with bin/run made executable after the commit."""
     (repo / "bin" / "run").chmod(0o755)
     return repo
 

@@ -40,8 +40,14 @@ MIXED = (
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", FILES, executable={"bin/run.sh"})
+def repo_files() -> dict[str, str | bytes]:
+    """What the shared `repo` fixture (conftest.py) commits for this module."""
+    return FILES
+
+
+@pytest.fixture
+def repo_executable() -> set[str]:
+    return {"bin/run.sh"}
 
 
 # -- --cached -----------------------------------------------------------------------------------

@@ -32,8 +32,9 @@ TARGETS = ("worktree", "index", "both")
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", FILES)
+def repo_files() -> dict[str, str | bytes]:
+    """What the shared `repo` fixture (conftest.py) commits for this module."""
+    return FILES
 
 
 def changed_index_paths(repo: Path, before: dict) -> set[str]:

@@ -96,19 +96,38 @@ def _elision(text: bytes) -> str | None:
 
 
 def _elided(err: PatchError, old: list[bytes], current: Sequence[bytes]) -> bool:
-    """A line of the hunk's old side that stands for lines left out and is not in the file."""
+    """A line of the hunk's old side that stands for lines left out and is not in the file.
+    The nearest match and its first difference are then beside the point (the lines around
+    the elision are apart in the file): the message says where each part is instead."""
     present = {_blanks(line) for line in current}
-    for text in old:
+    for index, text in enumerate(old):
         line = _elision(text)
         if line is not None and _blanks(text) not in present:
-            err.message += (f"; the hunk's line {_quoted(line)} is not in the file: it seems to "
-                            "stand for lines left out")
+            parts = [_where(label, part, current) for label, part in
+                     (("before", old[:index]), ("after", old[index + 1:])) if part]
+            err.message = (err.message.split("; nearest match", 1)[0]
+                           + f"; the hunk's line {_quoted(line)} is not in the file: it seems "
+                           "to stand for lines left out" + "".join(f"; {p}" for p in parts))
+            err.details.pop("first_difference", None)
             err.hint = ("a hunk lists every line of the region it changes: replace "
                         f"{_quoted(line)} with the lines it stands for, copied exactly from the "
                         "file, or split the hunk in two around them")
             err.details["elided_line"] = line
             return True
     return False
+
+
+def _where(label: str, part: list[bytes], current: Sequence[bytes]) -> str:
+    """Where the hunk's lines before (or after) an elision are in the file, whitespace
+    aside: 'the lines before it are at line 3'."""
+    wanted = [_blanks(line) for line in part]
+    lines = [_blanks(line) for line in current]
+    found = [start + 1 for start in range(len(lines) - len(wanted) + 1)
+             if lines[start:start + len(wanted)] == wanted]
+    if not found:
+        return f"the lines {label} it are not in the file as one run"
+    at = ", ".join(str(n) for n in found[:SHOWN_COPIES])
+    return f"the lines {label} it are at line{'s' if len(found) > 1 else ''} {at}"
 
 
 def _indentation_only(err: PatchError, old: list[bytes], current: Sequence[bytes]) -> None:

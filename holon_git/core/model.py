@@ -258,6 +258,10 @@ class FilePatch:
     create_if_missing: bool = False
     # git's 'index OLD..NEW' line: the (abbreviated) blob ids of the old and new content
     blob_ids: tuple[str, str] | None = None
+    # A 'diff --git' header: its paths are from the top of the repository wherever it is
+    # applied from, as git reads them; other file patches are relative to the directory the
+    # patch is applied from (api.py)
+    top_relative: bool = False
 
     @property
     def path(self) -> str:

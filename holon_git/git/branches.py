@@ -3,6 +3,7 @@ tree a commit has."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,8 +15,15 @@ from .repository import git_error
 @dataclass(frozen=True)
 class Tip:
     ref: str  # full name, refs/heads/...
-    old: pygit2.Oid | None  # None: the branch is unborn (no commit yet)
+    old: pygit2.Oid | None  # None: the branch is unborn (no commit yet) or is to be created
     checked_out: bool  # HEAD points at it
+    base: pygit2.Oid | None = None  # --base: the commit a branch to be created starts from
+
+    @property
+    def parent(self) -> pygit2.Oid | None:
+        """The commit the patch applies on and the new commit's parent (None: a root
+        commit)."""
+        return self.base if self.base is not None else self.old
 
 
 def lookup(repo: pygit2.Repository, name: str) -> Any:
@@ -54,19 +62,35 @@ def current_tip(repo: pygit2.Repository) -> Tip:
     return Tip(branch, ref_value(repo, branch), True)
 
 
-def named_tip(repo: pygit2.Repository, name: str) -> Tip:
-    """--ref NAME: 'main' or 'refs/heads/main'. Only HEAD's unborn branch may be missing."""
+def named_tip(repo: pygit2.Repository, name: str, base: str | None = None) -> Tip:
+    """--ref NAME: 'main' or 'refs/heads/main'. Only HEAD's unborn branch may be missing,
+    unless ``base`` (--base REV) names the commit a new branch starts from."""
     full = name if name.startswith("refs/") else f"refs/heads/{name}"
     if not full.startswith("refs/heads/") or not pygit2.reference_is_valid_name(full):
         raise PatchError("usage_error", f"--ref {name!r} does not name a branch",
                          hint="pass a branch name such as 'main' or 'refs/heads/main'")
     old = ref_value(repo, full)
     on_head = head_branch(repo)
+    if base is not None:
+        if old is not None or on_head == full:
+            raise PatchError("usage_error", f"--base {base!r}: {full} exists already; --base "
+                             "(base=) only creates a branch",
+                             hint=f"drop --base to commit onto {full}, or name a new branch")
+        return Tip(full, None, False, resolve_commit(repo, base))
     if old is None and on_head != full:
         raise PatchError("usage_error", f"there is no branch {full}",
-                         hint="name an existing branch (only the unborn branch HEAD points "
-                         "to may be created)")
+                         hint="name an existing branch, or create this one with --base REV "
+                         "(the commit it starts from)")
     return Tip(full, old, on_head == full)
+
+
+def resolve_commit(repo: pygit2.Repository, rev: str) -> pygit2.Oid:
+    """The commit ``rev`` names (a branch, tag, commit id or any revision git reads)."""
+    try:
+        return repo.revparse_single(rev).peel(pygit2.Commit).id
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        raise PatchError("usage_error", f"--base {rev!r} does not name a commit",
+                         hint="name a branch, tag or commit id, e.g. --base main") from None
 
 
 def is_branch_name(ref: str) -> bool:
@@ -90,3 +114,38 @@ def tree_of(repo: pygit2.Repository, commit_id: pygit2.Oid | None) -> pygit2.Oid
         return repo[commit_id].peel(pygit2.Tree).id
     except (KeyError, pygit2.GitError, ValueError) as exc:
         raise git_error(exc, f"reading the tree of {commit_id}") from exc
+
+
+def checked_out_elsewhere(git_dir: str, ref: str) -> str | None:
+    """The working tree of another worktree of this repository (git worktree) that has
+    ``ref`` checked out, or None. Read from the git directories' HEAD files, as git does."""
+    from .location import common_dir
+
+    common = common_dir(git_dir)
+    # the main worktree's HEAD, when it has one (a bare repository's HEAD checks nothing out)
+    heads = [(os.path.join(common, "HEAD"), os.path.dirname(common))] \
+        if os.path.basename(common) == ".git" else []
+    try:
+        names = os.listdir(os.path.join(common, "worktrees"))
+    except OSError:
+        names = []
+    for name in names:
+        admin = os.path.join(common, "worktrees", name)
+        try:
+            with open(os.path.join(admin, "gitdir"), encoding="utf-8") as fh:
+                tree = os.path.dirname(fh.readline(4096).strip())
+        except (OSError, UnicodeDecodeError):
+            continue
+        heads.append((os.path.join(admin, "HEAD"), tree))
+    here = os.path.realpath(git_dir)
+    for head, tree in heads:
+        if os.path.realpath(os.path.dirname(head)) == here:
+            continue  # this worktree's own HEAD: the caller's concern
+        try:
+            with open(head, encoding="utf-8") as fh:
+                value = fh.readline(4096).strip()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if value == f"ref: {ref}":
+            return tree
+    return None

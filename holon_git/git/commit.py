@@ -12,17 +12,15 @@ import os
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from ..core.model import Diagnostic
 from ..errors import PatchError
 from .branches import Tip, head_branch, ref_value
 from .libgit2 import pygit2
 from .repository import GitRepo, git_error
 
-FALLBACK_NAME, FALLBACK_EMAIL = "holon-git", "holon-git@localhost"
 _IDENT = re.compile(r"^\s*([^<>]*?)\s*<([^<>]*)>\s*$")
 
 
@@ -95,13 +93,14 @@ def clean_message(message: str) -> str:
 class Identities:
     author: pygit2.Signature
     committer: pygit2.Signature
-    notes: list[Diagnostic] = field(default_factory=list)
 
 
 def identities(git: GitRepo, author_option: str | None) -> Identities:
-    """Author and committer as `git commit --author` would pick them."""
+    """Author and committer as `git commit --author` would pick them: from GIT_AUTHOR_* and
+    GIT_COMMITTER_*, author.*/committer.* and user.* configuration, and EMAIL. As git does,
+    a commit with no identity to make it under is refused (``identity_unknown``); the
+    committer may also take --author's, or the author's from the environment."""
     env = os.environ
-    notes: list[Diagnostic] = []
 
     def pick(role: str) -> tuple[str | None, str | None]:
         upper = role.upper()
@@ -115,24 +114,24 @@ def identities(git: GitRepo, author_option: str | None) -> Identities:
         text = env.get(f"GIT_{role.upper()}_DATE")
         return parse_git_date(text) if text else _now()
 
-    c_name, c_email = pick("committer")
     explicit = parse_ident(author_option) if author_option else None
+    a_name, a_email = explicit or pick("author")
+    c_name, c_email = pick("committer")
+    c_name, c_email = c_name or a_name, c_email or a_email
     if not c_name or not c_email:
-        fallback = explicit or (FALLBACK_NAME, FALLBACK_EMAIL)
-        c_name, c_email = c_name or fallback[0], c_email or fallback[1]
-        notes.append(Diagnostic("committer_fallback", "no committer identity is configured "
-                                f"(user.name/user.email); committed as {c_name} <{c_email}>"))
-    if explicit:
-        a_name, a_email = explicit
-    else:
-        named, mailed = pick("author")
-        a_name, a_email = named or c_name, mailed or c_email
+        missing = " and ".join(key for key, value in (("user.name", c_name),
+                                                       ("user.email", c_email)) if not value)
+        verb = "are" if " and " in missing else "is"
+        raise PatchError("identity_unknown", f"no identity to commit as: {missing} {verb} not "
+                         "configured (nor given by --author or GIT_COMMITTER_NAME/"
+                         "GIT_COMMITTER_EMAIL)", details={"missing": missing.split(" and ")})
+    a_name, a_email = a_name or c_name, a_email or c_email
     try:
         author = pygit2.Signature(a_name, a_email, *when("author"))
         committer = pygit2.Signature(c_name, c_email, *when("committer"))
     except (ValueError, pygit2.GitError) as exc:
         raise PatchError("usage_error", f"invalid identity: {exc}") from exc
-    return Identities(author, committer, notes)
+    return Identities(author, committer)
 
 
 class BranchUpdate:
@@ -143,14 +142,15 @@ class BranchUpdate:
         self.git = git
         self.repo = git.repo
         self.tip = tip
-        self.message = clean_message(message)
+        # a --check commits nothing and needs no message
+        self.message = clean_message(message) if message.strip() else ""
         self.ids = identities(git, author)  # author: "Name <email>", or git's author rules
         # called after the commit object exists, just before the compare-and-swap
         self.on_ref_update = on_ref_update
         self._txn: Any = None
 
     def create_commit(self, tree_id: pygit2.Oid) -> pygit2.Oid:
-        parents = [self.tip.old] if self.tip.old is not None else []
+        parents = [self.tip.parent] if self.tip.parent is not None else []
         try:
             # the message's bytes as given (a Latin-1 -m is stored as is, as git commit does)
             return self.repo.create_commit(None, self.ids.author, self.ids.committer,
@@ -188,7 +188,7 @@ class BranchUpdate:
         """Move the locked branch to ``commit_id``, with a reflog entry, and unlock it."""
         txn, self._txn = self._txn, None
         subject = self.message.split("\n", 1)[0]
-        initial = " (initial)" if self.tip.old is None else ""
+        initial = " (initial)" if self.tip.parent is None else ""
         reflog = f"holon-apply{initial}: {subject}"
         try:
             _set_target(txn, self.tip.ref, commit_id, self.ids.committer, reflog)
@@ -227,7 +227,7 @@ class BranchUpdate:
 
     def result(self, commit_id: pygit2.Oid, tree_id: pygit2.Oid) -> dict[str, object]:
         return {"commit": str(commit_id), "tree": str(tree_id), "ref": self.tip.ref,
-                "parent": str(self.tip.old) if self.tip.old is not None else None}
+                "parent": str(self.tip.parent) if self.tip.parent is not None else None}
 
 
 def _set_target(txn: Any, ref: str, target: pygit2.Oid, who: pygit2.Signature,

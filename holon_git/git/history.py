@@ -3,7 +3,8 @@
 ``<git dir>/holon-apply-history`` holds one JSON object a line, ``{"time", "path", "blob"}``
 (plus, for a modified file, ``"patch"``: the digest of what the patch did to it, and
 ``"after"``: the sha256 of the file it wrote; core/plan/applied.py refuses the same patch again
-while the file is still that),
+while the file is still that; for a deleted file, ``"deleted"``: its mode, so that -R of a
+patch that deleted it without its content, an envelope's '*** Delete File', restores it),
 appended after every successful working-tree (or --index) write of at most ``MAX_FILES``
 files. Only its newest ``MAX_ENTRIES`` lines are read (within its last ``MAX_BYTES``), and the
 file is cut to its newest ``MAX_ENTRIES`` entries once it passes ``COMPACT_AT`` bytes: the cap
@@ -46,6 +47,7 @@ MAX_TIME = 1 << 40  # seconds: an entry's time past this (year 36812) is forged
 _LOCK_WAIT = 2.0  # seconds an append waits for the lock before giving up (best effort)
 _BLOB = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+DELETED_MODES = ("100644", "100755")
 _FLAGS = os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -55,6 +57,7 @@ class Entry(NamedTuple):
     blob: str
     patch: str = ""  # digest of the file patches for the path (core/plan/resend.py), if known
     after: str = ""  # sha256 of the file as written, if known
+    deleted: str = ""  # the apply deleted the file: its mode ("100644", "100755")
 
 
 def _valid(raw: object) -> Entry | None:
@@ -73,7 +76,10 @@ def _valid(raw: object) -> Entry | None:
     if not (isinstance(patch, str) and isinstance(after, str)
             and _SHA256.fullmatch(patch) and _SHA256.fullmatch(after)):
         patch = after = ""
-    return Entry(float(when), path, blob, patch, after)
+    deleted = raw.get("deleted", "")
+    if deleted not in DELETED_MODES:
+        deleted = ""
+    return Entry(float(when), path, blob, patch, after, deleted)
 
 
 class Log:
@@ -173,15 +179,18 @@ def entries(log: list[Entry], path: str) -> Iterator[Entry]:
 
 
 def record(git_dir: str, changed: Iterable[tuple[str, ...]]) -> None:
-    """Append (path, pre-image blob id, patch digest, sha256 after) entries (the last two
-    may be ""); compact to the newest MAX_ENTRIES when the log has grown. Best effort: an
-    OSError is swallowed."""
+    """Append (path, pre-image blob id, patch digest, sha256 after, deleted mode) entries
+    (the last three may be "" or left out); compact to the newest MAX_ENTRIES when the log
+    has grown. Best effort: an OSError is swallowed."""
     now = round(time.time(), 3)
 
-    def entry(path: str, blob: str, patch: str = "", after: str = "") -> dict[str, object]:
+    def entry(path: str, blob: str, patch: str = "", after: str = "",
+              deleted: str = "") -> dict[str, object]:
         fields: dict[str, object] = {"time": now, "path": path, "blob": blob}
         if patch and after:
             fields.update(patch=patch, after=after)
+        if deleted:
+            fields["deleted"] = deleted
         return fields
 
     lines = b"".join(json.dumps(entry(*change)).encode() + b"\n"
@@ -237,7 +246,8 @@ def _compact(git_dir: str) -> None:
     """Cut the log to its newest MAX_ENTRIES; the caller holds the lock of the file read."""
     kept = read(git_dir)
     temp = os.path.join(git_dir, f"{LOG_NAME}.{os.getpid()}.tmp")
-    body = b"".join(json.dumps(e._asdict()).encode() + b"\n" for e in kept)
+    body = b"".join(json.dumps({k: v for k, v in e._asdict().items() if v != ""}).encode()
+                    + b"\n" for e in kept)
     with suppress(FileNotFoundError):
         os.unlink(temp)  # left by a killed compaction of a process with this pid
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _FLAGS, 0o666)

@@ -186,3 +186,17 @@ def root_of(location: Location, start: str | os.PathLike[str]) -> str:
         raise PatchError("not_a_repository", f"{location.git_dir} is a bare repository with no "
                          "working tree", hint="apply to a branch with --ref (or --commit)")
     return location.work_tree
+
+
+def subdirectory(start: str | os.PathLike[str] = ".") -> str:
+    """Where ``start`` is below the top of its working tree, as git's prefix ('src/app'; ''
+    at the top, in a bare repository, outside any repository or outside the work tree)."""
+    location = locate(start)
+    if location.git_dir is None or location.work_tree is None:
+        return ""
+    relative = os.path.relpath(os.path.abspath(start), location.work_tree)
+    relative = relative.replace(os.sep, "/")
+    if relative in (".", "..") or relative.startswith(("../", "/", ".git/")) or \
+            relative == ".git":
+        return ""
+    return relative

@@ -19,7 +19,7 @@ import zlib
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 
-from ..core.change import FileChange
+from ..core.change import EXECUTABLE, FileChange
 from ..core.model import FileKind
 from .history import MAX_FILES
 
@@ -117,7 +117,7 @@ def write_blob(git_dir: str, content: bytes) -> str | None:
 def keep_preimages(git_dir: str | None, changes: list[FileChange],
                    old_content: Callable[[FileChange], bytes],
                    saved: Sequence[Mapping[str, object]] = ()
-                   ) -> list[tuple[str, str, str, str]]:
+                   ) -> list[tuple[str, str, str, str, str]]:
     """For the history log (history.py): each modified, renamed or deleted path with its
     pre-image's blob id (``saved``: the deleted files' blobs, written already), the others
     written as loose objects now; for a file modified in place, also the digest of what the
@@ -127,7 +127,7 @@ def keep_preimages(git_dir: str | None, changes: list[FileChange],
     if git_dir is None or len(changes) > MAX_FILES:
         return []
     written = {str(d["path"]): str(d["blob"]) for d in saved if d.get("blob")}
-    kept: list[tuple[str, str, str, str]] = []
+    kept: list[tuple[str, str, str, str, str]] = []
     store: Store | None = None
     try:
         for change in changes:
@@ -139,7 +139,10 @@ def keep_preimages(git_dir: str | None, changes: list[FileChange],
                 if store is None:
                     return []
                 blob = store.write(old_content(change))
-            kept.append((change.old_path, blob, change.patch_digest, change.after_sha256))
+            deleted = "" if change.kind is not FileKind.DELETE else \
+                "100755" if change.before.mode == EXECUTABLE else "100644"
+            kept.append((change.old_path, blob, change.patch_digest, change.after_sha256,
+                         deleted))
     except OSError:
         return []
     return kept

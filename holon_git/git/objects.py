@@ -1,5 +1,6 @@
 """Blobs in the object database: new contents written as they are planned, the objects an
-apply wrote checked before anything names them, and deleted content never lost.
+apply wrote checked before anything names them, and deleted content saved
+(until git gc prunes it: docs/envelope.md, "Saved deletions").
 
 Every deleted file's pre-image goes to the object database (`git cat-file -p <blob>` brings
 it back): as a loose object written in pure Python (loose.py), the blob id git itself would

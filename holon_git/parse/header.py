@@ -126,6 +126,20 @@ def inconsistent(header: FileHeader, roles: list[str], what: str,
                                          for number, text in named]})
 
 
+def git_header_path(header: FileHeader, strip: int | None) -> str | None:
+    """The path a 'diff --git' line names, its prefixes stripped as the file patch would
+    strip them: to locate a refusal that comes before the file patch is read (a binary
+    patch, a copy). None when the line gives none that is valid."""
+    if header.git is None:
+        return None
+    old, new = header.git
+    try:
+        count = strip if strip is not None else int(_has_prefix_pair(old, new))
+        return _clean(new, count) or _clean(old, count)
+    except PatchError:
+        return None
+
+
 class HeaderResolver:
     """Turns a FileHeader into a FilePatch (kind, normalized paths, notes)."""
 
@@ -172,11 +186,12 @@ class HeaderResolver:
                 for note in self.notes):
             self.notes.append(Diagnostic(
                 "missing_path_prefix", f"the header names {new or old!r} without git's a/ "
-                "and b/ prefixes; read as a path from the top of the working tree (as -p0)",
+                "and b/ prefixes; read as written (as -p0)",
                 h.start))
         return FilePatch(kind, old, new, [], h.metadata, h.start, self.notes,
                          executable=h.executable and kind in (FileKind.ADD, FileKind.DELETE),
-                         header_paths=self.header_paths, blob_ids=h.blob_ids)
+                         header_paths=self.header_paths, blob_ids=h.blob_ids,
+                         top_relative=h.is_git)
 
     def _check_extensions(self) -> None:
         """At most one of 'new file', 'deleted file' and a rename, as in git."""

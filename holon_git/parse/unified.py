@@ -24,7 +24,7 @@ from ..core.model import (
 from ..errors import PatchError
 from .checks import check_duplicates
 from .epoch import epoch_stamp, missing_side
-from .header import FileHeader, HeaderResolver, split_git_header
+from .header import FileHeader, HeaderResolver, git_header_path, split_git_header
 from .limits import Tally
 from .names import header_name, unquote
 from .other_formats import UNIFIED_HINT, other_format_hunk, other_format_of
@@ -51,6 +51,21 @@ _BLOB_IDS = re.compile(r"index ([0-9a-fA-F]{4,64})\.\.([0-9a-fA-F]{4,64})(?: |$)
 
 def _decode(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
+
+
+def _binary_files_path(line: str) -> str | None:
+    """The file 'Binary files a/x and b/x differ' names (the new side, without git's
+    prefix), when the line splits one way only."""
+    names = line[len("Binary files "):].rstrip()[:-len(" differ")].split(" and ")
+    if len(names) != 2:
+        return None
+    old, new = names
+    if new == "/dev/null":
+        new = old
+    if old.startswith("a/") and new.startswith("b/") or new.startswith("b/") and \
+            old == "/dev/null":
+        new = new[2:]
+    return new or None
 
 
 class UnifiedParser:
@@ -126,6 +141,7 @@ class UnifiedParser:
         if text.startswith((b"diff --cc ", b"diff --combined ")):
             raise self._error("unsupported_git_patch_feature",
                               "combined (merge) diffs are not supported", index)
+        self._refuse_binary_line(index)
         if _HUNK.match(text) or text.startswith(b"+++ "):
             raise self._error("missing_file_header",
                               f"'{_decode(text[:40])}' appears before any '---'/'+++' "
@@ -135,6 +151,15 @@ class UnifiedParser:
             raise self._error("missing_file_header",
                               "'---' line is not followed by a '+++' line", index + 1)
         self._refuse_other_format(index)
+
+    def _refuse_binary_line(self, index: int) -> None:
+        """diff -r's (or git's) line for a binary file: skipped as prose, its change would be
+        lost while the rest applied."""
+        text = header_text(self.items[index])
+        if text.startswith(b"Binary files ") and text.rstrip().endswith(b" differ"):
+            raise self._error("unsupported_git_patch_feature",
+                              "binary patches are not supported", index,
+                              path=_binary_files_path(_decode(text)))
 
     def _refuse_other_format(self, index: int) -> None:
         """Another diff format's hunk is not prose: skipping it would apply part of a patch."""
@@ -185,10 +210,12 @@ class UnifiedParser:
                 header.lines["rename to"] = (self._no(self.pos), text)
             elif text.startswith(("copy from ", "copy to ")):
                 raise self._error("unsupported_git_patch_feature",
-                                  "copies ('copy from'/'copy to') are not supported", self.pos)
+                                  "copies ('copy from'/'copy to') are not supported", self.pos,
+                                  path=git_header_path(header, self.strip))
             elif text.startswith(("GIT binary patch", "Binary files ", "Binary patch")):
                 raise self._error("unsupported_git_patch_feature",
-                                  "binary patches are not supported", self.pos)
+                                  "binary patches are not supported", self.pos,
+                                  path=git_header_path(header, self.strip))
             elif text.startswith(_METADATA):
                 self._metadata(header, text)
             else:
@@ -200,7 +227,8 @@ class UnifiedParser:
         kind = _UNSUPPORTED_MODES.get(mode)
         if kind:
             raise self._error("unsupported_git_patch_feature",
-                              f"{kind} entries (mode {mode}) are not supported", self.pos)
+                              f"{kind} entries (mode {mode}) are not supported", self.pos,
+                              path=git_header_path(header, self.strip))
         if text.startswith(("new file mode ", "deleted file mode ")):
             role = "new file mode" if text.startswith("new") else "deleted file mode"
             header.lines.setdefault(role, (self._no(self.pos), text))
@@ -509,6 +537,7 @@ class UnifiedParser:
         if any(line.strip() for line in junk):
             for index in range(end, nxt):
                 self._refuse_other_format(index)
+                self._refuse_binary_line(index)
             self._note_skipped(end, nxt)
         self.pos = nxt
         return nxt < len(self.items) and header_text(self.items[nxt]).startswith(b"@@")

@@ -9,7 +9,6 @@ from typing import Any
 
 from ..api import apply_request
 from ..errors import PatchError
-from ..parse import detect_format
 from ..receipt import REFUSED, Receipt
 from ..request import ApplyRequest
 from .definitions import ANTHROPIC, OPENAI, check_provider
@@ -73,26 +72,13 @@ def patch_from_call(provider: str, call: Any) -> str:
     return patch
 
 
-def _refuse_envelope(patch: str) -> None:
-    if detect_format(patch.encode("utf-8", "surrogateescape")) == "envelope":
-        raise PatchError(
-            "patch_parse_error",
-            "ApplyPatch takes a unified diff, not the '*** Begin Patch' format",
-            hint="send the change as a unified diff: '--- a/PATH', '+++ b/PATH', then "
-            "'@@ -start,count +start,count @@' hunks",
-            patch_line=1,
-        )
-
-
 def run_tool_call(provider: str, call: Any, repo: str | os.PathLike[str] = ".", *,
                   target: str = "worktree", check: bool = False) -> ToolOutcome:
     """Apply the patch a tool call carries to ``repo``; all or nothing, never raises
     PatchError. The outcome's text is the tool result for the model."""
     try:
-        request = ApplyRequest(repo=os.fspath(repo), target=target, check=check,
-                               format="unified")
+        request = ApplyRequest(repo=os.fspath(repo), target=target, check=check)
         patch = patch_from_call(provider, call)
-        _refuse_envelope(patch)
     except PatchError as err:
         receipt = Receipt(REFUSED, target=target, error=err)
     else:

@@ -32,9 +32,10 @@ OnPlanned = Callable[[FileChange], None]
 class CommitSpec(NamedTuple):  # a named tuple: cheaper to build at start-up than a dataclass
     """What to commit with, and where: the current branch, or ``ref`` (a branch name)."""
 
-    message: str
+    message: str  # "" for a --check: nothing is committed
     author: str | None = None  # "Name <email>"; default: git's author rules
     ref: str | None = None
+    base: str | None = None  # --base REV: the branch ``ref`` is created there
     # Called after the commit object exists and before the branch is compare-and-swapped;
     # lets tests (and cautious automation) observe or provoke a concurrent update.
     on_ref_update: Callable[[], None] | None = None

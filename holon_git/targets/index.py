@@ -123,7 +123,6 @@ class IndexTarget(Target):
                                      "path first")
             if change.kind in (FileKind.ADD, FileKind.RENAME):
                 self.head_stage.check_free(change.path, removed)
-        plan.diagnostics.extend(self.branch.ids.notes)
 
     def prepare(self, patch: Patch, stage: bool) -> OnPlanned | None:
         """With ``stage``, each new content goes to the object database as soon as its file
@@ -334,3 +333,40 @@ class BothTarget(IndexTarget):
                 if st is not None:
                     stats[change.path] = st
         return stats
+
+
+class CheckedOutBranchTarget(BothTarget):
+    """--ref naming the branch checked out in this working tree: the branch, its index and its
+    working tree move together, as git's ``receive.denyCurrentBranch=updateInstead`` moves
+    them for a push. Every path the patch touches must be clean: the same in the working
+    tree, the index and the branch's commit (no untracked file where the patch adds one);
+    otherwise ``uncommitted_changes`` and nothing is written. Paths it does not touch may
+    hold any changes: they stay as they are, staged or not."""
+
+    name = "ref"
+
+    def _dirty(self, err: PatchError) -> PatchError:
+        assert self.branch is not None
+        branch = self.branch.tip.ref
+        return PatchError("uncommitted_changes", f"{branch} is checked out here, and "
+                          f"{err.message}", path=err.path, details={"ref": branch})
+
+    def read(self, path: str) -> SourceFile | None:
+        try:
+            got = super().read(path)
+        except PatchError as err:
+            if err.code == "index_mismatch":
+                raise self._dirty(err) from None
+            raise
+        if path in self.untracked:
+            raise self._dirty(PatchError("index_mismatch", f"{path!r} is in the working tree "
+                                         "but not committed", path=path))
+        return got
+
+    def validate(self, plan: Plan) -> None:
+        try:
+            super().validate(plan)
+        except PatchError as err:
+            if err.code == "index_mismatch":
+                raise self._dirty(err) from None
+            raise

@@ -1,37 +1,63 @@
 """The ``ref`` target (--ref BRANCH): apply to a branch's tree in the object database and advance
 the branch with a new commit. No working tree or index is read or written, so it works in bare
 repositories; the branch moves by compare-and-swap (git/commit.py BranchUpdate).
+
+The branch checked out in this repository's working tree is the exception: as git's
+``receive.denyCurrentBranch=updateInstead`` does for a push, its index and working tree move
+with it, in the same transaction, and only where they are clean for the paths the patch
+touches (``CheckedOutBranchTarget``); otherwise the patch is refused (``uncommitted_changes``).
 """
 
 from __future__ import annotations
 
 from ..core.change import Plan, SourceFile, removed_paths
-from ..core.model import Diagnostic, FileKind, Patch
+from ..core.model import FileKind, Patch
 from ..core.policy import Protection
+from ..errors import PatchError
 from ..fs.gitdir_guard import GitDirGuard, mode_below, refuse_made_git_dirs
 from ..fs.signals import FORWARD, HeldSignals, checkpoint
-from ..git.branches import named_tip, tree_of
+from ..git.branches import Tip, checked_out_elsewhere, named_tip, tree_of
 from ..git.commit import BranchUpdate
 from ..git.location import git_directories
 from ..git.objects import PlannedBlobs, require_objects
 from ..git.protect import repo_protection
-from ..git.repository import open_repository
+from ..git.repository import GitRepo, open_repository
 from ..git.stage import Stage
 from ..git.versions import RepositoryVersions
 from .base import CommitSpec, OnPlanned, Target
+
+
+def open_ref_target(repo: str, commit: CommitSpec, *, check: bool = False,
+                    durable: bool = False) -> Target:
+    """The target for --ref: the object database only, or, for the branch checked out in
+    this working tree, the branch with its index and working tree."""
+    assert commit.ref is not None
+    git = open_repository(repo)
+    tip = named_tip(git.repo, commit.ref, commit.base)
+    if tip.checked_out and git.work_tree is not None:
+        from .index import CheckedOutBranchTarget
+
+        return CheckedOutBranchTarget(repo, check=check, commit=commit, durable=durable)
+    elsewhere = checked_out_elsewhere(git.git_dir, tip.ref)
+    if elsewhere is not None:
+        raise PatchError("uncommitted_changes", f"{tip.ref} is checked out in the working tree "
+                         f"at {elsewhere}; moving it from here would leave that working tree "
+                         "and its index behind", details={"ref": tip.ref, "worktree": elsewhere},
+                         hint=f"apply there (--repo {elsewhere}), where --ref {commit.ref} "
+                         "moves the branch with its index and working tree")
+    return RefTarget(git, tip, commit)
 
 
 class RefTarget(Target):
     name = "ref"
     needs_planned_preimages = False  # the commit needs blob ids only
 
-    def __init__(self, repo: str, commit: CommitSpec) -> None:
-        assert commit.ref is not None
-        self.git = open_repository(repo)
+    def __init__(self, git: GitRepo, tip: Tip, commit: CommitSpec) -> None:
+        self.git = git
         self.guard = GitDirGuard(self.git.work_tree,
                                  git_directories(self.git.git_dir, self.git.gitfile))
-        self.tip = named_tip(self.git.repo, commit.ref)
-        self.base_tree = tree_of(self.git.repo, self.tip.old)
+        self.tip = tip
+        self.base_tree = tree_of(self.git.repo, self.tip.parent)
         self.stage = Stage.from_tree(self.git.repo, self.base_tree, self.tip.ref)
         self.branch = BranchUpdate(self.git, self.tip, commit.message, commit.author,
                                    commit.on_ref_update)
@@ -66,12 +92,6 @@ class RefTarget(Target):
         for change in plan.changes:
             if change.kind in (FileKind.ADD, FileKind.RENAME):
                 self.stage.check_free(change.path, removed)
-        plan.diagnostics.extend(self.branch.ids.notes)
-        if self.tip.checked_out and self.git.work_tree is not None:
-            plan.diagnostics.append(Diagnostic(
-                "checked_out_branch", f"{self.tip.ref} is checked out here; its working tree "
-                "and index were not updated, so they now show the new commit's changes as "
-                "undone"))
 
     def write(self, plan: Plan) -> dict[str, object]:
         blob_ids = self.planned.all_ids({c.path: c.after for c in plan.changes

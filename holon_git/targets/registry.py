@@ -11,11 +11,12 @@ TARGETS = ("worktree", "index", "both", "ref")
 
 
 def open_target(name: str, repo: str = ".", *, check: bool = False,
-                commit: CommitSpec | None = None, durable: bool = False) -> Target:
+                commit: CommitSpec | None = None, durable: bool = False,
+                intent_to_add: bool = False) -> Target:
     if name == "worktree":
         location = locate(repo)
         return WorktreeTarget(root_of(location, repo), location.git_dir, durable,
-                              location.gitfile)
+                              location.gitfile, intent_to_add=intent_to_add)
     if name in ("index", "both"):
         from .index import BothTarget, IndexTarget
 
@@ -23,8 +24,8 @@ def open_target(name: str, repo: str = ".", *, check: bool = False,
             return IndexTarget(repo, check=check, commit=commit)
         return BothTarget(repo, check=check, commit=commit, durable=durable)
     if name == "ref":
-        from .refs import RefTarget
+        from .refs import open_ref_target
 
         assert commit is not None and commit.ref is not None
-        return RefTarget(repo, commit)
+        return open_ref_target(repo, commit, check=check, durable=durable)
     raise ValueError(f"unknown target {name!r}")

@@ -41,8 +41,10 @@ class WorktreeTarget(Target):
     needs_planned_preimages = False
 
     def __init__(self, root: str, git_dir: str | None = None, durable: bool = False,
-                 gitfile: str | None = None) -> None:
+                 gitfile: str | None = None, intent_to_add: bool = False) -> None:
         self.root = os.path.abspath(root)
+        # -N: new files go into the index as intended to be added, once written
+        self.intent_to_add = intent_to_add
         self.git_dir = git_dir  # where the crash journal goes; None outside a repository
         # no path may lead into these, whatever their names (fs/tree.py compares identities)
         self.guarded = git_directories(git_dir, gitfile)
@@ -149,7 +151,7 @@ class WorktreeTarget(Target):
         from ..git import loose, objects
 
         saved: list[dict[str, object]] = []
-        kept: list[tuple[str, str, str, str]] = []
+        kept: list[tuple[str, str, str, str, str]] = []
         txn, self.early = self.early or self._transaction(alone=True), None
         with signals.HeldSignals(terminate=True) as held:
 
@@ -175,7 +177,25 @@ class WorktreeTarget(Target):
                 raise error from exc
         if kept and self.git_dir is not None:
             history.record(self.git_dir, kept)
-        return {"deleted_blobs": saved}
+        extra: dict[str, object] = {"deleted_blobs": saved}
+        if self.intent_to_add and self.git_dir is not None:
+            extra.update(self._mark_intent_to_add(plan))
+        return extra
+
+    def _mark_intent_to_add(self, plan: Plan) -> dict[str, object]:
+        """-N: record the files the patch created as intended to be added (``git add -N``,
+        which leaves a path the index has alone). After the write, so a failure cannot undo
+        it: the receipt says what git said instead."""
+        from ..git.command import run_git
+
+        created = [c.path for c in plan.changes if c.kind in (FileKind.ADD, FileKind.RENAME)]
+        if not created:
+            return {"intent_to_add": []}
+        try:
+            run_git(self.root, "--literal-pathspecs", "add", "--intent-to-add", "--", *created)
+        except PatchError as err:
+            return {"intent_to_add": [], "intent_to_add_failed": err.message}
+        return {"intent_to_add": created}
 
     def known_versions(self) -> RepositoryVersions | None:
         """The file's other versions for the three-way rescue (none outside a repository):

@@ -16,9 +16,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from gitsupport import refused
 from repos.builders import make_repo, snapshot_all
-
-from holon_git import apply_patch
 
 SECRET = b"secret outside the repository\n"
 
@@ -46,14 +45,9 @@ class Sandbox:
         return snapshot_all(self.sentinel)
 
     def refused(self, patch: str | bytes, *codes: str, **options: object):
-        """Apply through the library; it must refuse with one of ``codes`` and change nothing
-        anywhere under the sentinel directory."""
-        before = self.state()
-        receipt = apply_patch(patch, self.repo, **options)  # type: ignore[arg-type]
-        assert receipt.status == "refused", f"applied: {receipt.to_json()}"
-        assert receipt.error is not None and receipt.error.code in codes, receipt.error
-        assert self.state() == before, "a refused patch changed something"
-        return receipt.error
+        """The shared helper (gitsupport.refused): refused with one of ``codes``, and nothing
+        anywhere under the sentinel directory changed."""
+        return refused(self.repo, patch, codes, state=self.state, **options)
 
     def refused_by_cli(self, patch: bytes, *codes: str) -> str:
         before = self.state()

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from gitsupport import refused as refused_patch
 from layouts import LAYOUTS, Layout
 from repos.builders import git
 
@@ -75,11 +76,8 @@ def layout(request: pytest.FixtureRequest, tmp_path: Path,
 
 
 def refused(layout: Layout, patch: str, **options: object) -> None:
-    before = layout.state()
-    receipt = apply_patch(patch, layout.tree, **options)  # type: ignore[arg-type]
-    assert receipt.status == "refused", receipt.to_json()
-    assert receipt.error is not None and receipt.error.code == "path_escape", receipt.error
-    assert layout.state() == before, "a refused patch changed something"
+    """The shared helper (gitsupport.refused), comparing the whole layout."""
+    refused_patch(layout.tree, patch, "path_escape", state=layout.state, **options)
 
 
 # every kind of patch on the working tree; the hook on every target; the others on git's

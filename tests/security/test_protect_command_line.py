@@ -12,8 +12,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from gitsupport import everything
-from repos.builders import git, git_env, make_repo
+from gitsupport import everything, refused
+from repos.builders import git, git_env
 
 from holon_git import apply_patch
 
@@ -38,15 +38,11 @@ PARAMETERS = {
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "r", FILES)
+def repo_files() -> dict[str, str | bytes]:
+    """What the shared `repo` fixture (conftest.py) commits for this module."""
+    return FILES
 
 
-def refused(repo: Path, patch: str, code: str, **options: object) -> None:
-    before = everything(repo)
-    receipt = apply_patch(patch, repo, **options)  # type: ignore[arg-type]
-    assert receipt.error is not None and receipt.error.code == code, receipt.to_json()
-    assert everything(repo) == before
 
 
 # every form on the working tree; the usual form on every target

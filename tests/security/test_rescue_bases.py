@@ -86,8 +86,9 @@ def test_blobs_that_are_not_this_paths_versions_are_no_base(repo: Path, where: s
     else:
         blob = git(repo, "hash-object", "-w", "--stdin", input=(SECRET + "y\n").encode()).strip()
     (repo / "notes.txt").write_text(NOTES.replace("note 2", "note two"))
+    git(repo, "branch", "-q", "side")  # --ref onto a branch not checked out: its own tree
     before = snapshot(repo)
-    for options in ({"check": True}, {}, {"target": "index"}, {"ref": "main", "message": "m"}):
+    for options in ({"check": True}, {}, {"target": "index"}, {"ref": "side", "message": "m"}):
         receipt = apply_patch(probe(blob[:8]), repo, **options)
         assert receipt.error is not None and receipt.error.code == "context_not_found", options
         shown(receipt.to_json())

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from crashkit import LONG
-from repos.builders import git_state, make_repo, snapshot
+from repos.builders import git_state, snapshot
 
 from holon_git import apply_patch
 
@@ -36,8 +36,9 @@ def run_measured(repo: Path, patch: Path) -> tuple[int, int, float]:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "r", {"f": "a\nb\nc\n"})
+def repo_files() -> dict[str, str | bytes]:
+    """What the shared `repo` fixture (conftest.py) commits for this module."""
+    return {"f": "a\nb\nc\n"}
 
 
 def test_a_ten_megabyte_line(repo: Path, tmp_path: Path):

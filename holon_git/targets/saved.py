@@ -1,0 +1,86 @@
+"""-R of a deletion that does not hold the deleted content (an envelope's '*** Delete File'):
+the content comes back from the blob this tool saved when it deleted the file.
+
+Every working-tree (and --index) apply saves a deleted file's content as a blob and records
+it in the history log (git/history.py) with the file's mode. Reversing such a deletion looks
+up the newest deletion of that path there and reads the blob; the reversed patch then adds
+exactly that content (and is refused like any addition if the path exists again). When the
+log has no such deletion, or git's garbage collection has pruned the blob, the patch is
+refused with what to do instead.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Callable
+from dataclasses import replace
+
+from ..core.change import SourceFile
+from ..core.model import REMOVE, Diagnostic, FileKind, FilePatch, Hunk, HunkLine, Patch
+from ..errors import PatchError
+from ..git import history
+from ..git.location import locate
+from ..git.repository import open_git_dir
+
+
+def _needs_content(fp: FilePatch) -> bool:
+    return fp.kind is FileKind.DELETE and not fp.check_deleted_content
+
+
+def restore_deleted(patch: Patch, repo: str) -> Patch:
+    """The patch with each deletion that lacks its content given the content this tool saved
+    when it deleted the file (unchanged when there is none to give)."""
+    if not any(_needs_content(fp) for fp in patch.files):
+        return patch
+    git_dir = locate(repo).git_dir
+    log = history.read(git_dir) if git_dir is not None else []
+    return replace(patch, files=[_with_content(fp, log, git_dir) if _needs_content(fp) else fp
+                                 for fp in patch.files])
+
+
+def _unknown(fp: FilePatch, why: str) -> PatchError:
+    return PatchError(
+        "usage_error", f"cannot reverse the deletion of {fp.path!r}: the patch does not hold "
+        f"the deleted content, and {why}",
+        hint="restore the file from the blob id in the receipt of the apply that deleted it "
+        "('git cat-file -p <id> > PATH'), or from git ('git restore PATH')",
+        patch_line=fp.patch_line, path=fp.path)
+
+
+def _with_content(fp: FilePatch, log: list[history.Entry], git_dir: str | None) -> FilePatch:
+    assert fp.old_path is not None
+    saved = next((entry for entry in history.entries(log, fp.old_path) if entry.deleted), None)
+    if git_dir is None or saved is None:
+        raise _unknown(fp, "this repository's history log records no deletion of it by "
+                       "holon-git")
+    try:
+        content = open_git_dir(git_dir)[saved.blob].data
+    except (KeyError, ValueError):
+        raise _unknown(fp, f"the blob {saved.blob} saved when it was deleted is gone (pruned "
+                       "by git gc)") from None
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(saved.time))
+    note = Diagnostic("restored_deleted_content", f"the deleted content is the blob "
+                      f"{saved.blob} holon-git saved when it deleted the file ({when})",
+                      fp.patch_line)
+    return replace(deletion_of(fp, content), executable=saved.deleted == "100755",
+                   diagnostics=[*fp.diagnostics, note])
+
+
+def deletion_of(fp: FilePatch, content: bytes) -> FilePatch:
+    """The deletion ``fp`` with ``content`` as its one hunk of removed lines."""
+    lines = io.BytesIO(content).readlines()  # split at b"\n" only, as the patch model does
+    hunks = [Hunk(1, len(lines), 0, 0, [HunkLine(REMOVE, line) for line in lines],
+                  patch_line=fp.patch_line,
+                  old_no_newline=not content.endswith(b"\n"))] if lines else []
+    return replace(fp, hunks=hunks, check_deleted_content=True)
+
+
+def with_current_content(patch: Patch, read: Callable[[str], SourceFile | None]) -> Patch:
+    """The patch with each deletion that lacks its content given the file's current content
+    (as ``read``, a target's, returns it), for --stat and --numstat to count its lines."""
+    files = []
+    for fp in patch.files:
+        current = read(fp.path) if _needs_content(fp) else None
+        files.append(fp if current is None else deletion_of(fp, current.data))
+    return replace(patch, files=files)
