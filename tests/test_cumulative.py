@@ -7,11 +7,14 @@ change is in the file: sent again, a cumulative patch changes nothing."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from gitsupport import applied, everything, forget_resend_records, git_apply, refused
-from repos.builders import make_repo
-from strategies import difflib_patch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from repos.builders import git_env, make_repo
+from strategies import Edit, apply_edits, difflib_patch, join, unique_line
 
 from holon_git import apply_patch
 from holon_git.provider.results import format_result
@@ -114,6 +117,40 @@ def test_reversed_partly_applied(tmp_path: Path) -> None:
     assert "hunk 2 is not applied (nothing to undo)" in err.message
 
 
+def test_one_hunk_whose_new_lines_the_first_step_made_whole_is_merged(tmp_path: Path) -> None:
+    """Step 1 removed a line; the whole change since HEAD is one hunk that also removes the
+    file's first two lines. Its old side is nowhere now, and its new side, thanks to step 1,
+    is in the file whole: the hunk rules would read that as applied. The merge from HEAD,
+    where the patch applies, changes the file: the change is not in, and it is merged."""
+    head = b"".join(b"row %d\n" % i for i in range(12))
+    one = head.replace(b"row 8\n", b"")
+    two = one.replace(b"row 0\nrow 1\n", b"")
+    repo = make_repo(tmp_path / "r", {PATH: head})
+    applied(repo, patch(head, one))
+    cumulative = patch(head, two)
+    assert cumulative.count(b"\n@@ ") == 1  # one hunk holds both changes
+    receipt = applied(repo, cumulative)
+    assert (repo / PATH).read_bytes() == two
+    assert receipt.files[0].three_way is not None
+    forget_resend_records(repo)
+    refused(repo, cumulative, "already_applied")  # sent again: the merge changes nothing
+
+
+def test_a_hunk_whose_lines_repeat_is_decided_by_the_merge(tmp_path: Path) -> None:
+    """Step 1 appended `done()`; the whole change since HEAD is one hunk that removes the
+    first line and appends `done()`. In the file its new side sits at the end while its old
+    side overlaps it (ambiguous_repeat); the merge from HEAD tells: one `done()`, as the
+    agent meant (its line numbers alone would have added a second)."""
+    head = b"start()\nwork()\n"
+    one = head + b"done()\n"
+    two = b"work()\ndone()\n"
+    repo = make_repo(tmp_path / "r", {PATH: head})
+    applied(repo, patch(head, one))
+    receipt = applied(repo, patch(head, two))
+    assert (repo / PATH).read_bytes() == two
+    assert receipt.files[0].three_way is not None
+
+
 # A stale patch (written against HEAD) whose line sits right after one the current text
 # removed, among look-alike lines: git merge-file conflicts, and undoing the patch's change
 # by a merge puts its line back beside the current text's own copy of it, which redoing then
@@ -137,3 +174,59 @@ def test_a_conflict_among_look_alike_lines_is_not_called_already_applied(
     assert "holds its change" not in err.message
     assert apply_patch(difflib_patch("docs/items.rst", DOC, stale, 3), repo).error.code \
         == "merge_conflict"
+
+
+# -- the property: a cumulative patch gives the merge's result, or is refused ---------------
+@st.composite
+def two_steps(draw: st.DrawFn) -> tuple[bytes, bytes, bytes]:
+    """HEAD, HEAD with a first edit, and that with a second one, as an agent's two steps:
+    unique lines, the edits at least eight lines apart (separate hunks, as git diff makes
+    them), the first step above or below the second."""
+    used: set[bytes] = set()
+    lines = [unique_line(draw, used) for _ in range(draw(st.integers(12, 40)))]
+    upper = draw(st.integers(0, len(lines) - 10))
+    lower = draw(st.integers(upper + 8, len(lines) - 2))
+
+    def edit(at: int) -> Edit:
+        remove = draw(st.integers(0, 2))
+        count = draw(st.integers(0 if remove else 1, 2))
+        return Edit(at, remove, tuple(unique_line(draw, used) for _ in range(count)))
+
+    first, second = edit(upper), edit(lower)
+    if draw(st.booleans()):
+        first, second = second, first
+    one = apply_edits(lines, [first])
+    two = apply_edits(lines, sorted([first, second], key=lambda e: e.start))
+    return join(lines), join(one), join(two)
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.large_base_example])
+@given(two_steps())
+def test_a_cumulative_patch_gives_what_git_merge_file_gives(tmp_path_factory, steps) -> None:
+    """The first step applied (uncommitted), the whole change since HEAD sent: applied, it is
+    exactly `git merge-file` of (current, HEAD, HEAD + patch), the second step's file. Sent
+    again, it changes nothing."""
+    head, one, two = steps
+    tmp = tmp_path_factory.mktemp("c")
+    repo = make_repo(tmp / "r", {PATH: head})
+    applied(repo, patch(head, one))
+    merged = merge_file(tmp, one, head, two)
+    receipt = apply_patch(patch(head, two), repo)
+    if receipt.ok:
+        assert merged is not None and (repo / PATH).read_bytes() == merged == two
+        state = everything(repo)
+        again = apply_patch(patch(head, two), repo)
+        assert again.error is not None and again.error.code == "already_applied"
+        assert everything(repo) == state
+    else:  # the steps are apart: the merge is clean, and so is the apply
+        raise AssertionError(receipt.error)
+
+
+def merge_file(tmp: Path, ours: bytes, base: bytes, theirs: bytes) -> bytes | None:
+    """git merge-file -p: the merged text, or None on a conflict."""
+    for name, text in (("ours", ours), ("base", base), ("theirs", theirs)):
+        (tmp / name).write_bytes(text)
+    done = subprocess.run(["git", "merge-file", "-p", "ours", "base", "theirs"], cwd=tmp,
+                          capture_output=True, env=git_env())
+    return done.stdout if done.returncode == 0 else None

@@ -2,9 +2,10 @@
 repositories: a fifth blank line after four, a list element equal to the one before it.
 Applied or not, the file reads the same, so the file alone cannot tell a re-send from a new
 insertion. The history log of this tool's own applies tells: a record of the patch (or the
-file still what this tool made of it) is a re-send, refused already_applied; no record, where
-the target logs every apply, means this tool did not apply it, and the hunk goes where its
-line numbers fit exactly. Without a log (--cached, --ref) the refusal is ambiguous_repeat,
+file still what this tool made of it) is a re-send, refused already_applied; then a merge from
+the version the patch applies to (HEAD) tells; else no record, where the target logs every
+apply, means this tool did not apply it, and the hunk goes where its line numbers fit
+exactly. Without a log (--cached, --ref) the refusal is ambiguous_repeat,
 which never says the edit is in (issue 29)."""
 
 from __future__ import annotations
@@ -97,7 +98,11 @@ def test_the_history_log_tells_a_resend_of_this_tools_apply(tmp_path: Path) -> N
     (repo / "a.py").write_text(LIST + "# more\n")
     err = refused(repo, patch, "already_applied")
     assert "this very patch" in err.message and "changed since" in err.message
-    forget_resend_records(repo)  # nothing tells now: refused, not applied a second time
+    forget_resend_records(repo)  # the merge from HEAD (where the patch applies) tells
+    err = refused(repo, patch, "already_applied")
+    assert "written against index" in err.message and "changes nothing" in err.message
+    git(repo, "commit", "-qam", "both elements")
+    (repo / ".git" / "holon-apply-history").unlink()  # nothing tells now: not applied twice
     err = refused(repo, patch, "ambiguous_repeat")
     assert "repeat the lines beside them" in err.message
 

@@ -9,7 +9,7 @@ The evidence, asked by the plan where it has it:
 
 - the history log: this tool applied this very patch to the file, which still holds what it
   wrote (``refuse_a_recorded_resend``); a recorded pre-image, patched, is the current file
-  (``decide_repeat``, ``refuse_if_applied_before``);
+  (``repeat_by_history``, ``refuse_if_applied_before``);
 - the file: an added file exists with the patch's content (``refuse_if_added``); a rename's
   source is gone and its destination there (``refuse_if_renamed``); a deleted file is gone and
   another version held exactly the deleted lines (``refuse_if_deleted_already``);
@@ -68,12 +68,29 @@ def hunk_in_file(err: PatchError, reverse: bool) -> bool:
     return err.code == ("not_applied" if reverse else "already_applied")
 
 
-def refuse_if_wholly_in(fp: FilePatch, there: Sequence[int], refusal: PatchError) -> None:
-    """Every hunk of the file patch is in the file (``there``, by the hunk rules): the whole
-    change is, and ``refusal`` (one hunk's) stands. A patch only some of whose hunks are in
-    is not applied already: an agent that re-sends its whole change since HEAD with one new
-    hunk must not be told its edit is in (rescue.py merges it)."""
-    if not there or len(there) == len(fp.hunks):
+def wholly_in(fp: FilePatch, there: Sequence[int]) -> bool:
+    """Is every hunk of the file patch in the file (``there``, by the hunk rules), so that
+    the whole change is? A patch only some of whose hunks are in is not applied already: an
+    agent that re-sends its whole change since HEAD with one new hunk must not be told its
+    edit is in (rescue.py merges it)."""
+    return not there or len(there) == len(fp.hunks)
+
+
+def merge_may_tell(refusal: PatchError) -> bool:
+    """Is ``refusal`` (a hunk's change is in) only the weakest evidence, its old side being
+    nowhere and its new side somewhere (a first step's deletion, made, can leave the second
+    step's context whole)? Then a clean merge from the version the patch was written against
+    that changes the file says the change is not in (rescue.rescue_partly_applied)."""
+    return refusal.details.get("old_lines_found") is False
+
+
+def refuse_unless_merge_tells(refusal: PatchError, merged: bytes, ours: bytes,
+                              theirs: bytes) -> None:
+    """A merge offered against the hunk rules' word that the change is in must not hold a
+    line more often, or less often, than both the current text and base + patch do (git's
+    alignment among repeated lines can take one change, made on both sides, for two): then
+    ``refusal`` stands."""
+    if _merge_out_of_bounds(merged, ours, theirs):
         raise refusal
 
 
@@ -124,7 +141,7 @@ class HunkCheck:
         self.reverse = reverse
         self.seek_elsewhere = seek_elsewhere  # look for that at all (the history log can answer)
         # let a hunk whose added lines repeat their neighbours through when its line numbers
-        # fit the file exactly (decide_repeat: only when the history log tells it is no re-send)
+        # fit the file exactly (repeat_by_line_numbers: only when the log tells it is no re-send)
         self.exact_repeats = exact_repeats
         self._sits: dict[tuple[int, int], bool] = {}  # (claim, levels): the new side is there
         # a hunk was placed away from its line number while its new side sits elsewhere,
@@ -187,8 +204,10 @@ class HunkCheck:
         """The old side is nowhere (and no earlier hunk changed it): the refusal when the new
         side is in the file."""
         if new and new != old and self.running.search(new, at_end):
-            return self._applied_error("the hunk's new lines are already in the file and its "
-                                       "old lines are not")
+            err = self._applied_error("the hunk's new lines are already in the file and its "
+                                      "old lines are not")
+            err.details["old_lines_found"] = False  # the weakest evidence: a merge may tell
+            return err
         return None
 
     # -- the rules behind them -------------------------------------------------------------
@@ -358,7 +377,7 @@ class HunkCheck:
         """The file holds the hunk's new lines where it goes, and its old lines overlapping
         them at a place it could go too: the lines the hunk adds equal the lines beside them
         (a fifth blank line after four). Applied or not, the file reads the same; so the hunk
-        is refused, saying so (the plan may tell more from the history log: decide_repeat)."""
+        is refused, saying so (the plan may tell more: files._decide_repeat)."""
         return repeat_error(self.reverse, at, beside)
 
 
@@ -405,7 +424,7 @@ Replay = Callable[[FilePatch, bytes, bool], tuple[bytes, list[HunkResult], list[
 
 
 class LogSays(NamedTuple):
-    """What the history log says of a patch, for decide_repeat: the paths it shows this tool
+    """What the history log says of a patch, for the repeat rules: the paths it shows this tool
     applied this very patch to (the file changed since), and whether the log would hold a
     record of the patch had this tool applied it through this target (so that none means it
     did not)."""
@@ -535,32 +554,37 @@ def _invents_copies(merged: bytes, ours: bytes, base: bytes) -> bool:
                for line, count in Counter(split_lines(merged)).items())
 
 
+def _merge_out_of_bounds(merged: bytes, one: bytes, other: bytes) -> bool:
+    """Does ``merged`` hold some line more often than ``one`` and ``other`` both do, or less
+    often than both?"""
+    counts = Counter(split_lines(merged))
+    first, second = Counter(split_lines(one)), Counter(split_lines(other))
+    return any(not min(first[line], second[line]) <= counts[line]
+               <= max(first[line], second[line]) for line in {*counts, *first, *second})
+
+
 def _written_against(version: Version, reverse: bool, why: str) -> PatchError:
     return applied_error(reverse, f"the patch was written against {version.label}; {why}: "
                          + ("its edit is not in the file" if reverse
                             else "its edit is already there"))
 
 
-def decide_repeat(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
-                  reverse: bool, refusal: PatchError, replay: Replay, replay_exact: Replay,
-                  log: LogSays) -> FileChange:
+def repeat_by_history(fp: FilePatch, change: FileChange, ours: bytes,
+                      three_way: KnownVersions, reverse: bool, replay: Replay, log: LogSays
+                      ) -> FileChange | None:
     """A hunk refused because its added lines repeat their neighbours (``ambiguous_repeat``:
-    the file reads the same applied or not). The history log can tell, in this order:
+    the file reads the same applied or not): what the history log tells, first (a re-send
+    must change nothing). The plan then asks the merge (rescue.rescue_repeat), then the line
+    numbers (``repeat_by_line_numbers``).
 
     - the newest pre-image this tool recorded for the path, with the (forward) patch applied,
       gives exactly the current text: this tool applied this patch and nothing changed the
       file since. A re-send is refused (already_applied); -R is no re-send (a -R through this
-      tool would have been recorded after it): it restores that pre-image;
+      tool would have been recorded after it): it restores that pre-image (the change);
     - the log records this very patch (``log.resent``: its digest, sent the same way) for
-      the path, though the file changed since: a re-send, refused;
-    - the target records every apply in the log (and would have recorded this patch's:
-      ``log.vouches``), and it holds no such record: this tool did not apply the patch, and
-      the hunk is no re-send of its own. It is applied where its
-      line numbers fit the file exactly (``replay_exact``: its old side at its line number,
-      its header agreeing with the hunks before it), the place it was written for.
+      the path, though the file changed since: a re-send, refused.
 
-    Otherwise (no log: --cached, --ref, the library without a repository) ``refusal``
-    stands."""
+    None when the log tells neither."""
     assert fp.old_path is not None
     restored = _undone_from_history(fp, change, ours, three_way, reverse, replay)
     if restored is not None:
@@ -571,6 +595,20 @@ def decide_repeat(fp: FilePatch, change: FileChange, ours: bytes, three_way: Kno
             "history log records it); the file changed since, and the lines the patch "
             f"{'would put back' if reverse else 'adds'} repeat the lines beside them: a "
             "re-send", details={"history": "same patch"})
+    return None
+
+
+def repeat_by_line_numbers(fp: FilePatch, change: FileChange, ours: bytes,
+                           three_way: KnownVersions, reverse: bool, refusal: PatchError,
+                           replay_exact: Replay, log: LogSays) -> FileChange:
+    """The last word on a hunk whose added lines repeat their neighbours, when neither the
+    history log's records nor a merge decided it: when the target records every apply in the
+    log (and would have recorded this patch's: ``log.vouches``) and the log holds no record
+    of the patch, this tool did not apply it, and the hunk is no re-send of its own. It is
+    applied where its line numbers fit the file exactly (``replay_exact``: its old side at its
+    line number, its header agreeing with the hunks before it), the place it was written for.
+    Otherwise (no log: --cached, --ref, the library without a repository; or line numbers
+    that do not fit) ``refusal`` stands."""
     if not (log.vouches and three_way.records_applies()):
         raise refusal
     try:

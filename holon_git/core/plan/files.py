@@ -25,7 +25,7 @@ def plan_file(fp: FilePatch, read: Reader, reverse: bool,
               three_way: KnownVersions | None = None,
               log: applied.LogSays = applied.NO_LOG) -> FileChange:
     """The change ``fp`` makes to the files ``read`` returns; raises its refusal, located.
-    ``log``: what the history log says of the patch (applied.decide_repeat asks it)."""
+    ``log``: what the history log says of the patch (files._decide_repeat asks it)."""
     try:
         if fp.kind is FileKind.ADD:
             return _plan_add(fp, read, reverse)
@@ -145,7 +145,7 @@ def _patch_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool
         seek = three_way is not None and three_way.recorded(fp.old_path)
         change.after, change.hunks, notes = apply_hunks(fp, ours, reverse, seek_elsewhere=seek)
     except PatchError as err:
-        if applied.hunk_in_file(err, reverse) and len(fp.hunks) > 1:
+        if applied.hunk_in_file(err, reverse):
             from .rescue import rescue_partly_applied
 
             return rescue_partly_applied(fp, change, ours, three_way, reverse, err)
@@ -157,8 +157,7 @@ def _patch_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool
             return rescue(fp, change, ours, three_way, reverse, err)
         if err.code != "ambiguous_repeat":
             raise
-        return applied.decide_repeat(fp, change, ours, three_way, reverse, err, apply_hunks,
-                                     _replay_exact, log)
+        return _decide_repeat(fp, change, ours, three_way, reverse, err, log)
     if three_way is not None and any(r.new_side_elsewhere for r in change.hunks):
         applied.refuse_if_applied_before(fp, ours, three_way, reverse, apply_hunks)
     if three_way is not None:
@@ -171,8 +170,26 @@ def _patch_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool
     return change
 
 
+def _decide_repeat(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
+                   reverse: bool, refusal: PatchError, log: applied.LogSays) -> FileChange:
+    """A hunk whose added lines repeat their neighbours: the file cannot tell whether its
+    change is in. Asked in turn: the history log (a re-send must change nothing), a merge
+    from the version the patch was written against (the agent's other edits since are
+    evidence of what the patch meant), the line numbers (applied.py's rules)."""
+    decided = applied.repeat_by_history(fp, change, ours, three_way, reverse, apply_hunks, log)
+    if decided is not None:
+        return decided
+    from .rescue import rescue_repeat
+
+    merged = rescue_repeat(fp, change, ours, three_way, reverse, refusal)
+    if merged is not None:
+        return merged
+    return applied.repeat_by_line_numbers(fp, change, ours, three_way, reverse, refusal,
+                                          _replay_exact, log)
+
+
 def _replay_exact(fp: FilePatch, content: bytes, reverse: bool
                   ) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     """The hunks applied with a hunk whose added lines repeat their neighbours let through
-    where its line numbers fit the file exactly (applied.decide_repeat decides when)."""
+    where its line numbers fit the file exactly (applied.repeat_by_line_numbers decides when)."""
     return apply_hunks(fp, content, reverse, exact_repeats=True)

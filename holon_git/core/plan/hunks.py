@@ -49,7 +49,7 @@ def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "a
     lists every copy of an old side before deciding (the reference the tests compare with).
     ``exact_repeats``: a hunk whose added lines repeat their neighbours is let through where
     its line numbers fit exactly (applied.HunkCheck; only when the plan knows it is no
-    re-send: applied.decide_repeat).
+    re-send: applied.repeat_by_line_numbers).
     """
     if matching == "auto" and not exact_repeats and _bytes_first(fp, content):
         from ..place.exact import ByteFile, Unusual

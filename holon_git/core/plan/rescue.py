@@ -28,7 +28,7 @@ the current text already holds the patch's change).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ...errors import PatchError, let_go
 from ..change import FileChange, HunkResult
@@ -75,7 +75,12 @@ def rescue_partly_applied(fp: FilePatch, change: FileChange, ours: bytes,
     either, else ``partly_applied`` (the rest would place, but without a version to merge
     from nothing checks what the hunks rules read as being in)."""
     there, other = hunks_already_in(fp, ours, reverse)
-    applied.refuse_if_wholly_in(fp, there, refusal)
+    if applied.wholly_in(fp, there):
+        if three_way is not None and applied.merge_may_tell(refusal):
+            told = _merge_telling(fp, change, ours, three_way, reverse, refusal)
+            if told is not None:
+                return told
+        raise refusal
     merged = None if three_way is None else _merge_from(
         fp, change, ours, three_way, reverse, None,
         f"{_listed(there)} {'were' if len(there) > 1 else 'was'} "
@@ -87,6 +92,45 @@ def rescue_partly_applied(fp: FilePatch, change: FileChange, ours: bytes,
         result.already_in = result.index in there
     merged.diagnostics.append(_already_in(fp, there, reverse))
     return merged
+
+
+def rescue_repeat(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
+                  reverse: bool, refusal: PatchError) -> FileChange | None:
+    """A hunk whose added lines repeat their neighbours, which the history log did not
+    decide (applied.repeat_by_history): merge from the first other version the whole file
+    patch applies to. A clean merge that changes the current text is applied, unless it
+    holds a line more (or less) often than both sides (applied.refuse_unless_merge_tells:
+    ``refusal`` stands); one that changes nothing is already_applied; a conflict is
+    merge_conflict. None when no version takes the patch."""
+
+    def trusted(merged: bytes, theirs: bytes) -> None:
+        applied.refuse_unless_merge_tells(refusal, merged, ours, theirs)
+
+    return _merge_from(fp, change, ours, three_way, reverse, None,
+                       "a hunk's added lines repeat the lines beside them, so the current "
+                       "text alone cannot tell whether its change is in", trusted)
+
+
+def _merge_telling(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
+                   reverse: bool, refusal: PatchError) -> FileChange | None:
+    """The hunk rules read every hunk's change as in the file, on the weakest evidence (the
+    old side nowhere: applied.merge_may_tell). A clean merge from the first other version the
+    whole file patch applies to, that changes the current text (and does not take one change
+    for two: applied.refuse_unless_merge_tells), says it is not: it is applied. A merge
+    that changes nothing is already_applied; a conflict leaves ``refusal`` standing (a
+    re-send next to the agent's later edits looks so). None when no version takes it."""
+
+    def trusted(merged: bytes, theirs: bytes) -> None:
+        applied.refuse_unless_merge_tells(refusal, merged, ours, theirs)
+
+    try:
+        return _merge_from(fp, change, ours, three_way, reverse, None,
+                           "the hunks' new lines are in the current text, but their old lines "
+                           "are not, and the merge changes it: the change is not in", trusted)
+    except PatchError as err:
+        if err.code != "merge_conflict":
+            raise
+        raise refusal from None
 
 
 def _listed(hunks: Sequence[int]) -> str:
@@ -115,7 +159,11 @@ def rescue_loose(fp: FilePatch, change: FileChange, ours: bytes, three_way: Know
 
 
 def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
-                reverse: bool, loose: list[HunkResult] | None, why: str) -> FileChange | None:
+                reverse: bool, loose: list[HunkResult] | None, why: str,
+                trusted: Callable[[bytes, bytes], None] | None = None) -> FileChange | None:
+    """Merge from the first other version the whole file patch applies to (and, with
+    ``loose``, where those hunks match more strictly); ``trusted(merged, theirs)`` may refuse
+    a clean merge. None when no version takes the patch."""
     assert fp.old_path is not None
     tried = {_digest(ours)}  # digests, not contents: each version is let go once tried
     for version in three_way.versions(fp, fp.old_path):
@@ -135,6 +183,8 @@ def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: Known
         if not merged.clean:
             raise conflict_error(conflicts(merged.content, size), ours, version.label,
                                  (line.text for hunk in fp.hunks for line in hunk.lines))
+        if trusted is not None:
+            trusted(merged.content, theirs)
         for result in results:
             result.tolerances.append("three_way")
         change.after, change.hunks = merged.content, results
