@@ -73,7 +73,7 @@ def rescue_partly_applied(fp: FilePatch, change: FileChange, ours: bytes,
     exactly: the changes both sides made are taken once), or refuse: ``merge_conflict``; when
     no version takes the patch, the refusal of a hunk that is not in and does not place
     either, else ``partly_applied`` (the rest would place, but without a version to merge
-    from nothing checks what the hunks rules read as being in)."""
+    from nothing checks what the hunk rules read as being in)."""
     there, other = hunks_already_in(fp, ours, reverse)
     if applied.wholly_in(fp, there):
         if three_way is not None and applied.merge_may_tell(refusal):
