@@ -117,8 +117,8 @@ def _merge_telling(fp: FilePatch, change: FileChange, ours: bytes, three_way: Kn
     old side nowhere: applied.merge_may_tell). A clean merge from the first other version the
     whole file patch applies to, that changes the current text (and does not take one change
     for two: applied.refuse_unless_merge_tells), says it is not: it is applied. A merge
-    that changes nothing is already_applied; a conflict leaves ``refusal`` standing (a
-    re-send next to the agent's later edits looks so). None when no version takes it."""
+    that changes nothing, or conflicts (a re-send next to the agent's later edits looks so),
+    leaves ``refusal`` standing. None when no version takes it."""
 
     def trusted(merged: bytes, theirs: bytes) -> None:
         applied.refuse_unless_merge_tells(refusal, merged, ours, theirs)
@@ -128,9 +128,9 @@ def _merge_telling(fp: FilePatch, change: FileChange, ours: bytes, three_way: Kn
                            "the hunks' new lines are in the current text, but their old lines "
                            "are not, and the merge changes it: the change is not in", trusted)
     except PatchError as err:
-        if err.code != "merge_conflict":
+        if err.code not in ("merge_conflict", refusal.code):
             raise
-        raise refusal from None
+        raise refusal from None  # the merge does not contradict the hunk rules: their words
 
 
 def _listed(hunks: Sequence[int]) -> str:
