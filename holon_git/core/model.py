@@ -247,6 +247,12 @@ class FilePatch:
     create_if_missing: bool = False
     # git's 'index OLD..NEW' line: the (abbreviated) blob ids of the old and new content
     blob_ids: tuple[str, str] | None = None
+    # No hunk of the whole patch has a context line (diff -U0): a pure insertion then goes
+    # where its header says, as git apply --unidiff-zero puts it (core/salvage.py).
+    unidiff_zero: bool = False
+    # 'diff --git' and '---' name the path, '+++' names this other one: a typo when this one
+    # does not exist and the path does (the plan checks), never a rename.
+    plus_path_typo: str | None = None
 
     @property
     def path(self) -> str:

@@ -382,6 +382,20 @@ def _refuse_if_deleted_already(fp: FilePatch, three_way: KnownVersions) -> None:
                              "the deletion is done already")
 
 
+def _confirm_plus_path_typo(fp: FilePatch, read: Reader, existing: SourceFile | None) -> None:
+    """'diff --git' and '---' name the path, '+++' another: a typo only when the path exists
+    and the other does not; otherwise the header is refused, as it was written."""
+    typo = fp.plus_path_typo
+    assert typo is not None
+    if existing is not None and read(typo) is None:
+        return
+    state = (f"{typo!r} exists" if existing is not None
+             else f"{fp.path!r} does not exist")
+    raise PatchError("inconsistent_header", f"'diff --git' and '---' name {fp.path!r} and "
+                     f"'+++' names {typo!r} without 'rename from'/'rename to'; {state}, so "
+                     "'+++' is no typo to overlook", path=fp.path)
+
+
 def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
                  three_way: KnownVersions | None = None) -> FileChange:
     assert fp.old_path is not None and fp.new_path is not None
@@ -394,6 +408,8 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
                 code = "not_applied" if reverse else "already_applied"
             raise PatchError(code, f"cannot rename {fp.old_path!r} to {fp.new_path!r}: the "
                              "destination already exists", path=fp.new_path)
+    if fp.plus_path_typo is not None:
+        _confirm_plus_path_typo(fp, read, existing)
     if existing is None:
         if fp.create_if_missing:
             return _plan_created(fp, read)
@@ -409,13 +425,17 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
             change.after, change.hunks, notes = _apply_hunks(fp, existing.data, reverse,
                                                              seek_elsewhere=seek)
         except PatchError as err:
-            if three_way is None:
-                raise
-            if err.code in ("context_not_found", "indentation_mismatch"):
+            if three_way is not None and err.code in ("context_not_found",
+                                                      "indentation_mismatch"):
                 from .rescue import rescue
 
-                return rescue(fp, change, existing.data, three_way, reverse, err)
-            if "repeats" not in err.details:
+                merged = rescue(fp, change, existing.data, three_way, reverse)
+                if merged is not None:
+                    return merged
+            if err.code in ("context_not_found", "indentation_mismatch") or (
+                    err.code == "ambiguous_context" and fp.unidiff_zero):
+                return _salvaged(fp, change, existing.data, reverse, seek, three_way)
+            if three_way is None or "repeats" not in err.details:
                 raise
             from .rescue import decide_repeat
 
@@ -434,13 +454,28 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
     return change
 
 
+def _salvaged(fp: FilePatch, change: FileChange, content: bytes, reverse: bool, seek: bool,
+              three_way: KnownVersions | None) -> FileChange:
+    """Every level failed and no other version took the file patch: plan it again with the
+    rungs of salvage.py (the lines the model got right) for the hunks no level places; their
+    refusal, when they place none either."""
+    change.after, change.hunks, notes = _apply_hunks(fp, content, reverse, "lines", seek,
+                                                     salvage=True)
+    if three_way is not None and any(r.new_side_elsewhere for r in change.hunks):
+        from .rescue import refuse_if_applied_before
+
+        refuse_if_applied_before(fp, content, three_way, reverse)
+    change.diagnostics.extend(notes)
+    return change
+
+
 # A file is searched on its bytes while hunks x size stays under this: each hunk's search
 # reads the whole file (in C), where the line search splits and indexes it once.
 BYTES_FIRST_BUDGET = 8 << 20
 
 
 def _apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "auto",
-                 seek_elsewhere: bool = False
+                 seek_elsewhere: bool = False, salvage: bool = False
                  ) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     """The file patch's hunks applied to ``content``: the new content, where each hunk went,
     and the notes; raises the first hunk's refusal, located.
@@ -448,8 +483,9 @@ def _apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "
     ``matching``: "auto" places on the file's bytes first (exact.py) and falls back to the
     line search for anything unusual; "lines" uses the line search only; "exhaustive" also
     lists every copy of an old side before deciding (the reference the tests compare with).
+    ``salvage``: a hunk no level places goes through the rungs of salvage.py.
     """
-    if matching == "auto" and _bytes_first(fp, content):
+    if matching == "auto" and not salvage and _bytes_first(fp, content):
         from .exact import ByteFile, Unusual
 
         try:
@@ -459,7 +495,7 @@ def _apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "
     running = RunningFile(split_lines(content))
     running.exhaustive = matching == "exhaustive"
     try:
-        return _apply_on(running, fp, content, reverse, seek_elsewhere)
+        return _apply_on(running, fp, content, reverse, seek_elsewhere, salvage)
     except PatchError as err:
         from .advice import advise  # a refusal only: say what most likely went wrong
 
@@ -473,17 +509,46 @@ def _bytes_first(fp: FilePatch, content: bytes) -> bool:
 
 
 def _apply_on(running: RunningFile, fp: FilePatch, content: bytes, reverse: bool,
-              seek_elsewhere: bool = False) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
+              seek_elsewhere: bool = False, salvage: bool = False
+              ) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     applier = _HunkApplier(running, content, reverse)
     applier.seek_elsewhere = seek_elsewhere
     applier.hunks = fp.hunks
     results = []
     for number, hunk in enumerate(fp.hunks, 1):
         try:
-            results.append(applier.apply(hunk, number))
+            try:
+                results.append(applier.apply(hunk, number))
+            except PatchError as err:
+                if not salvage:
+                    raise
+                results.append(_apply_salvaged(applier, fp, hunk, number, err))
         except PatchError as err:
             raise err.located(hunk=number, patch_line=hunk.patch_line) from None
     return running.content(), results, applier.diagnostics
+
+
+def _apply_salvaged(applier: _HunkApplier, fp: FilePatch, hunk: Hunk, number: int,
+                    refusal: PatchError) -> HunkResult:
+    """The one place the rungs below the ladder (salvage.py) join it: the hunk rewritten by
+    the rung that places it, applied by the ordinary rules (already-applied checks
+    included), and said in its tolerances and a diagnostic; else ``refusal``."""
+    from .salvage import AlreadyThere, salvage_hunk
+
+    delta = sum(h.added - h.removed for h in fp.hunks[: number - 1])
+    try:
+        rewritten, found = salvage_hunk(applier.running, hunk, refusal, drift=applier.drift,
+                                        delta=delta, zero_context=fp.unidiff_zero)
+    except AlreadyThere as there:
+        raise applier._applied_error(f"read without the lines that are not in the file, the "
+                                     f"hunk's new lines are already at line {there.at + 1}, "
+                                     "where it goes") from None
+    result = applier.apply(rewritten, number)
+    result.hinted_line = hunk.old_start
+    result.tolerances.append(found.rung)
+    applier.diagnostics.append(Diagnostic(found.rung, f"hunk {number}: {found.message}",
+                                          hunk.patch_line))
+    return result
 
 
 def _kept_run(hunk: Hunk) -> int | None:

@@ -49,13 +49,10 @@ def weakly_placed(results: Sequence[HunkResult]) -> bool:
 
 
 def rescue(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
-           reverse: bool, refusal: PatchError) -> FileChange:
+           reverse: bool) -> FileChange | None:
     """The file patch's old side is not in ``ours``: merge from the first version it
-    applies to, or raise ``refusal`` when none takes it."""
-    merged = _merge_from(fp, change, ours, three_way, reverse, None)
-    if merged is None:
-        raise refusal
-    return merged
+    applies to; None when none takes it (the planner's last rungs, salvage.py, may then)."""
+    return _merge_from(fp, change, ours, three_way, reverse, None)
 
 
 def rescue_loose(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
