@@ -51,6 +51,7 @@ from .model import ADD, CONTEXT, REMOVE, Hunk, HunkLine
 PLACING = 3  # levels a reading may be placed at: exact, line_endings, trailing_whitespace
 DISTINCTIVE_CHARS = 20  # non-blank characters of a distinctive line, at least
 DISTINCTIVE_WORDS = 2  # different identifiers in it, at least
+EDITED = 0.8  # how alike a context line and the file's line must be to be that line edited
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _CLIP = 60
 SHOWN = 3  # lines quoted in a message
@@ -219,6 +220,15 @@ def _same(first: Sequence[bytes | None], second: Sequence[bytes | None]) -> bool
     return all(a is None or b is None or a == b for a, b in zip(first, second, strict=True))
 
 
+def _edited(patch_line: bytes, file_line: bytes) -> bool:
+    """Is the patch's line the file's line with a small edit (an identifier renamed, an
+    argument added): four fifths of their characters, blanks aside, the same?"""
+    from difflib import SequenceMatcher  # a refusal's question only
+
+    ours, theirs = b" ".join(patch_line.split()), b" ".join(file_line.split())
+    return SequenceMatcher(None, ours, theirs, autojunk=False).ratio() >= EDITED
+
+
 def _deeper(patch_line: bytes, file_line: bytes) -> bool:
     """Is the patch's line the file's line indented further (its indentation the file's with
     more after it, the rest the same)?"""
@@ -306,14 +316,19 @@ class _Ladder:
         return deeper
 
     def gap(self) -> list[_Reading]:
-        """Rung 2: one line of the file skipped between two context lines of the hunk, or one
-        blank context line of the hunk (between two context lines) not in the file."""
+        """Rung 2: one line of the file skipped between two lines of the hunk's old side that
+        are next to each other in the hunk, at least one of them context (between two removed
+        lines the skipped line would survive a removal of the lines around it; next to an
+        added line, nothing would say on which side of it the added line goes); or one blank
+        context line of the hunk, between two context lines, not in the file."""
         readings = []
         old_at = new_at = 0  # where the line at j is in the old and new sides
         body = self.body
         for j, line in enumerate(body):
-            if line.kind == CONTEXT and j + 1 < len(body) and body[j + 1].kind == CONTEXT:
-                readings.append(self._skipped(j, old_at + 1, new_at + 1))
+            pair = {line.kind, body[j + 1].kind} if j + 1 < len(body) else {ADD}
+            if ADD not in pair and CONTEXT in pair:
+                readings.append(self._skipped(j, old_at + 1,
+                                              new_at + (line.kind == CONTEXT)))
             if line.kind == CONTEXT and not line.text.strip() and 0 < j < len(body) - 1 \
                     and body[j - 1].kind == CONTEXT and body[j + 1].kind == CONTEXT:
                 readings.append(self._extra_blank(j, old_at, new_at))
@@ -330,7 +345,7 @@ class _Ladder:
 
         return _Reading([*old[:old_cut], None, *old[old_cut:]],
                         [*new[:new_cut], None, *new[new_cut:]], rebuild,
-                        "with the line of the file it skipped between its context lines "
+                        "with the line of the file it skipped between its lines "
                         f"{_quote([self.body[j].text])} and {_quote([self.body[j + 1].text])}",
                         old)
 
@@ -455,8 +470,9 @@ class _Ladder:
         - not the file's lines there but for the one next to the change, which is the file's
           line there edited (a changed neighbour: the file changed beside the edit since the
           patch was written, which git merge-file calls a conflict);
-        - no distinctive line of it a line of the file elsewhere (the hunk may then describe
-          that other place)."""
+        - when none of its lines is the file's line there, none of its distinctive lines a
+          line of the file elsewhere (the side is then not invented but copied from another
+          place, which the hunk may describe)."""
         end, key, lines = start + len(reading.old), KEYS[PLACING - 1], self.file.lines
         for name, at in reading.left_out(start):
             side = _old(self.lead if name == "leading" else self.tail)
@@ -470,20 +486,23 @@ class _Ladder:
             differ = [j for j, line in enumerate(side)
                       if not 0 <= at + j < len(lines) or key(line) != key(lines[at + j])]
             beside = len(side) - 1 if name == "leading" else 0
-            if differ == [beside] and _edited(side[beside], lines[at + beside]):
+            if differ == [beside] and 0 <= at + beside < len(lines) \
+                    and _edited(side[beside], lines[at + beside]):
                 raise Unplaced(f"read {reading.what}, its context line next to the change, "
                                f"{_quote([side[beside]])}, is line {at + beside + 1} of the "
                                f"file, {_quote([lines[at + beside]])}, edited: the file changed "
                                "beside the edit since the patch was written",
                                [at + beside + 1])
-            for j in differ:
-                if distinctive(side[j]):
-                    elsewhere = self._elsewhere(side[j])
-                    if elsewhere:
-                        raise Unplaced(f"read {reading.what}, its {name} context line "
-                                       f"{_quote([side[j]])} is line {elsewhere[0]} of the "
-                                       "file, away from where the hunk would go: the hunk may "
-                                       "describe that place", elsewhere)
+            if len(differ) < len(side):
+                continue
+            for line in side:
+                elsewhere = self._elsewhere(line) if distinctive(line) else []
+                if elsewhere:
+                    raise Unplaced(f"read {reading.what}, its {name} context is nowhere the "
+                                   f"file's lines there, but its line {_quote([line])} is line "
+                                   f"{elsewhere[0]} of the file: the context is not invented "
+                                   "but copied from elsewhere, and the hunk may describe that "
+                                   "place", elsewhere)
 
     def _elsewhere(self, line: bytes) -> list[int]:
         """Where a line is in the file, or was before the patch's earlier hunks (1-based)."""
