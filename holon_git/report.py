@@ -12,6 +12,10 @@ from .receipt import Receipt
 
 # Diagnostics said on stderr whatever the options: they describe a state the user must act on
 ALWAYS_NOTED = ("checked_out_branch",)
+# Diagnostics the summary says without -v: a hunk or header read otherwise than written
+# (core/salvage.py, the '+++' typo), naming what was left out
+READ_OTHERWISE = ("context_invented", "context_gap", "context_indent", "unidiff_zero",
+                  "plus_path_typo")
 
 
 def error_lines(err: PatchError) -> list[str]:
@@ -71,6 +75,9 @@ def summary_lines(receipt: Receipt, verbose: bool) -> list[str]:
                            f"{offset}{extra}")
         if verbose and change.ignored_metadata:
             out.append(f"    ignored metadata: {'; '.join(change.ignored_metadata)}")
+        if not verbose:
+            out.extend(f"    note: {d.message}" for d in change.diagnostics
+                       if d.code in READ_OTHERWISE)
     if receipt.extra.get("commit"):
         out.append(f"Committed {receipt.extra['commit'][:12]} on {receipt.extra['ref']}.")
     for saved in receipt.extra.get("deleted_blobs", []):

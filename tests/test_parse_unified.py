@@ -309,7 +309,7 @@ def test_git_header_without_file_lines_or_rename():
     assert parse_error("diff --git a/x b/x\nindex 1..2 100644\n").code == "missing_file_header"
 
 
-@pytest.mark.parametrize("header", ["@@ -a,b +c,d @@", "@@ -1,2 @@", "@@ line 10 @@",
+@pytest.mark.parametrize("header", ["@@ -1,X +1,Y @@", "@@ -1,2 @@", "@@ line 10 @@",
                                     "@@ -1,2 +1,2", "@@ -" + "9" * 30 + " +1 @@"])
 def test_invalid_hunk_header(header: str):
     err = parse_error(f"--- a/f\n+++ b/f\n{header}\n-a\n+b\n")
