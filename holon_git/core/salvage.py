@@ -51,7 +51,7 @@ from .model import ADD, CONTEXT, REMOVE, Hunk, HunkLine
 PLACING = 3  # levels a reading may be placed at: exact, line_endings, trailing_whitespace
 DISTINCTIVE_CHARS = 20  # non-blank characters of a distinctive line, at least
 DISTINCTIVE_WORDS = 2  # different identifiers in it, at least
-EDITED_TOKENS = 2  # words or signs one edit of a line changes, at most
+EDITED = 0.6  # share of words and signs a line and its edited form have in common, at least
 _TOKEN = re.compile(rb"\w+|[^\w\s]")
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _CLIP = 60
@@ -222,17 +222,13 @@ def _same(first: Sequence[bytes | None], second: Sequence[bytes | None]) -> bool
 
 
 def _edited(patch_line: bytes, file_line: bytes) -> bool:
-    """Is the patch's line the file's line with one small edit: its words and signs the same
-    but for one run of at most two of them changed, added or removed (an identifier renamed,
-    an argument added)?"""
+    """Is the patch's line the file's line edited (an identifier renamed, an argument added,
+    an index turned into a call): at least three in five of their words and signs the same,
+    in order?"""
     from difflib import SequenceMatcher  # a refusal's question only
 
     ours, theirs = _TOKEN.findall(patch_line), _TOKEN.findall(file_line)
-    changes = [op for op in SequenceMatcher(None, ours, theirs, autojunk=False).get_opcodes()
-               if op[0] != "equal"]
-    return len(changes) == 1 and max(changes[0][2] - changes[0][1],
-                                     changes[0][4] - changes[0][3]) <= EDITED_TOKENS \
-        and len(ours) > changes[0][2] - changes[0][1]
+    return SequenceMatcher(None, ours, theirs, autojunk=False).ratio() >= EDITED
 
 
 def _deeper(patch_line: bytes, file_line: bytes) -> bool:
