@@ -17,7 +17,8 @@ The plan calls it in two cases:
 Base = that version, ours = the current text, theirs = base + the file patch, merged by the
 target's three-way text merge (threeway.KnownVersions, libgit2). Only the ``three_way``
 outcome is written: a clean merge, or a refusal (``merge_conflict``; ``already_applied`` when
-the current text already holds the patch's change).
+the current text already holds the patch's change). When no version takes the file patch, the
+planner's last rungs (salvage.py) may still place it by the lines the model got right.
 """
 
 from __future__ import annotations
