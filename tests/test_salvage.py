@@ -380,3 +380,46 @@ def test_the_rescue_decides_before_the_rungs(tmp_path: Path):
              "+    with open(tmp, \"x\") as handle:\n"
              "         json.dump(settings, handle, indent=2)\n")
     refused(repo, patch, "merge_conflict")
+
+
+def test_a_salvaged_patch_is_undone_with_reverse(tmp_path: Path):
+    repo = make_repo(tmp_path / "r", {"settings.py": MODULE})
+    applied(repo, PATCH)
+    undone = applied(repo, PATCH, reverse=True)
+    assert undone.files[0].hunks[0].tolerances == ["context_invented"]
+    assert (repo / "settings.py").read_text() == MODULE
+    refused(repo, PATCH, "not_applied", reverse=True)
+
+
+U0 = "--- a/settings.py\n+++ b/settings.py\n@@ -2,0 +3,1 @@\n+import sys\n"
+
+
+def test_a_zero_context_insertion_goes_to_its_line_and_is_not_sent_twice(tmp_path: Path):
+    repo = make_repo(tmp_path / "r", {"settings.py": MODULE})
+    receipt = applied(repo, U0)
+    assert receipt.files[0].hunks[0].tolerances == ["unidiff_zero"]
+    assert (repo / "settings.py").read_text() == MODULE.replace("import os\n",
+                                                                "import os\nimport sys\n")
+    refused(repo, U0, "already_applied")
+    (repo / ".git" / "holon-apply-history").unlink()
+    refused(repo, U0, "already_applied")
+
+
+@pytest.mark.parametrize("header, code", [("@@ -2,0 +5,1 @@", "ambiguous_context"),
+                                          ("@@ -2 +3 @@", "ambiguous_context"),
+                                          ("@@ -2,0 +3,2 @@", "truncated_patch")])
+def test_a_zero_context_insertion_whose_header_contradicts_itself(tmp_path: Path, header: str,
+                                                                 code: str):
+    repo = make_repo(tmp_path / "r", {"settings.py": MODULE})
+    refused(repo, U0.replace("@@ -2,0 +3,1 @@", header), code)
+
+
+def test_the_summary_says_what_was_left_out_without_verbose(tmp_path: Path):
+    from clisupport import holon
+
+    repo = make_repo(tmp_path / "r", {"settings.py": MODULE})
+    done = holon(repo, "-", stdin=PATCH)
+    assert done.returncode == 0, done.stderr
+    assert "[context_invented]" in done.stdout
+    assert "note: hunk 1: its context lines 'def save_settings(path, settings, backup=True):'" \
+        in done.stdout
