@@ -56,6 +56,9 @@ _TOKEN = re.compile(rb"\w+|[^\w\s]")
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _CLIP = 60
 SHOWN = 3  # lines quoted in a message
+_ANCHORS = 4  # lines of a pattern whose copies are counted to pick the rarest, at first
+MANY = 1000  # copies of a reading's rarest line beyond which it is not sought
+LONGEST = 400  # lines of a hunk the rungs read, at most (a model's hunk is far shorter)
 
 
 def distinctive(line: bytes) -> bool:
@@ -122,6 +125,9 @@ class Hints:
     # current start of a window of it that they left untouched (None: they changed it)
     original: Sequence[bytes] | None = None
     from_original: Callable[[int, int], int | None] = _untouched
+    # the whitespace-level keys of the file's lines and of the original's, when known
+    keys: list[bytes] | None = None
+    original_keys: list[bytes] | None = None
     # for at_line_number: the current line of an original one (None: an earlier hunk
     # removed it), the drift of the hunks before, and the lines they added minus removed
     to_current: Callable[[int], int | None] = _identity
@@ -130,49 +136,60 @@ class Hints:
 
 
 class _File:
-    """Lines of a file, keyed per comparison level, with where each key occurs."""
+    """Lines of a file, with their whitespace-level keys (given, or computed when first
+    needed); searched in C (list.index, list.count), so that a rung costs a few passes over
+    the keys, not an index built line by line in Python."""
 
-    def __init__(self, lines: Sequence[bytes]) -> None:
+    def __init__(self, lines: Sequence[bytes], keys: list[bytes] | None = None) -> None:
         self.lines = lines
-        self._keys: dict[int, list[bytes]] = {}
-        self._where: dict[int, dict[bytes, list[int]]] = {}
+        self._keys = keys
 
-    def keys(self, level: int) -> list[bytes]:
-        keys = self._keys.get(level)
-        if keys is None:
-            keys = self._keys[level] = list(map(KEYS[level], self.lines))
-        return keys
+    @property
+    def keys(self) -> list[bytes]:
+        if self._keys is None:
+            self._keys = list(map(KEYS[WHITESPACE], self.lines))
+        return self._keys
 
-    def find(self, pattern: Sequence[bytes | None], level: int = WHITESPACE) -> list[int]:
-        """Every start where the pattern's lines (None: any one line) equal the file's under
-        ``level``."""
-        where = self._where.get(level)
-        if where is None:
-            where = self._where[level] = {}
-            for at, key in enumerate(self.keys(level)):
-                where.setdefault(key, []).append(at)
-        keyed = [None if line is None else KEYS[level](line) for line in pattern]
-        known = [(len(where.get(key, ())), j, key) for j, key in enumerate(keyed)
-                 if key is not None]
+    def find(self, pattern: Sequence[bytes | None], most: int | None = None) -> list[int]:
+        """Every start where the pattern's lines (None: any one line) equal the file's with
+        whitespace ignored. With ``most``: a pattern whose every line occurs more often than
+        that is not looked for (Unplaced: it would fit too many places to tell)."""
+        keys, size = self.keys, len(pattern)
+        keyed = [None if line is None else KEYS[WHITESPACE](line) for line in pattern]
+        # the longest lines are the likely rare ones: the rarest of the first few anchors
+        known = sorted({key for key in keyed if key is not None}, key=len, reverse=True)
         if not known:
             return []
-        _, rarest, want = min(known)
-        keys, size = self.keys(level), len(pattern)
-        starts = []
-        for at in where.get(want, ()):
-            start = at - rarest
-            if 0 <= start <= len(keys) - size and all(
-                    key is None or keys[start + j] == key for j, key in enumerate(keyed)):
-                starts.append(start)
-        return starts
+        counts = {key: keys.count(key) for key in known[:_ANCHORS]}
+        want = min(counts, key=counts.__getitem__)
+        if most is not None and counts[want] > most:
+            counts.update((key, keys.count(key)) for key in known[_ANCHORS:])
+            want = min(counts, key=counts.__getitem__)
+            if counts[want] > most:
+                raise Unplaced(f"every line of it occurs more than {most} times in the file: "
+                               "it would fit too many places to tell")
+        offsets = [j for j, key in enumerate(keyed) if key == want]
+        starts, at = set(), -1
+        for _ in range(counts[want]):
+            at = keys.index(want, at + 1)
+            for offset in offsets:
+                start = at - offset
+                if 0 <= start <= len(keys) - size and all(
+                        key is None or keys[start + j] == key for j, key in enumerate(keyed)):
+                    starts.add(start)
+        return sorted(starts)
 
-    def placed_at(self, pattern: Sequence[bytes | None], start: int) -> bool:
-        """Does the pattern match at ``start`` under a level that may place a hunk?"""
-        window = self.lines[start : start + len(pattern)]
-        key = KEYS[PLACING - 1]
+    def at(self, pattern: Sequence[bytes | None], start: int, level: int) -> bool:
+        """Does the pattern match at ``start`` under ``level``?"""
+        window = self.lines[start : start + len(pattern)] if start >= 0 else []
+        key = KEYS[level]
         return len(window) == len(pattern) and all(
             line is None or key(line) == key(have)
             for line, have in zip(pattern, window, strict=True))
+
+    def placed_at(self, pattern: Sequence[bytes | None], start: int) -> bool:
+        """Does the pattern match at ``start`` under a level that may place a hunk?"""
+        return self.at(pattern, start, PLACING - 1)
 
 
 @dataclass(frozen=True)
@@ -246,8 +263,9 @@ class _Ladder:
     """The rungs, for one hunk against one file."""
 
     def __init__(self, lines: Sequence[bytes], body: Sequence[HunkLine], hints: Hints) -> None:
-        self.file = _File(lines)
-        self.original = None if hints.original is None else _File(hints.original)
+        self.file = _File(lines, hints.keys)
+        self.original = (None if hints.original is None
+                         else _File(hints.original, hints.original_keys))
         self.body = list(body)
         self.hints = hints
         self.lead, self.core, self.tail = _split(self.body)
@@ -414,7 +432,7 @@ class _Ladder:
                                ("context_invented", self.one_side()),
                                ("context_invented", self.removed_only())):
             found = [(start, reading) for reading in readings
-                     for start in self.file.find(reading.old)]
+                     for start in self.file.find(reading.old, most=MANY)]
             before = self._only_before(readings, found)
             if found or before:
                 return self._decide(rung, found, before)
@@ -430,7 +448,7 @@ class _Ladder:
         now = {(start, id(reading)) for start, reading in found}
         out = []
         for reading in readings:
-            for start in self.original.find(reading.old):
+            for start in self.original.find(reading.old, most=MANY):
                 at = self.hints.from_original(start, len(reading.old))
                 if at is None or (at, id(reading)) not in now:
                     out.append(start + 1)
@@ -479,8 +497,8 @@ class _Ladder:
         for name, at in reading.left_out(start):
             side = _old(self.lead if name == "leading" else self.tail)
             if any(line.strip() for line in side):
-                for found in self.file.find(side):
-                    if found < end and found + len(side) > start:
+                for found in range(start - len(side) + 1, end):
+                    if self.file.at(side, found, WHITESPACE):
                         raise Unplaced(f"read {reading.what}, its {name} context "
                                        f"({_quote(side)}) is at line {found + 1}, on the lines "
                                        "it matched: the hunk contradicts the file there",
@@ -524,10 +542,10 @@ class _Ladder:
             return
         end = start + len(reading.old)
         for level in range(min(PLACING, telling_levels(olds, news))):
-            for at in self.file.find(new, level):
-                inside = reading.old[at - start : at - start + len(new)]
-                if at < end and at + len(new) > start and not (
-                        start <= at and len(inside) == len(new) and _same(inside, new)):
+            for at in range(start - len(new) + 1, end):
+                inside = reading.old[at - start : at - start + len(new)] if at >= start else []
+                if self.file.at(new, at, level) and not (
+                        len(inside) == len(new) and _same(inside, new)):
                     raise AlreadyThere(at)
 
     def _message(self, rung: str, reading: _Reading, start: int, at: int,
@@ -553,6 +571,8 @@ def climb(lines: Sequence[bytes], body: Sequence[HunkLine],
     """The first rung whose reading of the hunk ``body`` occurs in the file ``lines`` places
     it (a Salvage), or refuses it (Unplaced; AlreadyThere for a re-send); None when no
     reading occurs."""
+    if len(body) > LONGEST:
+        return None
     return _Ladder(lines, body, hints or Hints()).climb()
 
 
@@ -616,10 +636,12 @@ def salvage_hunk(running: RunningFile, hunk: Hunk, refusal: PatchError, *, drift
         at = running.to_current(start)
         return at if at is not None and running.to_original(at, size) == start else None
 
+    edited = running.edited
     hints = Hints(written=lambda at: running.to_original(at, 1) is None,
-                  original=None if lines == running.original else running.original,
+                  original=running.original if edited else None,
                   from_original=from_original, to_current=running.to_current, drift=drift,
-                  delta=delta)
+                  delta=delta, keys=running.keys(WHITESPACE),
+                  original_keys=running.original_keys(WHITESPACE) if edited else None)
     try:
         if refusal.code == "ambiguous_context":
             found = at_line_number(lines, hunk, hints) if zero_context else None
