@@ -423,3 +423,26 @@ def test_the_summary_says_what_was_left_out_without_verbose(tmp_path: Path):
     assert "[context_invented]" in done.stdout
     assert "note: hunk 1: its context lines 'def save_settings(path, settings, backup=True):'" \
         in done.stdout
+
+
+def test_removed_lines_alone_while_the_new_lines_are_elsewhere_is_refused():
+    """The file already has the hunk's new lines (applied there, its context invented) and
+    its removed lines at another place: read by its removed lines alone, it could be
+    applied twice."""
+    text = MODULE + '''
+
+def purge_settings(path):
+    if os.path.exists(path):
+        os.remove(path)
+'''
+    text = text.replace("    if os.path.exists(path):\n        os.remove(path)\n    return dict",
+                        "    if os.path.isfile(path):\n        os.unlink(path)\n    return dict", 1)
+    hunk = body(" # invented\n"
+                "-    if os.path.exists(path):\n"
+                "-        os.remove(path)\n"
+                "+    if os.path.isfile(path):\n"
+                "+        os.unlink(path)\n"
+                " # invented too\n")
+    with pytest.raises(Unplaced) as unsure:
+        climb(lines_of(text), hunk)
+    assert "already at line 21" in unsure.value.note

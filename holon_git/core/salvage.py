@@ -205,6 +205,9 @@ class _Reading:
     # the sides of context it leaves out ("leading", "trailing"), each with the line of the
     # file where it would start, from where the old side's reading starts
     left_out: Callable[[int], list[tuple[str, int]]] = lambda start: []
+    # no context of the hunk's is in the reading: nothing ties the place to the hunk but its
+    # removed lines, so its new lines found anywhere are a second place
+    unanchored: bool = False
 
 
 def _quote(lines: Sequence[bytes]) -> str:
@@ -424,7 +427,7 @@ class _Ladder:
 
         return [_Reading(core_old, _new(self.core), rebuild,
                          "by its removed lines alone, without its context on either side",
-                         core_old, left_out)]
+                         core_old, left_out, unanchored=True)]
 
     # -- deciding ----------------------------------------------------------------------------
     def climb(self) -> Salvage | None:
@@ -481,7 +484,22 @@ class _Ladder:
         deeper = self.check_indent(start) if rung == "context_indent" else []
         self._check_left_out(reading, start)
         self._guard(reading, start)
+        if reading.unanchored:
+            self._new_lines_elsewhere(reading)
         return Salvage(rung, at, list(lines), self._message(rung, reading, start, at, deeper))
+
+    def _new_lines_elsewhere(self, reading: _Reading) -> None:
+        """Placed by its removed lines alone, a hunk whose new lines the file already has
+        elsewhere (they say where they are: ``enough``) may have been applied there, its
+        context invented, and the removed lines found be another copy: GNU patch's
+        'reversed (or previously applied)' case. Refused."""
+        new = [line for line in reading.new if line is not None]
+        if not enough(new):
+            return
+        found = self.file.find(new)
+        if found:
+            raise Unplaced(f"read {reading.what}, its new lines are already at line "
+                           f"{found[0] + 1}: the hunk may be applied there", found[:10])
 
     def _check_left_out(self, reading: _Reading, start: int) -> None:
         """A side the reading leaves out must be invented, not context that is there:
