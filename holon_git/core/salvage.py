@@ -339,46 +339,62 @@ class _Ladder:
         return deeper
 
     def gap(self) -> list[_Reading]:
-        """Rung 2: one line of the file skipped between two lines of the hunk's old side that
-        are next to each other in the hunk, at least one of them context (between two removed
-        lines the skipped line would survive a removal of the lines around it; next to an
-        added line, nothing would say on which side of it the added line goes); or one blank
-        context line of the hunk, between two context lines, not in the file."""
-        readings = []
-        old_at = new_at = 0  # where the line at j is in the old and new sides
-        body = self.body
-        for j, line in enumerate(body):
-            pair = {line.kind, body[j + 1].kind} if j + 1 < len(body) else {ADD}
-            if ADD not in pair and CONTEXT in pair:
-                readings.append(self._skipped(j, old_at + 1,
-                                              new_at + (line.kind == CONTEXT)))
-            if line.kind == CONTEXT and not line.text.strip() and 0 < j < len(body) - 1 \
-                    and body[j - 1].kind == CONTEXT and body[j + 1].kind == CONTEXT:
-                readings.append(self._extra_blank(j, old_at, new_at))
-            old_at += line.kind != ADD
-            new_at += line.kind != REMOVE
+        """Rung 2: one line of the file skipped between two lines of the hunk's old side, not
+        both removed lines (the skipped line would survive a removal of the lines around it);
+        where added lines sit between them, the skipped line before them and after them are two
+        readings. Or one blank context line of the hunk, between two context lines, not in the
+        file; every blank context line next to it in the old side is a reading too. Readings
+        that give different results at one place are two places: among equal lines, nothing
+        says which one the model skipped or added, nor so where its added lines go."""
+        body, readings = self.body, []
+        olds = [j for j, line in enumerate(body) if line.kind != ADD]
+        for k in range(1, len(olds)):
+            before, after = olds[k - 1], olds[k]
+            if body[before].kind == REMOVE and body[after].kind == REMOVE:
+                continue
+            readings.append(self._skipped(k, before + 1))
+            if after > before + 1:  # added lines between them
+                readings.append(self._skipped(k, after))
+        blank = [k for k, j in enumerate(olds) if body[j].kind == CONTEXT
+                 and not body[j].text.strip()]
+        dropped: set[int] = set()
+        for k in blank:
+            j = olds[k]
+            if 0 < j < len(body) - 1 and body[j - 1].kind == CONTEXT \
+                    and body[j + 1].kind == CONTEXT:
+                run = {k}
+                for step in (-1, 1):  # the blank context lines next to it in the old side
+                    at = k + step
+                    while at in blank:
+                        run.add(at)
+                        at += step
+                dropped |= run
+        readings.extend(self._extra_blank(olds[k], k) for k in sorted(dropped))
         return readings
 
-    def _skipped(self, j: int, old_cut: int, new_cut: int) -> _Reading:
-        old, new = _old(self.body), _new(self.body)
+    def _skipped(self, k: int, cut: int) -> _Reading:
+        """The file's line skipped before old line ``k``, put at body position ``cut``."""
+        old = _old(self.body)
+        body = self.body
 
         def rebuild(start: int) -> tuple[int, list[HunkLine]]:
-            line = HunkLine(CONTEXT, self.file.lines[start + old_cut])
-            return start, [*self.body[: j + 1], line, *self.body[j + 1 :]]
+            line = HunkLine(CONTEXT, self.file.lines[start + k])
+            return start, [*body[:cut], line, *body[cut:]]
 
-        return _Reading([*old[:old_cut], None, *old[old_cut:]],
-                        [*new[:new_cut], None, *new[new_cut:]], rebuild,
-                        "with the line of the file it skipped between its lines "
-                        f"{_quote([self.body[j].text])} and {_quote([self.body[j + 1].text])}",
-                        old)
+        new_cut = sum(line.kind != REMOVE for line in body[:cut])
+        new = _new(body)
+        return _Reading([*old[:k], None, *old[k:]], [*new[:new_cut], None, *new[new_cut:]],
+                        rebuild, "with the line of the file it skipped between its lines "
+                        f"{_quote([old[k - 1]])} and {_quote([old[k]])}", old)
 
-    def _extra_blank(self, j: int, old_at: int, new_at: int) -> _Reading:
-        old, new = _old(self.body), _new(self.body)
-        body = [*self.body[:j], *self.body[j + 1 :]]
-        return _Reading([*old[:old_at], *old[old_at + 1 :]], [*new[:new_at], *new[new_at + 1 :]],
-                        lambda start: (start, body),
-                        f"without its blank context line after {_quote([self.body[j - 1].text])}"
-                        ", which the file does not have there", old)
+    def _extra_blank(self, j: int, k: int) -> _Reading:
+        """Without the blank context line at body position ``j`` (old line ``k``)."""
+        old, body = _old(self.body), [*self.body[:j], *self.body[j + 1 :]]
+        before = _old(self.body[:j])
+        what = (f"without its blank context line after {_quote([before[-1]])}" if before
+                else "without its first, blank, context line")
+        return _Reading([*old[:k], *old[k + 1 :]], _new(body), lambda start: (start, body),
+                        f"{what}, which the file does not have there", old)
 
     def one_side(self) -> list[_Reading]:
         """Rung 3: the changed lines with the context of one side, the other side left out."""
@@ -459,22 +475,30 @@ class _Ladder:
 
     def _decide(self, rung: str, found: list[tuple[int, _Reading]],
                 before: list[int]) -> Salvage:
-        places: dict[tuple[int, tuple[HunkLine, ...]], tuple[int, _Reading]] = {}
+        # one place: one result (where, how many lines, what they become), however read
+        places: dict[tuple[int, int, tuple[bytes, ...]],
+                     tuple[int, _Reading, list[HunkLine]]] = {}
         for start, reading in found:
             at, lines = reading.rebuild(start)
-            places.setdefault((at, tuple(lines)), (start, reading))
+            result = (at, sum(line.kind != ADD for line in lines), tuple(_new(lines)))
+            places.setdefault(result, (start, reading, lines))
         readings = {id(reading): reading for _, reading in found}
         read = (next(iter(readings.values())).what if len(readings) == 1
                 else "without the lines that are not in the file")
+        if len(places) > 1 and not before and len({at for at, _, _ in places}) == 1:
+            ((at, _, _), *_), = [list(places)]
+            raise Unplaced(f"read {read}, it fits line {at + 1} in {len(places)} ways that "
+                           "put its lines differently (the lines around its change repeat): "
+                           "nothing says which", [at + 1])
         if len(places) > 1 or before:
-            lines = sorted({at + 1 for at, _ in places})
+            lines = sorted({at + 1 for at, _, _ in places})
             also = (f", and line{'s' if len(before) > 1 else ''} "
                     f"{', '.join(map(str, before[:10]))} of the file as it was before the "
                     "patch's earlier hunks changed them" if before else "")
             raise Unplaced(f"read {read}, it fits {len(places) + len(before)} places (line"
                            f"{'s' if len(lines) != 1 else ''} {', '.join(map(str, lines[:10]))}"
                            f"{also}): nothing says which", [*lines, *before])
-        ((at, lines), (start, reading)), = places.items()
+        ((at, _, _), (start, reading, lines)), = places.items()
         if rung != "context_indent" and not self.file.placed_at(reading.old, start):
             raise Unplaced(f"read {reading.what}, it matches line {start + 1} only with "
                            "whitespace ignored", [start + 1])
