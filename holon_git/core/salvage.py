@@ -340,9 +340,11 @@ class _Ladder:
 
     def gap(self) -> list[_Reading]:
         """Rung 2: one line of the file skipped between two lines of the hunk's old side, not
-        both removed lines (the skipped line would survive a removal of the lines around it);
-        where added lines sit between them, the skipped line before them and after them are two
-        readings. Or one blank context line of the hunk, between two context lines, not in the
+        both removed lines (the skipped line would survive a removal of the lines around it).
+        Where added lines sit between them, the hunk says what its added lines follow and
+        precede: the skipped line goes between them and one of those lines only when that
+        line is blank (a blank line says nothing of where it is); so both readings may be
+        tried. Or one blank context line of the hunk, between two context lines, not in the
         file; every blank context line next to it in the old side is a reading too. Readings
         that give different results at one place are two places: among equal lines, nothing
         says which one the model skipped or added, nor so where its added lines go."""
@@ -352,8 +354,12 @@ class _Ladder:
             before, after = olds[k - 1], olds[k]
             if body[before].kind == REMOVE and body[after].kind == REMOVE:
                 continue
-            readings.append(self._skipped(k, before + 1))
-            if after > before + 1:  # added lines between them
+            if after == before + 1:
+                readings.append(self._skipped(k, after))
+                continue
+            if not body[before].text.strip():  # between that blank line and the added lines
+                readings.append(self._skipped(k, before + 1))
+            if not body[after].text.strip():  # between the added lines and that blank line
                 readings.append(self._skipped(k, after))
         blank = [k for k, j in enumerate(olds) if body[j].kind == CONTEXT
                  and not body[j].text.strip()]
