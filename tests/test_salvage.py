@@ -446,3 +446,47 @@ def purge_settings(path):
     with pytest.raises(Unplaced) as unsure:
         climb(lines_of(text), hunk)
     assert "already at line 21" in unsure.value.note
+
+
+def test_a_blank_line_too_many_among_blank_lines_next_to_an_insertion_is_two_places():
+    """The hunk's three blank context lines, its insertion after the first, and the file's
+    two: dropping one before the insertion and dropping one after it put the added lines in
+    two places."""
+    text = "# header\n\n\nclass Frozen:\n    pass\n"
+    hunk = body("\n"
+                "+import sys\n"
+                "\n"
+                "\n"
+                " class Frozen:\n")
+    with pytest.raises(Unplaced) as unsure:
+        climb(lines_of(text), hunk)
+    assert "2 ways" in unsure.value.note
+
+
+def test_a_skipped_blank_line_beside_an_insertion_between_blank_lines_is_two_places():
+    text = "a = 1\n\n\n\nb = 2\n"
+    hunk = body(" a = 1\n"
+                "\n"
+                "+x = 3\n"
+                "\n"
+                " b = 2\n")
+    with pytest.raises(Unplaced):
+        climb(lines_of(text), hunk)
+
+
+def test_a_skipped_blank_line_keeps_the_added_lines_after_the_line_they_follow():
+    """The added lines follow a statement and precede a blank line: the file's second blank
+    line goes after them, not between that statement and them."""
+    text = "def f():\n    return 1\n\n\ndef g():\n    return 2\n"
+    hunk = body("     return 1\n"
+                "+\n"
+                "+\n"
+                "+def h():\n"
+                "+    return 3\n"
+                "\n"
+                " def g():\n")
+    found = climb(lines_of(text), hunk)
+    assert found is not None and found.rung == "context_gap"
+    new = [line.text for line in found.lines if line.kind != REMOVE]
+    assert new == [b"    return 1\n", b"\n", b"\n", b"def h():\n", b"    return 3\n", b"\n",
+                   b"\n", b"def g():\n"]
