@@ -197,11 +197,11 @@ class _Reading:
     """One way of reading a hunk: what is sought for its old side and for its new side, and
     the hunk rewritten from where the old side's reading starts."""
 
-    old: list[bytes | None]
-    new: list[bytes | None]
+    old: Sequence[bytes | None]
+    new: Sequence[bytes | None]
     rebuild: Callable[[int], tuple[int, list[HunkLine]]]
     what: str  # how the hunk was read, for the diagnostic and a refusal
-    telling: list[bytes]  # the lines whose match says where the hunk goes (``enough``)
+    telling: Sequence[bytes]  # the lines whose match says where the hunk goes (``enough``)
     # the sides of context it leaves out ("leading", "trailing"), each with the line of the
     # file where it would start, from where the old side's reading starts
     left_out: Callable[[int], list[tuple[str, int]]] = lambda start: []
@@ -492,18 +492,19 @@ class _Ladder:
         read = (next(iter(readings.values())).what if len(readings) == 1
                 else "without the lines that are not in the file")
         if len(places) > 1 and not before and len({at for at, _, _ in places}) == 1:
-            ((at, _, _), *_), = [list(places)]
-            raise Unplaced(f"read {read}, it fits line {at + 1} in {len(places)} ways that "
+            line = next(iter(places))[0] + 1
+            raise Unplaced(f"read {read}, it fits line {line} in {len(places)} ways that "
                            "put its lines differently (the lines around its change repeat): "
-                           "nothing says which", [at + 1])
+                           "nothing says which", [line])
         if len(places) > 1 or before:
-            lines = sorted({at + 1 for at, _, _ in places})
+            numbers = sorted({at + 1 for at, _, _ in places})
             also = (f", and line{'s' if len(before) > 1 else ''} "
                     f"{', '.join(map(str, before[:10]))} of the file as it was before the "
                     "patch's earlier hunks changed them" if before else "")
             raise Unplaced(f"read {read}, it fits {len(places) + len(before)} places (line"
-                           f"{'s' if len(lines) != 1 else ''} {', '.join(map(str, lines[:10]))}"
-                           f"{also}): nothing says which", [*lines, *before])
+                           f"{'s' if len(numbers) != 1 else ''} "
+                           f"{', '.join(map(str, numbers[:10]))}{also}): nothing says which",
+                           [*numbers, *before])
         ((at, _, _), (start, reading, lines)), = places.items()
         if rung != "context_indent" and not self.file.placed_at(reading.old, start):
             raise Unplaced(f"read {reading.what}, it matches line {start + 1} only with "
