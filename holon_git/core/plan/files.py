@@ -108,6 +108,20 @@ def _plan_delete(fp: FilePatch, read: Reader,
     raise deletion_mismatch(path, old, current, near_miss(current, old, 0) if old else {})
 
 
+def _confirm_plus_path_typo(fp: FilePatch, read: Reader, existing: SourceFile | None) -> None:
+    """'diff --git' and '---' name the path, '+++' another: a typo only when the path exists
+    and the other does not; otherwise the header is refused, as it was written."""
+    typo = fp.plus_path_typo
+    assert typo is not None
+    if existing is not None and read(typo) is None:
+        return
+    state = (f"{typo!r} exists" if existing is not None
+             else f"{fp.path!r} does not exist")
+    raise PatchError("inconsistent_header", f"'diff --git' and '---' name {fp.path!r} and "
+                     f"'+++' names {typo!r} without 'rename from'/'rename to'; {state}, so "
+                     "'+++' is no typo to overlook", path=fp.path)
+
+
 def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
                  three_way: KnownVersions | None = None) -> FileChange:
     assert fp.old_path is not None and fp.new_path is not None
@@ -118,6 +132,8 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
             applied.refuse_if_renamed(fp, existing is not None, reverse)
             raise PatchError("already_exists", f"cannot rename {fp.old_path!r} to "
                              f"{fp.new_path!r}: the destination already exists", path=fp.new_path)
+    if fp.plus_path_typo is not None:
+        _confirm_plus_path_typo(fp, read, existing)
     if existing is None:
         if fp.create_if_missing:
             return _plan_created(fp, read)
@@ -142,13 +158,16 @@ def _patch_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool
         seek = three_way is not None and three_way.recorded(fp.old_path)
         change.after, change.hunks, notes = apply_hunks(fp, ours, reverse, seek_elsewhere=seek)
     except PatchError as err:
-        if three_way is None:
-            raise
-        if err.code in ("context_not_found", "indentation_mismatch"):
+        unplaced = err.code in ("context_not_found", "indentation_mismatch")
+        if three_way is not None and unplaced:
             from .rescue import rescue
 
-            return rescue(fp, change, ours, three_way, reverse, err)
-        if "repeats" not in err.details:
+            merged = rescue(fp, change, ours, three_way, reverse)
+            if merged is not None:
+                return merged
+        if unplaced or (err.code == "ambiguous_context" and fp.unidiff_zero):
+            return _salvaged(fp, change, ours, reverse, seek, three_way)
+        if three_way is None or "repeats" not in err.details:
             raise
         return applied.decide_repeat(fp, change, ours, three_way, reverse, err, apply_hunks)
     if three_way is not None and any(r.new_side_elsewhere for r in change.hunks):
@@ -159,5 +178,18 @@ def _patch_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool
         if weakly_placed(change.hunks) and rescue_loose(
                 fp, change, ours, three_way, reverse, change.hunks) is not None:
             return change  # merged from a version where the hunks match more strictly
+    change.diagnostics.extend(notes)
+    return change
+
+
+def _salvaged(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool, seek: bool,
+              three_way: KnownVersions | None) -> FileChange:
+    """Every level failed and no other version took the file patch: plan it again with the
+    ladder's last rungs (place/salvage.py: the lines the model got right) for the hunks no
+    level places; their refusal, when they place none either."""
+    change.after, change.hunks, notes = apply_hunks(fp, ours, reverse, "lines", seek,
+                                                    salvage=True)
+    if three_way is not None and any(r.new_side_elsewhere for r in change.hunks):
+        applied.refuse_if_applied_before(fp, ours, three_way, reverse, apply_hunks)
     change.diagnostics.extend(notes)
     return change

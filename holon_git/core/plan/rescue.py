@@ -17,7 +17,8 @@ The plan calls it in two cases:
 Base = that version, ours = the current text, theirs = base + the file patch, merged by the
 target's three-way text merge (threeway.KnownVersions, libgit2). Only the ``three_way``
 outcome is written: a clean merge, or a refusal (``merge_conflict``; ``already_applied`` when
-the current text already holds the patch's change).
+the current text already holds the patch's change). When no version takes the file patch, the
+ladder's last rungs (place/salvage.py) may still place it by the lines the model got right.
 """
 
 from __future__ import annotations
@@ -49,13 +50,11 @@ def weakly_placed(results: Sequence[HunkResult]) -> bool:
 
 
 def rescue(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
-           reverse: bool, refusal: PatchError) -> FileChange:
+           reverse: bool) -> FileChange | None:
     """The file patch's old side is not in ``ours``: merge from the first version it
-    applies to, or raise ``refusal`` when none takes it."""
-    merged = _merge_from(fp, change, ours, three_way, reverse, None)
-    if merged is None:
-        raise refusal
-    return merged
+    applies to; None when none takes it (the ladder's last rungs, place/salvage.py, may
+    then)."""
+    return _merge_from(fp, change, ours, three_way, reverse, None)
 
 
 def rescue_loose(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
