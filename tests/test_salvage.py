@@ -1,6 +1,6 @@
-"""The rungs below the matching ladder (core/salvage.py), as pure functions: a hunk read by
-the lines the model got right is placed at one place or refused, never guessed; and, through
-the planner, each rung's receipt, its refusals and its re-sends."""
+"""The ladder's last rungs (LAST_RUNGS in core/place/ladder.py, core/place/salvage/), as pure
+functions: a hunk read by the lines the model got right is placed at one place or refused,
+never guessed; and, through the planner, each rung's receipt, its refusals and its re-sends."""
 
 from __future__ import annotations
 
@@ -12,14 +12,9 @@ from repos.builders import make_repo
 
 from holon_git.core.change import SourceFile
 from holon_git.core.model import ADD, CONTEXT, REMOVE, HunkLine
+from holon_git.core.place.ladder import climb_last
+from holon_git.core.place.salvage.reading import AlreadyThere, Unplaced, distinctive, enough
 from holon_git.core.plan.plan import plan_patch
-from holon_git.core.salvage import (
-    AlreadyThere,
-    Unplaced,
-    climb,
-    distinctive,
-    enough,
-)
 from holon_git.errors import PatchError
 from holon_git.parse import parse_patch
 
@@ -93,7 +88,7 @@ def test_invented_trailing_context_is_left_out():
                 "+        raw = json.load(handle) or {}\n"
                 "     if not raw:\n"
                 "         raise ValueError('empty settings')\n")
-    found = climb(LINES, hunk)
+    found = climb_last(LINES, hunk)
     assert found is not None and found.rung == "context_invented"
     assert found.start == 4
     # the rewritten hunk's context is the file's own, and it matches there exactly
@@ -108,7 +103,7 @@ def test_invented_leading_context_is_left_out_for_a_pure_insertion():
                 "+    print('saving', path)\n"
                 "     tmp = path + \".tmp\"\n"
                 "     with open(tmp, \"w\") as handle:\n")
-    found = climb(LINES, hunk)
+    found = climb_last(LINES, hunk)
     assert found is not None and found.rung == "context_invented"
     added_at = [j for j, line in enumerate(found.lines) if line.kind == ADD]
     old_before_added = sum(line.kind != ADD for line in found.lines[: added_at[0]])
@@ -123,7 +118,7 @@ def test_what_is_left_occurring_twice_is_refused():
                 "-        raw = json.load(handle)\n"
                 "+        raw = json.load(handle) or {}\n")
     with pytest.raises(Unplaced) as unsure:
-        climb(lines_of(text), hunk)
+        climb_last(lines_of(text), hunk)
     assert "fits 2 places" in unsure.value.note
 
 
@@ -134,7 +129,7 @@ def test_an_insertion_whose_sides_point_at_two_places_is_refused():
                 "     os.replace(tmp, path)\n"
                 "\n")
     with pytest.raises(Unplaced) as unsure:
-        climb(LINES, hunk)
+        climb_last(LINES, hunk)
     assert "2 places" in unsure.value.note
 
 
@@ -143,7 +138,7 @@ def test_an_insertion_with_both_sides_invented_is_not_placed():
                 "     pass\n"
                 "+    print('here')\n"
                 "     return 1\n")
-    assert climb(LINES, hunk) is None
+    assert climb_last(LINES, hunk) is None
 
 
 def test_a_left_out_side_that_is_on_the_matched_lines_contradicts_the_file():
@@ -154,7 +149,7 @@ def test_a_left_out_side_that_is_on_the_matched_lines_contradicts_the_file():
                 "         with open(tmp, \"w\") as handle:\n"
                 "             json.dump(settings, handle, indent=2)\n")
     with pytest.raises(Unplaced) as unsure:
-        climb(LINES, hunk)
+        climb_last(LINES, hunk)
     assert "contradicts the file" in unsure.value.note
 
 
@@ -167,7 +162,7 @@ def test_a_changed_neighbour_is_refused():
                 "+        os.unlink(path)\n"
                 "     return dict(DEFAULTS)\n")
     with pytest.raises(Unplaced) as unsure:
-        climb(LINES, hunk)
+        climb_last(LINES, hunk)
     assert "edited" in unsure.value.note
 
 
@@ -181,7 +176,7 @@ def test_a_left_out_side_copied_from_elsewhere_is_refused():
                 "+        os.unlink(path)\n"
                 "     return dict(DEFAULTS)\n")
     with pytest.raises(Unplaced) as unsure:
-        climb(LINES, hunk)
+        climb_last(LINES, hunk)
     assert "copied from elsewhere" in unsure.value.note
 
 
@@ -194,7 +189,7 @@ def test_both_sides_invented_with_two_removed_lines():
                 "+    with contextlib.suppress(FileNotFoundError):\n"
                 "+        os.remove(path)\n"
                 " # another invented line\n")
-    found = climb(LINES, hunk)
+    found = climb_last(LINES, hunk)
     assert found is not None and found.rung == "context_invented"
     assert "removed lines alone" in found.message
     removed_at = found.start + [line.kind for line in found.lines].index(REMOVE)
@@ -203,9 +198,9 @@ def test_both_sides_invented_with_two_removed_lines():
 
 def test_one_removed_line_must_be_distinctive():
     short = body(" invented\n-    return settings\n+    return dict(settings)\n invented too\n")
-    assert climb(LINES, short) is None
+    assert climb_last(LINES, short) is None
     long = body(" invented\n-        raw = json.load(handle)\n+        raw = {}\n invented too\n")
-    found = climb(LINES, long)
+    found = climb_last(LINES, long)
     assert found is not None and found.start + 1 == 6
 
 
@@ -216,7 +211,7 @@ def test_context_that_skips_a_line():
                 "     with open(tmp, \"w\") as handle:\n"  # skips 'tmp = ...'
                 "-        json.dump(settings, handle, indent=2)\n"
                 "+        json.dump(settings, handle, indent=4)\n")
-    found = climb(LINES, hunk)
+    found = climb_last(LINES, hunk)
     assert found is not None and found.rung == "context_gap" and found.start == 12
     assert found.lines[1] == HunkLine(CONTEXT, b'    tmp = path + ".tmp"\n')
 
@@ -227,7 +222,7 @@ def test_an_extra_blank_context_line():
                 "     settings.update(raw)\n"
                 "-    return settings\n"
                 "+    return settings.copy()\n")
-    found = climb(LINES, hunk)
+    found = climb_last(LINES, hunk)
     assert found is not None and found.rung == "context_gap"
     assert len(found.lines) == len(hunk) - 1 and "blank context line" in found.message
 
@@ -236,7 +231,7 @@ def test_a_skip_reading_that_fits_two_places_is_refused():
     text = "a = 1\nfirst\nb = 2\nc = 3\n\na = 1\nsecond\nb = 2\nc = 3\n"
     hunk = body(" a = 1\n b = 2\n-c = 3\n+c = 4\n")
     with pytest.raises(Unplaced):
-        climb(lines_of(text), hunk)
+        climb_last(lines_of(text), hunk)
 
 
 def test_no_line_is_skipped_between_two_removed_lines():
@@ -244,7 +239,7 @@ def test_no_line_is_skipped_between_two_removed_lines():
                 "-    if os.path.exists(path):\n"
                 "-    return dict(DEFAULTS)\n"
                 "+    return {}\n")
-    assert climb(LINES, hunk) is None
+    assert climb_last(LINES, hunk) is None
 
 
 # -- rung 1: context indented deeper --------------------------------------------------------------
@@ -255,7 +250,7 @@ def test_context_indented_deeper_away_from_the_change():
                 "-        raw = json.load(handle)\n"
                 "+        raw = json.load(handle) or {}\n"
                 "     settings = dict(DEFAULTS)\n")
-    found = climb(LINES, hunk)
+    found = climb_last(LINES, hunk)
     assert found is not None and found.rung == "context_indent" and found.start == 4
     assert found.lines[0] == HunkLine(CONTEXT, b"def load_settings(path):\n")
 
@@ -266,7 +261,7 @@ def test_deeper_context_next_to_the_change_is_refused():
                 "-        raw = json.load(handle)\n"
                 "+        raw = json.load(handle) or {}\n")
     with pytest.raises(Unplaced):
-        climb(LINES, hunk)
+        climb_last(LINES, hunk)
 
 
 # -- the re-send guard ----------------------------------------------------------------------------
@@ -279,7 +274,7 @@ def test_the_new_side_where_the_hunk_goes_is_a_resend():
                 "     tmp = path + \".tmp\"\n"
                 "     with open(tmp, \"w\") as handle:\n")
     with pytest.raises(AlreadyThere):
-        climb(lines_of(after), hunk)
+        climb_last(lines_of(after), hunk)
 
 
 def test_a_deletion_kept_context_is_no_resend():
@@ -287,7 +282,7 @@ def test_a_deletion_kept_context_is_no_resend():
                 "-import os\n"
                 "\n"
                 " def load_settings(path):\n")  # skips the blank line the file has
-    found = climb(LINES, hunk)
+    found = climb_last(LINES, hunk)
     assert found is not None and found.rung == "context_gap"
 
 
@@ -445,7 +440,7 @@ def purge_settings(path):
                 "+        os.unlink(path)\n"
                 " # invented too\n")
     with pytest.raises(Unplaced) as unsure:
-        climb(lines_of(text), hunk)
+        climb_last(lines_of(text), hunk)
     assert "already at line 21" in unsure.value.note
 
 
@@ -460,7 +455,7 @@ def test_a_blank_line_too_many_among_blank_lines_next_to_an_insertion_is_two_pla
                 "\n"
                 " class Frozen:\n")
     with pytest.raises(Unplaced) as unsure:
-        climb(lines_of(text), hunk)
+        climb_last(lines_of(text), hunk)
     assert "2 ways" in unsure.value.note
 
 
@@ -472,7 +467,7 @@ def test_a_skipped_blank_line_beside_an_insertion_between_blank_lines_is_two_pla
                 "\n"
                 " b = 2\n")
     with pytest.raises(Unplaced):
-        climb(lines_of(text), hunk)
+        climb_last(lines_of(text), hunk)
 
 
 def test_a_skipped_blank_line_keeps_the_added_lines_after_the_line_they_follow():
@@ -486,7 +481,7 @@ def test_a_skipped_blank_line_keeps_the_added_lines_after_the_line_they_follow()
                 "+    return 3\n"
                 "\n"
                 " def g():\n")
-    found = climb(lines_of(text), hunk)
+    found = climb_last(lines_of(text), hunk)
     assert found is not None and found.rung == "context_gap"
     new = [line.text for line in found.lines if line.kind != REMOVE]
     assert new == [b"    return 1\n", b"\n", b"\n", b"def h():\n", b"    return 3\n", b"\n",

@@ -55,7 +55,8 @@ def test_a_patch_written_against_head_lands_after_an_uncommitted_edit(tmp_path: 
 
 def test_no_3way_refuses_instead(tmp_path: Path):
     """Without the rescue the hunk is not placed: the agent's edit changed the line next to
-    the patch's change, which the last rungs (salvage.py) read as a changed neighbour."""
+    the patch's change, which the ladder's last rungs (core/place/salvage/) read as a changed
+    neighbour."""
     repo = make_repo(tmp_path / "r", {"f.txt": P})
     (repo / "f.txt").write_text(P.replace("line 6\n", "line 6 edited\n"))
     err = refused(repo, PATCH, "context_not_found", three_way=False)

@@ -229,8 +229,9 @@ def _longest_run(old: list[bytes], present: dict[bytes, list[int]]
                  ) -> tuple[int, int, int] | None:
     """(first old line, first file line, length) of the longest run of the old lines that
     the file has one after the other, whitespace ignored, when there is one such run and it
-    says where it is (salvage.enough: two non-blank lines, or a distinctive one)."""
-    from .salvage import enough
+    says where it is (``enough`` of place/salvage/reading.py: two non-blank lines, or a
+    distinctive one)."""
+    from .place.salvage.reading import enough
 
     ends: dict[int, int] = {}  # file line -> length of the run ending there, for the last line
     runs: list[tuple[int, int, int]] = []

@@ -292,7 +292,7 @@ class HunkCheck:
 
     def salvaged_there(self, at: int) -> PatchError:
         """A hunk the ladder's last rungs read without the lines that are not in the file
-        (place/salvage.py): its new lines, read the same way, sit where it goes (0-based
+        (place/salvage/): its new lines, read the same way, sit where it goes (0-based
         ``at``), as a re-sent salvaged patch leaves them."""
         return self._applied_error("read without the lines that are not in the file, the "
                                    f"hunk's new lines are already at line {at + 1}, where "

@@ -185,7 +185,7 @@ def _patch_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool
 def _salvaged(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool, seek: bool,
               three_way: KnownVersions | None) -> FileChange:
     """Every level failed and no other version took the file patch: plan it again with the
-    ladder's last rungs (place/salvage.py: the lines the model got right) for the hunks no
+    ladder's last rungs (place/salvage/: the lines the model got right) for the hunks no
     level places; their refusal, when they place none either."""
     change.after, change.hunks, notes = apply_hunks(fp, ours, reverse, "lines", seek,
                                                     salvage=True)

@@ -17,7 +17,7 @@ from ...errors import PatchError
 from ..change import HunkResult
 from ..model import ADD, CONTEXT, Diagnostic, FilePatch, Hunk, HunkLine, new_side, sides
 from ..place.edges import claimed_edges
-from ..place.ladder import Ask, Sides, find, insertion_point, pick
+from ..place.ladder import Ask, Sides, find, insertion_point, pick, salvage_hunk
 from ..place.match import LEVELS, WHITESPACE, RunningFile, near_miss, split_lines
 from ..place.splice import dominant_eol, new_window
 from .applied import HunkCheck
@@ -40,7 +40,7 @@ def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "a
     ``matching``: "auto" places on the file's bytes first (exact.py) and falls back to the
     line search for anything unusual; "lines" uses the line search only; "exhaustive" also
     lists every copy of an old side before deciding (the reference the tests compare with).
-    ``salvage``: a hunk no level places goes on to the ladder's last rungs (salvage.py).
+    ``salvage``: a hunk no level places goes on down the ladder's last rungs (place/salvage/).
     """
     if matching == "auto" and not salvage and _bytes_first(fp, content):
         from ..place.exact import ByteFile, Unusual
@@ -86,10 +86,10 @@ def apply_on(running: RunningFile, fp: FilePatch, content: bytes, reverse: bool,
 
 def _apply_salvaged(applier: _HunkApplier, fp: FilePatch, hunk: Hunk, number: int,
                     refusal: PatchError) -> HunkResult:
-    """The one place the ladder's last rungs (salvage.py) join the plan: the hunk rewritten
-    by the rung that places it, applied by the ordinary rules (already-applied checks
-    included), and said in its tolerances and a diagnostic; else ``refusal``."""
-    from ..salvage import AlreadyThere, salvage_hunk
+    """The one place the ladder's last rungs (place/ladder.py's salvage_hunk) join the plan: the
+    hunk rewritten by the rung that places it, applied by the ordinary rules (already-applied
+    checks included), and said in its tolerances and a diagnostic; else ``refusal``."""
+    from ..place.salvage.reading import AlreadyThere
 
     delta = sum(h.added - h.removed for h in fp.hunks[: number - 1])
     try:

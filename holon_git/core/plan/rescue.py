@@ -18,7 +18,7 @@ Base = that version, ours = the current text, theirs = base + the file patch, me
 target's three-way text merge (threeway.KnownVersions, libgit2). Only the ``three_way``
 outcome is written: a clean merge, or a refusal (``merge_conflict``; ``already_applied`` when
 the current text already holds the patch's change). When no version takes the file patch, the
-ladder's last rungs (place/salvage.py) may still place it by the lines the model got right.
+ladder's last rungs (place/salvage/) may still place it by the lines the model got right.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def weakly_placed(results: Sequence[HunkResult]) -> bool:
 def rescue(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
            reverse: bool) -> FileChange | None:
     """The file patch's old side is not in ``ours``: merge from the first version it
-    applies to; None when none takes it (the ladder's last rungs, place/salvage.py, may
+    applies to; None when none takes it (the ladder's last rungs, place/salvage/, may
     then)."""
     return _merge_from(fp, change, ours, three_way, reverse, None)
 
