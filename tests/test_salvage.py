@@ -387,6 +387,21 @@ def test_a_salvaged_patch_is_undone_with_reverse(tmp_path: Path):
     refused(repo, PATCH, "not_applied", reverse=True)
 
 
+def test_no_3way_skips_the_rescue_not_the_last_rungs(tmp_path: Path):
+    """--no-3way asks no other version; the last rungs read the current file only, so they
+    place the hunk with it as without it, and refuse the same hunks."""
+    from clisupport import holon
+
+    repo = make_repo(tmp_path / "r", {"settings.py": MODULE})
+    receipt = applied(repo, PATCH, three_way=False)
+    assert receipt.files[0].hunks[0].tolerances == ["context_invented"]
+    assert receipt.files[0].three_way is None
+    refused(repo, PATCH, "already_applied", three_way=False)
+    other = make_repo(tmp_path / "o", {"settings.py": MODULE})
+    done = holon(other, "--no-3way", "-", stdin=PATCH)
+    assert done.returncode == 0 and "[context_invented]" in done.stdout, done.stderr
+
+
 U0 = "--- a/settings.py\n+++ b/settings.py\n@@ -2,0 +3,1 @@\n+import sys\n"
 
 
@@ -399,6 +414,24 @@ def test_a_zero_context_insertion_goes_to_its_line_and_is_not_sent_twice(tmp_pat
     refused(repo, U0, "already_applied")
     (repo / ".git" / "holon-apply-history").unlink()
     refused(repo, U0, "already_applied")
+
+
+@pytest.mark.parametrize("flags", [[], ["--unidiff-zero"]])
+def test_unidiff_zero_changes_nothing_a_zero_context_patch_is_always_read_so(
+        tmp_path: Path, flags: list[str]):
+    """git needs --unidiff-zero for a -U0 patch; holon-git reads one so whatever the flags,
+    and refuses a context-free insertion in a patch with context elsewhere either way."""
+    from clisupport import holon
+
+    repo = make_repo(tmp_path / "r", {"settings.py": MODULE})
+    done = holon(repo, *flags, "-", stdin=U0)
+    assert done.returncode == 0 and "[unidiff_zero]" in done.stdout, done.stderr
+    mixed = U0 + "@@ -5,2 +6,2 @@\n def load_settings(path):\n-    with open(path) as handle:\n" \
+        "+    with open(path, encoding=\"utf-8\") as handle:\n"
+    again = make_repo(tmp_path / "m", {"settings.py": MODULE})
+    done = holon(again, *flags, "-", stdin=mixed)
+    assert done.returncode == 1 and "ambiguous_context" in done.stderr
+    assert (again / "settings.py").read_text() == MODULE
 
 
 @pytest.mark.parametrize("header, code", [("@@ -2,0 +5,1 @@", "ambiguous_context"),
