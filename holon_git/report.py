@@ -12,7 +12,7 @@ from .quoting import quote_path
 from .receipt import Receipt
 
 # Diagnostics the summary says without -v: a hunk or header read otherwise than written
-# (core/place/salvage.py, the '+++' typo), naming what was left out
+# (core/place/salvage/, the '+++' typo), naming what was left out
 READ_OTHERWISE = ("context_invented", "context_gap", "context_indent", "unidiff_zero",
                   "plus_path_typo")
 

@@ -263,7 +263,7 @@ class FilePatch:
     # patch is applied from (api.py)
     top_relative: bool = False
     # No hunk of the whole patch has a context line (diff -U0): a pure insertion then goes
-    # where its header says, as git apply --unidiff-zero puts it (core/place/salvage.py).
+    # where its header says, as git apply --unidiff-zero puts it (core/place/salvage/zero.py).
     unidiff_zero: bool = False
     # 'diff --git' and '---' name the path, '+++' names this other one: a typo when this one
     # does not exist and the path does (the plan checks), never a rename.

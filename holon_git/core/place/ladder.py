@@ -1,6 +1,7 @@
 """The placement ladder: where a hunk's old side goes in the running file.
 
-Placing a hunk takes two steps, each an ordered list tried from the top.
+Placing a hunk takes two steps, each an ordered list tried from the top; a hunk they do not
+place goes, once the three-way rescue had its say, down a third list, the last rungs.
 
 Finding (``find``, ``RUNGS``): each rung seeks copies of the old side under one comparison level
 (match.py), on the hunk as written, then on the hunk without the trailing blank context lines
