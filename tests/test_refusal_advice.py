@@ -50,6 +50,17 @@ def test_copies_alike_before_are_told_apart_by_the_line_after(tmp_path: Path):
     assert "line 2 before 'first', line 5 before 'second'" in err.message
 
 
+def test_copies_in_lines_earlier_hunks_added_are_refused_without_a_crash(tmp_path: Path):
+    """The third hunk's context is only in lines the first two added, numbered in the file as
+    they left it: the refusal lists them, and describes no neighbours it cannot see."""
+    repo = make_repo(tmp_path / "r", {"f.txt": b"b"})
+    patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -1,1 +1,2 @@\n+a\n b\n@@ -1,1 +1,2 @@\n b\n+a\n"
+             "@@ -1,1 +1,1 @@\n a\n")
+    err = refused(repo, patch, "ambiguous_context")
+    assert err.hunk == 3 and err.details["candidate_lines"] == [1, 3]
+    assert "copies" not in err.details
+
+
 @pytest.mark.parametrize("elision", ["        # ...", "        ...",
                                      "        # ... existing code ..."])
 def test_a_hunk_that_elides_lines_gets_its_own_hint(repo: Path, elision: str):

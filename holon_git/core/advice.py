@@ -60,6 +60,10 @@ def _pick_a_copy(err: PatchError, hunk: Hunk, old: list[bytes],
     """Each copy with the line before it (or, where those are all alike, the line after it),
     and how the header's line number picks one."""
     lines = err.details["candidate_lines"][:SHOWN_COPIES]
+    if any(not 0 < line <= len(current) - len(old) + 1 for line in lines):
+        # a copy in lines the patch's earlier hunks added is numbered in the file as they
+        # left it, not in ``current``: its neighbours are not there to show
+        return
     copies = []
     for line in lines:
         start = line - 1
