@@ -158,9 +158,10 @@ ACCEPTED_GIT_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--ignore-whitespace", "--ignore-space-change", "ignore_space"), {"is_flag": True,
      "help": "Accepted, no effect: context lines that differ from the file only in "
      "whitespace already match (and are reported)."}),
-    (("--unidiff-zero",), {"is_flag": True, "help": "Accepted, no effect: hunks without "
-     "context (diff -U0) are judged by holon-git's own rule for them (docs/patch-format.md), "
-     "with or without it."}),
+    (("--unidiff-zero",), {"is_flag": True, "help": "Accepted, no effect: a patch with no "
+     "context line at all (diff -U0) is always taken as this flag tells git to take it, its "
+     "insertions going after the line their header names (docs/patch-format.md, section 3); "
+     "an insertion without context in a patch with context elsewhere is refused either way."}),
 ]
 
 _APPLY_EPILOG = """\b
@@ -220,8 +221,9 @@ Other commands: 'git holon-apply COMMAND -h'. The manual: 'git help holon-apply'
 @click.option("-3", "--3way/--no-3way", "three_way", default=True, show_default=True,
               help="When a file's hunks do not match its current text, merge from the version "
               "they were written against (the patch's index line, the index, HEAD, or this "
-              "tool's recent pre-images); --no-3way refuses instead. Unlike git's -3, it does "
-              "not imply --index.")
+              "tool's recent pre-images); --no-3way does not merge, and a hunk whose lines are "
+              "not found goes straight to the ladder's last rungs (docs/patch-format.md). "
+              "Unlike git's -3, it does not imply --index.")
 @click.option("--whitespace", type=click.Choice(WHITESPACE_ACTIONS), default=WHITESPACE_DEFAULT,
               show_default=True, metavar="ACTION", help="Whitespace errors in the added lines "
               "(trailing whitespace, space before tab in the indentation, blank lines at the "

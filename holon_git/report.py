@@ -11,6 +11,11 @@ from .errors import PatchError
 from .quoting import quote_path
 from .receipt import Receipt
 
+# Diagnostics the summary says without -v: a hunk or header read otherwise than written
+# (core/place/salvage/, the '+++' typo), naming what was left out
+READ_OTHERWISE = ("context_invented", "context_gap", "context_indent", "unidiff_zero",
+                  "plus_path_typo")
+
 
 def error_lines(err: PatchError) -> list[str]:
     location = err.where()
@@ -138,6 +143,9 @@ def summary_lines(receipt: Receipt, verbose: bool) -> list[str]:
                            f"{offset}{extra}")
         if verbose and change.ignored_metadata:
             out.append(f"    ignored metadata: {'; '.join(change.ignored_metadata)}")
+        if not verbose:
+            out.extend(f"    note: {d.message}" for d in change.diagnostics
+                       if d.code in READ_OTHERWISE)
     if receipt.extra.get("commit"):
         out.append(f"Committed {receipt.extra['commit'][:12]} on {receipt.extra['ref']}.")
     for saved in receipt.extra.get("deleted_blobs", []):

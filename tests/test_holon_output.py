@@ -114,7 +114,7 @@ def test_manifest_that_is_a_directory(repo: Path, tmp_path: Path):
 
 def test_patch_that_does_not_apply_is_refused_with_its_own_code(repo: Path, tmp_path: Path):
     out = make_output(tmp_path / "out", {"status": "Success"},
-                      patch=PATCH.replace(" two", " deux"))
+                      patch=PATCH.replace("-three", "-trois"))
     refused_with(repo, "context_not_found", "--holon-output", str(out))
 
 

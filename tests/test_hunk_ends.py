@@ -64,6 +64,23 @@ def test_a_hunk_at_the_end_of_the_file_with_counts_too_large_applies(tmp_path: P
     assert (repo / "m.py").read_text() == FUNC
 
 
+def test_a_cut_hunk_claiming_the_files_start_goes_only_where_it_is_the_whole_file(
+        tmp_path: Path) -> None:
+    """A hunk at line 1 with context claims the file's start (git's match_beginning); cut
+    off, it is held to the file's end as well. Its lines ending the file from line 2 on hold
+    only one of the claims: refused, never placed a line down from where it says."""
+    text = "\n\n\n"
+    repo = make_repo(tmp_path / "r", {"f.txt": text})
+    patch = "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,5 @@\n+top\n \n \n+bottom\n"
+    assert parse_patch(patch).files[0].hunks[0].unfinished
+    err = refused(repo, patch, "truncated_patch")
+    assert "claims the file's start" in err.message and "from line 2" in err.message
+    # the same hunk whose lines are the whole file holds both claims
+    whole = patch.replace("@@ -1,3 +1,5 @@\n+top\n \n \n", "@@ -1,4 +1,6 @@\n+top\n \n \n \n")
+    applied(repo, whole)
+    assert (repo / "f.txt").read_text() == "top\n\n\n\nbottom\n"
+
+
 @pytest.mark.parametrize("patch", [
     # a no-newline marker says the added side ends the file
     "--- a/m.py\n+++ b/m.py\n@@ -3 +3,3 @@\n-    return x\n+    y = x\n+    return y\n"

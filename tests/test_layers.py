@@ -38,7 +38,8 @@ PYGIT2, CLICK, MCP = ("only holon_git.git imports pygit2", "only holon_git.cli i
 CORE, PARSE, LAYERS = ("the core touches no disk", "the parser knows nothing", "layers")
 DOWN, PLAN_DOWN, PLACE_DOWN = ("core imports downward", "core.plan imports downward",
                                "core.place imports downward")
-ALL = (PYGIT2, CLICK, MCP, CORE, PARSE, LAYERS, DOWN, PLAN_DOWN, PLACE_DOWN)
+SALVAGE_DOWN = "core.place.salvage imports downward"
+ALL = (PYGIT2, CLICK, MCP, CORE, PARSE, LAYERS, DOWN, PLAN_DOWN, PLACE_DOWN, SALVAGE_DOWN)
 
 # (module, the import added, the contracts it must break, the import reported)
 BREAKS = [
@@ -57,10 +58,17 @@ BREAKS = [
      "holon_git.git.location -> holon_git.fs.journal_dir"),
     ("targets/base.py", "from .. import api", [LAYERS], "holon_git.targets.base -> holon_git.api"),
     # inside the core, a circle: placement back into the plan, the rescue back into the planner
-    ("core/place/match.py", "from ..plan import hunks", [DOWN, PLAN_DOWN, PLACE_DOWN],
+    ("core/place/match.py", "from ..plan import hunks",
+     [DOWN, PLAN_DOWN, PLACE_DOWN, SALVAGE_DOWN],
      "holon_git.core.place.match -> holon_git.core.plan.hunks"),
     ("core/plan/rescue.py", "from . import files", [PLAN_DOWN],
      "holon_git.core.plan.rescue -> holon_git.core.plan.files"),
+    # the last rungs: back into the ladder that lists them (and so into their own entry), a
+    # rung into the decision
+    ("core/place/salvage/gap.py", "from .. import ladder", [PLACE_DOWN, SALVAGE_DOWN],
+     "holon_git.core.place.salvage.gap -> holon_git.core.place.ladder"),
+    ("core/place/salvage/reading.py", "from . import decide", [SALVAGE_DOWN],
+     "holon_git.core.place.salvage.reading -> holon_git.core.place.salvage.decide"),
 ]
 
 

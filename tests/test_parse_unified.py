@@ -309,7 +309,7 @@ def test_git_header_without_file_lines_or_rename():
     assert parse_error("diff --git a/x b/x\nindex 1..2 100644\n").code == "missing_file_header"
 
 
-@pytest.mark.parametrize("header", ["@@ -a,b +c,d @@", "@@ -1,2 @@", "@@ line 10 @@",
+@pytest.mark.parametrize("header", ["@@ -1,X +1,Y @@", "@@ -1,2 @@", "@@ line 10 @@",
                                     "@@ -1,2 +1,2", "@@ -" + "9" * 30 + " +1 @@"])
 def test_invalid_hunk_header(header: str):
     err = parse_error(f"--- a/f\n+++ b/f\n{header}\n-a\n+b\n")
@@ -584,3 +584,63 @@ def test_a_leading_byte_order_mark_is_ignored(text):
 def test_a_byte_order_mark_inside_a_hunk_is_content():
     fp = parse_patch(b"--- a/k\n+++ b/k\n@@ -1 +1 @@\n-\xef\xbb\xbfx\n+\xef\xbb\xbfy\n").files[0]
     assert fp.hunks[0].lines[0].text == b"\xef\xbb\xbfx\n"
+
+
+# -- headers as models write them ----------------------------------------------------------------
+
+@pytest.mark.parametrize("git_line", ["diff --git a/x.py b/x.py", "diff --git a/x.py"])
+def test_git_header_with_a_plus_line_and_no_minus_line(git_line: str):
+    text = f"{git_line}\n+++ b/x.py\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n"
+    fp = parse_patch(text).files[0]
+    assert fp.kind is FileKind.MODIFY and (fp.old_path, fp.new_path) == ("x.py", "x.py")
+    assert [d.code for d in fp.diagnostics] == ["missing_old_file_line"]
+    assert fp.hunks[0].old_lines == [b"a\n", b"b\n"]
+
+
+def test_a_plus_line_only_must_name_the_git_lines_file():
+    err = parse_error("diff --git a/x.py b/x.py\n+++ b/y.py\n@@ -1 +1 @@\n-a\n+b\n")
+    assert err.code == "inconsistent_header"
+    assert parse_error("diff --git a/x.py b/x.py\n+++ /dev/null\n@@ -1 +1 @@\n-a\n+b\n"
+                       ).code == "missing_file_header"
+    added = parse_patch("diff --git a/n b/n\nnew file mode 100644\n+++ b/n\n@@ -0,0 +1 @@\n+a\n")
+    assert added.files[0].kind is FileKind.ADD
+
+
+def test_a_plus_line_without_a_git_line_stays_refused():
+    assert parse_error("+++ b/x\n@@ -1 +1 @@\n-a\n+b\n").code == "missing_file_header"
+
+
+@pytest.mark.parametrize("header", ["@@ -...,... @@", "@@ -XXX,XXX +XXX,XXX @@",
+                                    "@@ -N,M +N,M @@", "@@ -... +... @@ def f():"])
+def test_placeholder_hunk_headers_have_no_line_numbers(header: str):
+    fp = parse_patch(f"--- a/f\n+++ b/f\n{header}\n a\n-b\n+c\n d\n").files[0]
+    (hunk,) = fp.hunks
+    assert (hunk.old_start, hunk.old_count, hunk.new_start, hunk.new_count) == (None,) * 4
+    assert hunk.old_lines == [b"a\n", b"b\n", b"d\n"]
+    assert [d.code for d in fp.diagnostics] == ["hunk_without_line_numbers"]
+    assert hunk.section == ("def f():" if "def" in header else "")
+
+
+def test_a_plus_path_typo_is_read_as_the_path_git_and_minus_name():
+    text = "diff --git a/src/x.py b/src/x.py\n--- a/src/x.py\n+++ b/src/z.py\n@@ -1 +1 @@\n-a\n+b\n"
+    fp = parse_patch(text).files[0]
+    assert fp.kind is FileKind.MODIFY and (fp.old_path, fp.new_path) == ("src/x.py", "src/x.py")
+    assert fp.plus_path_typo == "src/z.py"
+    assert [d.code for d in fp.diagnostics] == ["plus_path_typo"]
+    # the git line naming the '+++' path, or two paths, is a rename without rename lines
+    assert parse_error(text.replace("b/src/x.py\n---", "b/src/z.py\n---")).code \
+        == "inconsistent_header"
+    # another file patch naming the '+++' path: no typo
+    other = "--- a/src/z.py\n+++ b/src/z.py\n@@ -1 +1 @@\n-c\n+d\n"
+    assert parse_error(text + other).code == "inconsistent_header"
+
+
+def test_a_patch_without_context_lines_is_marked_unidiff_zero():
+    zero = "--- a/f\n+++ b/f\n@@ -2,0 +3 @@\n+x\n@@ -5 +6 @@\n-y\n+Y\n"
+    assert all(fp.unidiff_zero for fp in parse_patch(zero).files)
+    with_add = zero + "--- /dev/null\n+++ b/g\n@@ -0,0 +1 @@\n+new\n"
+    assert [fp.unidiff_zero for fp in parse_patch(with_add).files] == [True, False]
+    context = zero + "--- a/h\n+++ b/h\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n"
+    assert not any(fp.unidiff_zero for fp in parse_patch(context).files)
+    bare = "--- a/f\n+++ b/f\n@@\n+x\n"
+    assert not parse_patch(bare).files[0].unidiff_zero

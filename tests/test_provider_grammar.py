@@ -139,6 +139,8 @@ PERMISSIVE = {
     "unprefixed_context_line": "--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\nb\n-c\n+d\n",
     "bare_hunk_header": "--- a/x\n+++ b/x\n@@\n-a\n+b\n",
     "bare_hunk_header_pair": "--- a/x\n+++ b/x\n@@ @@\n-a\n+b\n",
+    "placeholder_hunk_header": "--- a/x\n+++ b/x\n@@ -...,... @@\n-a\n+b\n",
+    "plus_line_only": "diff --git a/x b/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n",
     "prose_around": "Here is the fix:\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\nDone.\n",
     "markdown_fence": "```diff\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n```\n",
     "no_final_newline": "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b",
@@ -163,7 +165,7 @@ SEMANTIC_ONLY = {
     "path_escape": ("--- a/../x\n+++ b/../x\n@@ -1 +1 @@\n-a\n+b\n", "path_escape"),
     "added_file_with_context": (
         "--- /dev/null\n+++ b/n\n@@ -0,0 +1,2 @@\n a\n+b\n", "hunk_kind_mismatch"),
-    "different_files": ("diff --git a/x b/x\n--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n",
+    "different_files": ("diff --git a/x b/y\n--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n",
                         "inconsistent_header"),
     "duplicate_file_patch": (
         "--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+a\n--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+b\n",

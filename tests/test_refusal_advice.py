@@ -50,6 +50,17 @@ def test_copies_alike_before_are_told_apart_by_the_line_after(tmp_path: Path):
     assert "line 2 before 'first', line 5 before 'second'" in err.message
 
 
+def test_copies_in_lines_earlier_hunks_added_are_refused_without_a_crash(tmp_path: Path):
+    """The third hunk's context is only in lines the first two added, numbered in the file as
+    they left it: the refusal lists them, and describes no neighbours it cannot see."""
+    repo = make_repo(tmp_path / "r", {"f.txt": b"b"})
+    patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -1,1 +1,2 @@\n+a\n b\n@@ -1,1 +1,2 @@\n b\n+a\n"
+             "@@ -1,1 +1,1 @@\n a\n")
+    err = refused(repo, patch, "ambiguous_context")
+    assert err.hunk == 3 and err.details["candidate_lines"] == [1, 3]
+    assert "copies" not in err.details
+
+
 @pytest.mark.parametrize("elision", ["        # ...", "        ...",
                                      "        # ... existing code ..."])
 def test_a_hunk_that_elides_lines_gets_its_own_hint(repo: Path, elision: str):
@@ -113,14 +124,3 @@ def test_header_paths_without_a_b_prefixes_are_reported(repo: Path):
         receipt = apply_patch(prefixed + "@@ -1 +1 @@\n-ALPHA\n+alpha\n", repo, check=True)
         assert receipt.ok and not any(note.code == "missing_path_prefix"
                                       for change in receipt.files for note in change.diagnostics)
-
-
-def test_copies_in_lines_an_earlier_hunk_added_are_shown_without_crashing(tmp_path: Path):
-    """Hunk 1 turns the one-line file into three equal lines; hunk 3's old side then occurs
-    at each of them, numbered past the file on disk: the advice still words the refusal
-    (found by hypothesis: an IndexError escaped before)."""
-    repo = make_repo(tmp_path / "r", {"f.txt": "a"})
-    patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -1,1 +1,3 @@\n+a\n+a\n a\n@@ -1,1 +1,2 @@\n a\n+b\n"
-             "@@ -1,1 +1,1 @@\n a\n")
-    err = refused(repo, patch, "ambiguous_context")
-    assert [c["line"] for c in err.details["copies"]] == [1, 2, 3]

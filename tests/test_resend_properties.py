@@ -141,6 +141,12 @@ def test_what_applied_once_is_refused_the_second_time(sent):
         assume(False)  # ambiguous without line numbers, and so on: nothing to re-send
     if blind_hunk(patch):  # a deletion without context leaves nothing to recognise...
         assert refusal(patch, after) != "applied"  # ...but it is still refused
+    elif patch.startswith(b"*** Begin Patch"):
+        # no line numbers: an edit that made a second copy of a hunk's old side ('}' and a
+        # blank line added before a blank line) leaves a re-send and a fresh patch meant for
+        # either copy reading the same, so it may be refused as ambiguous
+        assert refusal(patch, after) in ("already_applied", "ambiguous_context",
+                                         "ambiguous_repeat")
     else:  # without the history log, a re-send whose lines repeat cannot be told
         assert refusal(patch, after) in ("already_applied", "ambiguous_repeat")
     loose = unanchored_reverse(patch)

@@ -54,10 +54,16 @@ def test_a_patch_written_against_head_lands_after_an_uncommitted_edit(tmp_path: 
 
 
 def test_no_3way_refuses_instead(tmp_path: Path):
-    repo = stale_repo(tmp_path)
-    refused(repo, PATCH, "context_not_found", three_way=False)
+    """Without the rescue the hunk is not placed: the agent's edit changed the line next to
+    the patch's change, which the ladder's last rungs (core/place/salvage/) read as a changed
+    neighbour."""
+    repo = make_repo(tmp_path / "r", {"f.txt": P})
+    (repo / "f.txt").write_text(P.replace("line 6\n", "line 6 edited\n"))
+    err = refused(repo, PATCH, "context_not_found", three_way=False)
+    assert "edited" in err.details["salvage"]["note"]
     done = holon(repo, "--no-3way", "-", stdin=PATCH)
     assert done.returncode == 1 and "context_not_found" in done.stderr
+    assert apply_patch(PATCH, repo, check=True).error.code == "merge_conflict"
 
 
 def test_a_conflict_is_refused_showing_the_current_region_and_the_patch(tmp_path: Path):

@@ -6,6 +6,8 @@ fix it, from what the refusal's details and the file show.
 - ``context_not_found`` whose hunk elides lines with ``...``: a hunk lists every line;
 - ``context_not_found`` whose nearest copy differs first only in indentation: say so, and
   where the text itself first differs;
+- ``context_not_found``: the hunk's lines that occur nowhere in the file (invented, not
+  copied from it), and the longest run of its lines the file has, where it has it;
 - ``content_mismatch`` of a deletion: the first line that differs.
 
 Only ever called on a refusal, so nothing here costs an apply that succeeds.
@@ -18,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import PatchError
-from .model import FilePatch, Hunk, sides
+from .model import ADD, REMOVE, FilePatch, Hunk, sides
 from .place.match import show_line
 
 SHOWN_COPIES = 10  # copies of an ambiguous hunk described in the message
@@ -49,6 +51,7 @@ def advise(err: PatchError, fp: FilePatch, current: Sequence[bytes]) -> PatchErr
     elif err.code == "context_not_found" and "nearest_line" in err.details \
             and not _elided(err, old, current):
         _indentation_only(err, old, current)
+        _not_in_the_file(err, hunk, old, current)
     return err
 
 
@@ -57,13 +60,15 @@ def _pick_a_copy(err: PatchError, hunk: Hunk, old: list[bytes],
     """Each copy with the line before it (or, where those are all alike, the line after it),
     and how the header's line number picks one."""
     lines = err.details["candidate_lines"][:SHOWN_COPIES]
+    if any(not 0 < line <= len(current) - len(old) + 1 for line in lines):
+        # a copy in lines the patch's earlier hunks added is numbered in the file as they
+        # left it, not in ``current``: its neighbours are not there to show
+        return
     copies = []
     for line in lines:
         start = line - 1
-        # a copy inside lines an earlier hunk added is numbered in the file as that hunk
-        # left it, which may run past the file on disk: shown without its neighbours
-        before = current[start - 1] if 0 < start <= len(current) else None
-        after = current[start + len(old)] if 0 <= start + len(old) < len(current) else None
+        before = current[start - 1] if start > 0 else None
+        after = current[start + len(old)] if start + len(old) < len(current) else None
         copies.append({"line": line,
                        "before": None if before is None else show_line(before),
                        "after": None if after is None else show_line(after)})
@@ -160,6 +165,97 @@ def _indentation_only(err: PatchError, old: list[bytes], current: Sequence[bytes
     err.hint = ("the hunk's indentation differs from the file's, and so does its text at line "
                 f"{at}: copy the context and removed lines exactly from the file, leading "
                 "whitespace included")
+
+
+def _patch_lines(hunk: Hunk) -> list[int]:
+    """The patch line of each of the hunk's old-side lines (a no-newline marker takes a line
+    after the last line of the side it marks)."""
+    lines = list(hunk.lines)
+    marked = set()
+    if hunk.old_no_newline:
+        marked.add(max((j for j, line in enumerate(lines) if line.kind != ADD), default=-1))
+    if hunk.new_no_newline:
+        marked.add(max((j for j, line in enumerate(lines) if line.kind != REMOVE), default=-1))
+    out, number = [], hunk.patch_line + 1
+    for j, line in enumerate(lines):
+        if line.kind != ADD:
+            out.append(number)
+        number += 1 + (j in marked)
+    return out
+
+
+def _not_in_the_file(err: PatchError, hunk: Hunk, old: list[bytes],
+                     current: Sequence[bytes]) -> None:
+    """Name the hunk's old lines that occur nowhere in the file, whitespace ignored (the model
+    wrote them from memory), and the longest run of its old lines that the file has, one
+    after the other (the best partial place), so that the next try copies the rest from
+    there."""
+    if not old or not current:
+        return
+    numbers = _patch_lines(hunk)
+    present: dict[bytes, list[int]] = {}
+    for at, line in enumerate(current):
+        places = present.setdefault(_blanks(line), [])
+        if len(places) < _RUN_PLACES:
+            places.append(at)
+    absent = [j for j, line in enumerate(old) if _blanks(line) not in present]
+    if absent:
+        err.details["absent_lines"] = [{"patch_line": numbers[j], "text": show_line(old[j])}
+                                       for j in absent[:_RUN_PLACES]]
+        shown = ", ".join(_quoted(old[j]) for j in absent[:3])
+        more = f" and {len(absent) - 3} more" if len(absent) > 3 else ""
+        err.message += (f"; {len(absent)} of its lines occur nowhere in the file (patch line"
+                        f"{'s' if len(absent) > 1 else ''} "
+                        f"{', '.join(str(numbers[j]) for j in absent[:10])}: {shown}{more})")
+    run = _longest_run(old, present)
+    if run is None:
+        return
+    first, at, size = run
+    if size == len(old):
+        return
+    err.details["partial_match"] = {"patch_lines": [numbers[first], numbers[first + size - 1]],
+                                    "file_lines": [at + 1, at + size]}
+    err.message += (f"; its longest run of lines the file has is patch line"
+                    f"{'s' if size > 1 else ''} {numbers[first]}"
+                    f"{f'-{numbers[first + size - 1]}' if size > 1 else ''}, at line"
+                    f"{'s' if size > 1 else ''} {at + 1}{f'-{at + size}' if size > 1 else ''}"
+                    " of the file")
+    if absent:
+        err.hint = ("the hunk's lines that are nowhere in the file were not copied from it: "
+                    f"re-emit the hunk with its context copied exactly from the file around "
+                    f"line {at + 1}, where its other lines are")
+
+
+_RUN_PLACES = 200  # places of one line followed when looking for the longest run
+
+
+def _longest_run(old: list[bytes], present: dict[bytes, list[int]]
+                 ) -> tuple[int, int, int] | None:
+    """(first old line, first file line, length) of the longest run of the old lines that
+    the file has one after the other, whitespace ignored, when there is one such run and it
+    says where it is (``enough`` of place/salvage/reading.py: two non-blank lines, or a
+    distinctive one)."""
+    from .place.salvage.reading import enough
+
+    ends: dict[int, int] = {}  # file line -> length of the run ending there, for the last line
+    runs: list[tuple[int, int, int]] = []
+    for j, line in enumerate(old):
+        here = {}
+        for at in present.get(_blanks(line), ()):
+            here[at] = ends.get(at - 1, 0) + 1
+        for at, size in ends.items():
+            if here.get(at + 1) is None:  # the run ending at ``at`` ends there
+                runs.append((j - size, at - size + 1, size))
+        ends = here
+    runs.extend((len(old) - size, at - size + 1, size) for at, size in ends.items())
+    if not runs:
+        return None
+    longest = max(size for _, _, size in runs)
+    best = [run for run in runs if run[2] == longest]
+    first, _, size = best[0]
+    if len(best) > 1 or not enough(old[first : first + size]):
+        return None
+    return best[0]
 
 
 def deletion_mismatch(path: str, old: Sequence[bytes], current: Sequence[bytes],

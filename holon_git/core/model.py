@@ -262,6 +262,12 @@ class FilePatch:
     # applied from, as git reads them; other file patches are relative to the directory the
     # patch is applied from (api.py)
     top_relative: bool = False
+    # No hunk of the whole patch has a context line (diff -U0): a pure insertion then goes
+    # where its header says, as git apply --unidiff-zero puts it (core/place/salvage/zero.py).
+    unidiff_zero: bool = False
+    # 'diff --git' and '---' name the path, '+++' names this other one: a typo when this one
+    # does not exist and the path does (the plan checks), never a rename.
+    plus_path_typo: str | None = None
 
     @property
     def path(self) -> str:

@@ -33,6 +33,7 @@ class FileHeader:
     executable: bool = False  # 'new file mode 100755' / 'deleted file mode 100755'
     metadata: list[str] = field(default_factory=list)
     blob_ids: tuple[str, str] | None = None  # 'index OLD..NEW': abbreviated blob ids
+    plus_only: bool = False  # a '+++' line and no '---' line after 'diff --git'
     old_epoch: bool = False  # '---' dated at the epoch: GNU diff -N's missing old file
     new_epoch: bool = False
     # role ('diff --git', '---', '+++', 'rename from', 'rename to', 'new file mode',
@@ -149,6 +150,7 @@ class HeaderResolver:
         self.hunks_follow = hunks_follow
         self.notes: list[Diagnostic] = []
         self.header_paths: tuple[str, str] | None = None
+        self.plus_path_typo: str | None = None
         self.count = 0  # components stripped from '---'/'+++' and 'diff --git' paths
 
     def _prefixed(self) -> bool:
@@ -174,6 +176,8 @@ class HeaderResolver:
         self._check_extensions()
         if ren_from is not None and ren_to is not None:
             kind, old, new = self._rename(old, new, ren_from, ren_to)
+        elif h.plus_only:
+            kind, old, new = self._plus_line_only(new)
         elif h.old is None:
             kind, old, new = self._without_file_lines(git_old, git_new)
         else:
@@ -191,7 +195,7 @@ class HeaderResolver:
         return FilePatch(kind, old, new, [], h.metadata, h.start, self.notes,
                          executable=h.executable and kind in (FileKind.ADD, FileKind.DELETE),
                          header_paths=self.header_paths, blob_ids=h.blob_ids,
-                         top_relative=h.is_git)
+                         top_relative=h.is_git, plus_path_typo=self.plus_path_typo)
 
     def _check_extensions(self) -> None:
         """At most one of 'new file', 'deleted file' and a rename, as in git."""
@@ -255,6 +259,21 @@ class HeaderResolver:
                              "'diff --git' line", patch_line=h.start)
         return kind, old, new
 
+    def _plus_line_only(self, new: str | None) -> tuple[FileKind, str | None, str | None]:
+        """'diff --git' then '+++' with no '---' line (a model's header): a change to the
+        '+++' path (an add with 'new file mode'); the 'diff --git' line must name it."""
+        h = self.h
+        if new is None or h.deleted_file:
+            raise PatchError("missing_file_header", "'diff --git' is followed by a '+++' line "
+                             "but no '---' line, and the '+++' line does not name the file "
+                             "to change", patch_line=h.start, path=new)
+        if h.new_file:
+            return FileKind.ADD, None, new
+        self.notes.append(Diagnostic(
+            "missing_old_file_line", f"'diff --git' was followed by '+++' without a '---' "
+            f"line; read as a change to {new!r}, which both name", h.start))
+        return FileKind.MODIFY, new, new
+
     def _with_file_lines(self, old: str | None,
                          new: str | None) -> tuple[FileKind, str | None, str | None]:
         h = self.h
@@ -274,12 +293,31 @@ class HeaderResolver:
         if old != new and self.strip is None and not self._prefixed():
             old, new = _same_file_one_prefixed(old, new, self.notes, h.start)
         if old != new:
+            if h.is_git and self._git_line_names_only(old):
+                # a typo in '+++' when that path does not exist (the plan checks): never a
+                # rename, which git would make of it
+                self.plus_path_typo = new
+                self.notes.append(Diagnostic(
+                    "plus_path_typo", f"'diff --git' and '---' name {old!r}, '+++' names "
+                    f"{new!r}, which does not exist: {old!r} was changed (a typo in '+++' "
+                    "read as such, not a rename)", h.start))
+                return FileKind.MODIFY, old, old
             if h.is_git:
                 raise inconsistent(h, ["diff --git", "---", "+++"], f"'---' names {old!r} "
                                    f"and '+++' names {new!r} without 'rename from'/"
                                    "'rename to'", path=new)
             old = new = self._traditional(old, new)
         return FileKind.MODIFY, old, new
+
+    def _git_line_names_only(self, path: str) -> bool:
+        """Does the 'diff --git' line name ``path`` and nothing else (twice, or once)?"""
+        h = self.h
+        try:
+            if h.git is not None:
+                return _clean(h.git[0], self.count) == _clean(h.git[1], self.count) == path
+            return " " not in (h.git_rest or " ") and _clean(h.git_rest, self.count) == path
+        except PatchError:
+            return False
 
     def _traditional(self, old: str, new: str) -> str:
         """A traditional diff ('diff -u file.orig file') names two files: take the one git's

@@ -36,6 +36,9 @@ _HUNK = re.compile(
 _KINDS = {**KIND_OF_PREFIX, b"\\": "\\"}
 _BODY_STARTS = (b" ", b"-", b"+", b"\\")
 _BARE_HUNK = re.compile(rb"^@@(?: @@)?[ \t]*$")
+# '@@ -...,... @@', '@@ -XXX,XXX +XXX,XXX @@', '@@ -N,M +N,M @@': fields that hold no digit
+# (a model's stand-ins for numbers it did not know), with the optional section text after
+_PLACEHOLDER_HUNK = re.compile(rb"^(@@[ \t]+-[^\d\s@]+(?:[ \t]+\+[^\d\s@]+)?[ \t]*@@)(.*)$")
 _UNSUPPORTED_MODES = {"120000": "symbolic link", "160000": "submodule (gitlink)"}
 _METADATA = (
     "old mode ",
@@ -96,6 +99,13 @@ class UnifiedParser:
         line, nxt = self._line(index), self._line(index + 1)
         return bool(line and nxt and line.startswith(b"--- ") and nxt.startswith(b"+++ "))
 
+    def _is_plus_line_only(self, index: int) -> bool:
+        """A '+++' line straight before the first hunk, with no '---' line: after 'diff
+        --git', as models write a header ('diff --git a/x b/x', '+++ b/x', '@@ ...')."""
+        line, nxt = self._line(index), self._line(index + 1)
+        return bool(line and nxt and line.startswith(b"+++ ")
+                    and header_text(nxt).startswith(b"@@"))
+
     def _is_file_start(self, index: int) -> bool:
         line = self._line(index)
         return bool(line and line.startswith(b"diff --git ")) or self._is_traditional_header(index)
@@ -126,6 +136,8 @@ class UnifiedParser:
                                 else ""), patch_line=1,
                              hint=UNIFIED_HINT if other else "")
         check_duplicates(files)
+        _check_plus_path_typos(files)
+        _mark_unidiff_zero(files)
         return Patch(files, "unified", self.diagnostics)
 
     def _note_skipped(self, start: int, end: int) -> None:
@@ -188,6 +200,11 @@ class UnifiedParser:
             if not header.is_git:
                 header.old_epoch, header.new_epoch = epoch_stamp(old[4:]), epoch_stamp(new[4:])
             self.pos += 2
+        elif header.is_git and self._is_plus_line_only(self.pos):
+            new = header_text(self.items[self.pos])
+            header.lines["+++"] = (self._no(self.pos), _decode(new))
+            header.new, header.plus_only = header_name(_decode(new[4:])), True
+            self.pos += 1
         hunks_follow = header_text(self._line(self.pos) or b"").startswith(b"@@")
         fp = HeaderResolver(header, self.strip, hunks_follow).resolve()
         self._hunks(fp)
@@ -300,6 +317,15 @@ class UnifiedParser:
                 f"hunk {number} has no line numbers; it is placed by its context alone", line_no,
             ))
             return Hunk(None, None, None, None, [], line_no)
+        placeholder = _PLACEHOLDER_HUNK.match(text)
+        if placeholder:
+            fp.diagnostics.append(Diagnostic(
+                "hunk_without_line_numbers",
+                f"hunk {number}'s header '{_decode(text[:placeholder.end(1)])}' holds "
+                "placeholders, not line numbers; it is placed by its context alone", line_no,
+            ))
+            return Hunk(None, None, None, None, [], line_no,
+                        _decode(placeholder.group(2)).strip())
         raise PatchError("invalid_hunk_header", f"cannot read hunk header "
                          f"'{_decode(text[:60])}'", patch_line=line_no, path=fp.path, hunk=number)
 
@@ -568,6 +594,29 @@ class UnifiedParser:
                 "context lines (leading space missing)",
                 hunk.patch_line,
             ))
+
+
+def _mark_unidiff_zero(files: list[FilePatch]) -> None:
+    """A patch none of whose changes has a context line, every hunk with line numbers, was
+    written with diff -U0: its pure insertions may go where their headers say (the plan's
+    at_line_number, as git apply --unidiff-zero)."""
+    changes = [fp for fp in files if fp.kind in (FileKind.MODIFY, FileKind.RENAME)]
+    hunks = [hunk for fp in changes for hunk in fp.hunks]
+    if hunks and all(hunk.old_start is not None and CONTEXT not in hunk.kinds()
+                     for hunk in hunks):
+        for fp in changes:
+            fp.unidiff_zero = True
+
+
+def _check_plus_path_typos(files: list[FilePatch]) -> None:
+    """A '+++' path read as a typo (the plan checks it does not exist) must not be a path
+    another file patch of the patch names."""
+    named = {path for fp in files for path in fp.paths}
+    for fp in files:
+        if fp.plus_path_typo is not None and fp.plus_path_typo in named:
+            raise PatchError("inconsistent_header", f"'---' names {fp.path!r} and '+++' names "
+                             f"{fp.plus_path_typo!r}, which another file patch names too",
+                             patch_line=fp.patch_line, path=fp.path)
 
 
 def parse_unified(lines: Lines, strip: int | None = None) -> Patch:

@@ -1,6 +1,7 @@
 """The placement ladder: where a hunk's old side goes in the running file.
 
-Placing a hunk takes two steps, each an ordered list tried from the top.
+Placing a hunk takes two steps, each an ordered list tried from the top; a hunk they do not
+place goes, once the three-way rescue had its say, down a third list, the last rungs.
 
 Finding (``find``, ``RUNGS``): each rung seeks copies of the old side under one comparison level
 (match.py), on the hunk as written, then on the hunk without the trailing blank context lines
@@ -26,6 +27,28 @@ the one line matching the '@@ <text>'; else the hunk is ambiguous.
 A hunk with no old side is an insertion (``insertion_point``): at the end of the file, when the
 hunk says it goes there or the file is empty.
 
+After the rescue (``LAST_RUNGS``, ``salvage_hunk``): when no rung above finds the old side and the
+three-way rescue finds no version the file patch applies to (or there is none to ask: no
+history, --no-3way), the plan plans the file patch again and sends each hunk no rung above
+places down the last rungs (salvage/), in order. Each reads the hunk without lines the model
+got wrong and places it only at the one place that reading occurs (never by its line number);
+the first whose reading occurs anywhere decides, placing the hunk or refusing it.
+
+    rung                   tolerates                                  reports
+    context_indent         context lines away from the change         context_indent
+                           indented deeper than the file's
+    context_gap            one line of the file the context skips,    context_gap
+                           or one blank context line too many
+    context_invented       the context of one side not in the file    context_invented
+    context_invented       the context of both sides not in the       context_invented
+                           file: the removed lines alone (two, or
+                           one distinctive line)
+    unidiff_zero           an insertion with no context, in a patch   unidiff_zero
+                           with none at all: at its line number
+
+The last one answers an insertion refused as ambiguous_context (nothing anchors it), the
+others a hunk whose old side no rung found.
+
 The ladder only finds and chooses; whether the hunk is there already is applied.py's, asked by
 the plan between the steps (core/plan/hunks.py).
 """
@@ -33,12 +56,15 @@ the plan between the steps (core/plan/hunks.py).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ...errors import PatchError
 from ..model import Hunk, HunkLine
 from ..model import sides as sides_of
 from .match import LEVELS, Candidate, Found, Matches, RunningFile
+
+if TYPE_CHECKING:
+    from .salvage.reading import Attempt, Hints, Reading, Salvage
 
 
 class Sides(NamedTuple):
@@ -201,3 +227,68 @@ def insertion_point(running: RunningFile, hunk: Hunk) -> int:
                          hint="add a few unchanged lines around the insertion as context (in an "
                          "envelope, '*** End of File' after the hunk appends it at the end)")
     return running.length
+
+
+# -- after the rescue: the last rungs ---------------------------------------------------------
+# Their modules (salvage/) are imported only when a hunk gets this far: a refused hunk.
+
+class LastRung(NamedTuple):
+    name: str  # the diagnostic and tolerance it reports
+    read: Callable[[Attempt], list[Reading]]  # the hunk read without what the model got wrong
+
+
+def _indented_deeper(attempt: Attempt) -> list[Reading]:
+    from .salvage.indent import readings
+
+    return readings(attempt)
+
+
+def _gap(attempt: Attempt) -> list[Reading]:
+    from .salvage.gap import readings
+
+    return readings(attempt)
+
+
+def _one_side_invented(attempt: Attempt) -> list[Reading]:
+    from .salvage.invented import one_side
+
+    return one_side(attempt)
+
+
+def _both_sides_invented(attempt: Attempt) -> list[Reading]:
+    from .salvage.invented import removed_only
+
+    return removed_only(attempt)
+
+
+LAST_RUNGS: tuple[LastRung, ...] = (
+    LastRung("context_indent", _indented_deeper),
+    LastRung("context_gap", _gap),
+    LastRung("context_invented", _one_side_invented),
+    LastRung("context_invented", _both_sides_invented),
+)
+# and, for an insertion refused as ambiguous_context in a patch with no context at all,
+# "unidiff_zero" (salvage/zero.py): at its line number
+
+
+def salvage_hunk(running: RunningFile, hunk: Hunk, refusal: PatchError, *, drift: int,
+                 delta: int, zero_context: bool) -> tuple[Hunk, Salvage]:
+    """A hunk no rung placed (``refusal``), down the last rungs: the hunk rewritten to go
+    where one places it (its context the file's own there), and that rung's Salvage. Raises
+    ``refusal`` (with a rung's note when its reading fit no one place), or
+    salvage.reading.AlreadyThere when the hunk's new side, read the same way, is where it
+    would go. ``drift`` and ``delta``: where the hunks before it went and what they added
+    minus removed; ``zero_context``: the whole patch has no context line (diff -U0)."""
+    from .salvage.hunk import rewrite
+
+    return rewrite(running, hunk, refusal, LAST_RUNGS, drift=drift, delta=delta,
+                   zero_context=zero_context)
+
+
+def climb_last(lines: Sequence[bytes], body: Sequence[HunkLine], hints: Hints | None = None
+               ) -> Salvage | None:
+    """The last rungs on a file's lines alone (no running file): a Salvage, Unplaced or
+    AlreadyThere raised, or None when no rung's reading occurs."""
+    from .salvage.hunk import climb_lines
+
+    return climb_lines(lines, body, LAST_RUNGS, hints)

@@ -373,6 +373,31 @@ class RunningFile:
     def last_line(self) -> bytes | None:
         return self.window(self.length - 1, 1)[0] if self.length else None
 
+    @property
+    def edited(self) -> bool:
+        """Has a hunk changed the file yet?"""
+        return bool(self._edits)
+
+    def original_keys(self, level: int) -> list[bytes]:
+        """The original file's lines as ``level`` compares them (indexed once per level)."""
+        return self._index(level).keys
+
+    def keys(self, level: int) -> list[bytes]:
+        """The current file's lines as ``level`` compares them: the original's keys, with
+        the edits' lines keyed in their places."""
+        original = self._index(level).keys
+        if not self._edits:
+            return original
+        key = KEYS[level] if level else _key_exact
+        out: list[bytes] = []
+        pos = 0
+        for edit in self._edits:
+            out += original[pos : edit.start]
+            out += map(key, edit.new)
+            pos = edit.end
+        out += original[pos:]
+        return out
+
     # -- coordinates -------------------------------------------------------------------------
     def to_current(self, original: int) -> int | None:
         """Current index of an original line, or None when an edit removed it."""

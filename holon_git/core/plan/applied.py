@@ -367,6 +367,14 @@ class HunkCheck:
         if self._first_applied(hunk, new, sorted(farther - set(claims)), old, found, ()):
             self.new_side_elsewhere = True
 
+    def salvaged_there(self, at: int) -> PatchError:
+        """A hunk the ladder's last rungs read without the lines that are not in the file
+        (place/salvage/): its new lines, read the same way, sit where it goes (0-based
+        ``at``), as a re-sent salvaged patch leaves them."""
+        return self._applied_error("read without the lines that are not in the file, the "
+                                   f"hunk's new lines are already at line {at + 1}, where "
+                                   "it goes")
+
     def _applied_error(self, message: str) -> PatchError:
         if self.reverse:
             message = ("the file has the hunk's old lines where the hunk goes, not its new ones: "

@@ -110,11 +110,27 @@ def _plan_delete(fp: FilePatch, read: Reader,
     raise deletion_mismatch(path, old, current, near_miss(current, old, 0) if old else {})
 
 
+def _confirm_plus_path_typo(fp: FilePatch, read: Reader, existing: SourceFile | None) -> None:
+    """'diff --git' and '---' name the path, '+++' another: a typo only when the path exists
+    and the other does not; otherwise the header is refused, as it was written."""
+    typo = fp.plus_path_typo
+    assert typo is not None
+    if existing is not None and read(typo) is None:
+        return
+    state = (f"{typo!r} exists" if existing is not None
+             else f"{fp.path!r} does not exist")
+    raise PatchError("inconsistent_header", f"'diff --git' and '---' name {fp.path!r} and "
+                     f"'+++' names {typo!r} without 'rename from'/'rename to'; {state}, so "
+                     "'+++' is no typo to overlook", path=fp.path)
+
+
 def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
                  three_way: KnownVersions | None = None,
                  log: applied.LogSays = applied.NO_LOG) -> FileChange:
     assert fp.old_path is not None and fp.new_path is not None
     existing = read(fp.old_path)
+    if fp.plus_path_typo is not None:
+        _confirm_plus_path_typo(fp, read, existing)
     if fp.kind is FileKind.RENAME:
         target = read(fp.new_path)
         if target is not None:
@@ -149,13 +165,16 @@ def _patch_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool
             from .rescue import rescue_partly_applied
 
             return rescue_partly_applied(fp, change, ours, three_way, reverse, err)
-        if three_way is None:
-            raise
-        if err.code in ("context_not_found", "indentation_mismatch"):
+        unplaced = err.code in ("context_not_found", "indentation_mismatch")
+        if three_way is not None and unplaced:
             from .rescue import rescue
 
-            return rescue(fp, change, ours, three_way, reverse, err)
-        if err.code != "ambiguous_repeat":
+            merged = rescue(fp, change, ours, three_way, reverse)
+            if merged is not None:
+                return merged
+        if unplaced or (err.code == "ambiguous_context" and fp.unidiff_zero):
+            return _salvaged(fp, change, ours, reverse, seek, three_way, err)
+        if three_way is None or err.code != "ambiguous_repeat":
             raise
         return _decide_repeat(fp, change, ours, three_way, reverse, err, log)
     if three_way is not None and any(r.new_side_elsewhere for r in change.hunks):
@@ -166,6 +185,26 @@ def _patch_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool
         if weakly_placed(change.hunks) and rescue_loose(
                 fp, change, ours, three_way, reverse, change.hunks) is not None:
             return change  # merged from a version where the hunks match more strictly
+    change.diagnostics.extend(notes)
+    return change
+
+
+def _salvaged(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool, seek: bool,
+              three_way: KnownVersions | None, refusal: PatchError) -> FileChange:
+    """Every level failed and no other version took the file patch: plan it again with the
+    ladder's last rungs (place/salvage/: the lines the model got right) for the hunks no
+    level places; their refusal, when they place none either. A later hunk whose change is
+    in the file does not make the patch applied (the hunk ``refusal`` names is not in): then
+    ``refusal`` stands."""
+    try:
+        change.after, change.hunks, notes = apply_hunks(fp, ours, reverse, "lines", seek,
+                                                        salvage=True)
+    except PatchError as later:
+        if applied.hunk_in_file(later, reverse):
+            raise refusal from None
+        raise
+    if three_way is not None and any(r.new_side_elsewhere for r in change.hunks):
+        applied.refuse_if_applied_before(fp, ours, three_way, reverse, apply_hunks)
     change.diagnostics.extend(notes)
     return change
 

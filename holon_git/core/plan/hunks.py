@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, NamedTuple
 from ...errors import PatchError
 from ..change import HunkResult
 from ..model import ADD, CONTEXT, Diagnostic, FilePatch, Hunk, HunkLine, new_side, sides
-from ..place.edges import away_from
-from ..place.ladder import Ask, Sides, find, insertion_point, pick
+from ..place.edges import away_from, claimed_edges
+from ..place.ladder import Ask, Sides, find, insertion_point, pick, salvage_hunk
 from ..place.match import (
     LEVELS,
     WHITESPACE,
@@ -39,7 +39,8 @@ BYTES_FIRST_BUDGET = 8 << 20
 
 
 def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "auto",
-                 seek_elsewhere: bool = False, exact_repeats: bool = False
+                 seek_elsewhere: bool = False, salvage: bool = False,
+                 exact_repeats: bool = False
                  ) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     """The file patch's hunks applied to ``content``: the new content, where each hunk went,
     and the notes; raises the first hunk's refusal, located.
@@ -47,11 +48,12 @@ def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "a
     ``matching``: "auto" places on the file's bytes first (exact.py) and falls back to the
     line search for anything unusual; "lines" uses the line search only; "exhaustive" also
     lists every copy of an old side before deciding (the reference the tests compare with).
+    ``salvage``: a hunk no level places goes on down the ladder's last rungs (place/salvage/).
     ``exact_repeats``: a hunk whose added lines repeat their neighbours is let through where
     its line numbers fit exactly (applied.HunkCheck; only when the plan knows it is no
     re-send: applied.repeat_by_line_numbers).
     """
-    if matching == "auto" and not exact_repeats and _bytes_first(fp, content):
+    if matching == "auto" and not (salvage or exact_repeats) and _bytes_first(fp, content):
         from ..place.exact import ByteFile, Unusual
 
         try:
@@ -61,7 +63,7 @@ def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "a
     running = RunningFile(split_lines(content))
     running.exhaustive = matching == "exhaustive"
     try:
-        return apply_on(running, fp, content, reverse, seek_elsewhere, exact_repeats)
+        return apply_on(running, fp, content, reverse, seek_elsewhere, salvage, exact_repeats)
     except PatchError as err:
         from ..advice import advise  # a refusal only: say what most likely went wrong
 
@@ -100,17 +102,43 @@ def _bytes_first(fp: FilePatch, content: bytes) -> bool:
 
 
 def apply_on(running: RunningFile, fp: FilePatch, content: bytes, reverse: bool,
-             seek_elsewhere: bool = False, exact_repeats: bool = False
+             seek_elsewhere: bool = False, salvage: bool = False, exact_repeats: bool = False
              ) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     """apply_hunks on one kind of running file (``content``, as bytes or as lines)."""
     applier = _HunkApplier(running, content, reverse, fp.hunks, seek_elsewhere, exact_repeats)
     results = []
     for number, hunk in enumerate(fp.hunks, 1):
         try:
-            results.append(applier.apply(hunk, number))
+            try:
+                results.append(applier.apply(hunk, number))
+            except PatchError as err:
+                if not salvage:
+                    raise
+                results.append(_apply_salvaged(applier, fp, hunk, number, err))
         except PatchError as err:
             raise err.located(hunk=number, patch_line=hunk.patch_line) from None
     return running.content(), results, applier.diagnostics
+
+
+def _apply_salvaged(applier: _HunkApplier, fp: FilePatch, hunk: Hunk, number: int,
+                    refusal: PatchError) -> HunkResult:
+    """The one place the ladder's last rungs (place/ladder.py's salvage_hunk) join the plan: the
+    hunk rewritten by the rung that places it, applied by the ordinary rules (already-applied
+    checks included), and said in its tolerances and a diagnostic; else ``refusal``."""
+    from ..place.salvage.reading import AlreadyThere
+
+    delta = sum(h.added - h.removed for h in fp.hunks[: number - 1])
+    try:
+        rewritten, found = salvage_hunk(applier.running, hunk, refusal, drift=applier.drift,
+                                        delta=delta, zero_context=fp.unidiff_zero)
+    except AlreadyThere as there:
+        raise applier.check.salvaged_there(there.at) from None
+    result = applier.apply(rewritten, number)
+    result.hinted_line = hunk.old_start
+    result.tolerances.append(found.rung)
+    applier.diagnostics.append(Diagnostic(found.rung, f"hunk {number}: {found.message}",
+                                          hunk.patch_line))
+    return result
 
 
 class _HunkApplier:
@@ -241,6 +269,8 @@ class _HunkApplier:
         if candidate.original is None:
             earlier = running.hunks_in_current(candidate.start, len(read.old))
             raise _overlapping(earlier, number)
+        if hunk.unfinished and candidate.start and claimed_edges(hunk, read.lines).start:
+            raise _cut_off_at_start(hunk, candidate.start)
         self.check.at_match(hunk, read.old, read.new, candidate, found.level, hint,
                             chosen.by_hint)
         return _Placed(candidate.start, candidate.original, found.level, read,
@@ -357,6 +387,19 @@ def _cut_off(hunk: Hunk) -> PatchError:
         "truncated_patch", f"the patch ends inside this hunk, after a change line, with "
         f"{hunk.old_count} old lines in its header but fewer in its body; the hunk's lines do "
         "not reach the end of the file, so the rest of it looks cut off",
+        details={"header": [hunk.old_count, hunk.new_count]})
+
+
+def _cut_off_at_start(hunk: Hunk, start: int) -> PatchError:
+    """A cut-off hunk (Hunk.unfinished, so held to the file's end) that also claims the
+    file's start by git's rule (edges.py): its old lines end the file only from line
+    ``start`` + 1 on, which is not its start, so no one place holds both claims (git applies
+    a hunk claiming both edges only to the whole file)."""
+    return PatchError(
+        "truncated_patch", f"the patch ends inside this hunk, after a change line, with "
+        f"{hunk.old_count} old lines in its header but fewer in its body; the hunk starts at "
+        f"line {hunk.old_start} with context, so it claims the file's start, but its lines "
+        f"end the file only from line {start + 1} on",
         details={"header": [hunk.old_count, hunk.new_count]})
 
 

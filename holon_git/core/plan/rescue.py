@@ -1,7 +1,7 @@
 """The three-way rescue, run by the plan: which version of a file a file patch was written
 against, and what merging it with the current text gives.
 
-The plan calls it in two cases:
+The plan calls it in these cases:
 
 - a hunk's old side is nowhere in the current text (``context_not_found``), or only where its
   indentation maps to the file's in no one way (``indentation_mismatch``): the first other
@@ -12,17 +12,20 @@ The plan calls it in two cases:
   match_end): a version where each of those hunks matches at a stricter level, or at its
   edge, is better evidence of the place the patch meant than a look-alike block or a copy
   of the context that the agent's own edit moved off the edge, so it is the base and the
-  merge decides.
-
+  merge decides;
 - some hunks' changes are in the current text already and others are not (an agent re-sent
   its whole change since HEAD with one new hunk: ``rescue_partly_applied``): the first other
   version the whole file patch applies to is the base, and the hunks already in are reported.
-  When every hunk is in, the change is, and the refusal stands (applied.py).
+  When every hunk is in, the change is, and the refusal stands (applied.py), unless that
+  reading rests on the weakest evidence and a merge contradicts it (``_merge_telling``);
+- a hunk's added lines repeat their neighbours, and the history log did not decide it
+  (``rescue_repeat``).
 
 Base = that version, ours = the current text, theirs = base + the file patch, merged by the
 target's three-way text merge (threeway.KnownVersions, libgit2). Only the ``three_way``
 outcome is written: a clean merge, or a refusal (``merge_conflict``; ``already_applied`` when
-the current text already holds the patch's change).
+the current text already holds the patch's change). When no version takes the file patch, the
+ladder's last rungs (place/salvage/) may still place it by the lines the model got right.
 """
 
 from __future__ import annotations
@@ -54,14 +57,12 @@ def weakly_placed(results: Sequence[HunkResult]) -> bool:
 
 
 def rescue(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
-           reverse: bool, refusal: PatchError) -> FileChange:
+           reverse: bool) -> FileChange | None:
     """The file patch's old side is not in ``ours``: merge from the first version it
-    applies to, or raise ``refusal`` when none takes it."""
-    merged = _merge_from(fp, change, ours, three_way, reverse, None,
-                         "the hunks did not match the current text")
-    if merged is None:
-        raise refusal
-    return merged
+    applies to; None when none takes it (the ladder's last rungs, place/salvage/, may
+    then)."""
+    return _merge_from(fp, change, ours, three_way, reverse, None,
+                       "the hunks did not match the current text")
 
 
 def rescue_partly_applied(fp: FilePatch, change: FileChange, ours: bytes,

@@ -1,0 +1,75 @@
+"""The ladder's last rungs for the planner: a hunk every level refused, read by the rungs it
+is handed (place/ladder.py's LAST_RUNGS) and rewritten to go where one places it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from ....errors import PatchError
+from ...model import ADD, REMOVE, Hunk, HunkLine
+from ..match import WHITESPACE, RunningFile
+from .decide import Rung, climb
+from .reading import LONGEST, Attempt, Hints, Salvage, Unplaced
+from .zero import at_line_number
+
+
+def climb_lines(lines: Sequence[bytes], body: Sequence[HunkLine], rungs: Sequence[Rung],
+                hints: Hints | None = None) -> Salvage | None:
+    """The first of ``rungs`` whose reading of the hunk ``body`` occurs in the file ``lines``
+    places it (a Salvage), or refuses it (Unplaced; AlreadyThere for a re-send); None when no
+    reading occurs."""
+    if len(body) > LONGEST:
+        return None
+    return climb(Attempt(lines, body, hints or Hints()), rungs)
+
+
+# Hunks no rung takes: cut off (their end is unknown), tied to the file's end or to an
+# envelope's '@@' line, or changing whether the file ends with a newline.
+def _salvageable(hunk: Hunk) -> bool:
+    return not (hunk.unfinished or hunk.anchor_end or hunk.anchor_text or hunk.old_no_newline
+                or hunk.new_no_newline)
+
+
+def rewrite(running: RunningFile, hunk: Hunk, refusal: PatchError, rungs: Sequence[Rung], *,
+            drift: int, delta: int, zero_context: bool) -> tuple[Hunk, Salvage]:
+    """``hunk``, refused by every level (``refusal``), rewritten by the rung that places it,
+    with that rung's Salvage. Raises ``refusal`` when no rung places it, with the note of a
+    rung that found its lines at no one place; AlreadyThere when a rung finds its new side
+    where it would go. ``delta`` is what the hunks before it added minus removed;
+    ``zero_context``: the whole patch has no context line (diff -U0), so an insertion
+    refused as ``ambiguous_context`` may go by its line number (zero.py)."""
+    if not _salvageable(hunk):
+        raise refusal
+    lines = running.lines()
+
+    def from_original(start: int, size: int) -> int | None:
+        at = running.to_current(start)
+        return at if at is not None and running.to_original(at, size) == start else None
+
+    edited = running.edited
+    hints = Hints(written=lambda at: running.to_original(at, 1) is None,
+                  original=running.original if edited else None,
+                  from_original=from_original, to_current=running.to_current, drift=drift,
+                  delta=delta, keys=running.keys(WHITESPACE),
+                  original_keys=running.original_keys(WHITESPACE) if edited else None)
+    try:
+        if refusal.code == "ambiguous_context":
+            found = at_line_number(lines, hunk, hints) if zero_context else None
+        else:
+            found = climb_lines(lines, list(hunk.lines), rungs, hints)
+    except Unplaced as unsure:
+        refusal.message += f"; {unsure.note}"
+        refusal.details["salvage"] = {"note": unsure.note, "lines": unsure.lines[:50]}
+        raise refusal from None
+    if found is None:
+        raise refusal
+    old_count = sum(line.kind != ADD for line in found.lines)
+    new_count = sum(line.kind != REMOVE for line in found.lines)
+    rewritten = replace(hunk, lines=found.lines, old_count=old_count, new_count=new_count,
+                        optional_tail=0)
+    if found.rung == "unidiff_zero":  # its line number is all that places it: say it there
+        original = running.to_original(found.start, 1)
+        assert original is not None
+        rewritten.old_start, rewritten.new_start = original + 1, None
+    return rewritten, found

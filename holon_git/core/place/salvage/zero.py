@@ -1,0 +1,50 @@
+"""The last rung ``unidiff_zero``: a pure insertion of a patch that has no context at all
+(``diff -U0``) goes where its header says, as ``git apply --unidiff-zero`` puts it, when the
+header agrees with itself and with the hunks placed before it. Tried only for such an
+insertion, which every other rung refuses as ``ambiguous_context`` (nothing anchors it)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ...model import ADD, Hunk
+from ..match import KEYS
+from .reading import PLACING, AlreadyThere, Attempt, Hints, Salvage
+
+
+def at_line_number(lines: Sequence[bytes], hunk: Hunk, hints: Hints) -> Salvage | None:
+    """A pure insertion with no context, of a patch with no context at all: placed after its
+    header's old line, when its header's counts agree with its body, its new start with its
+    old start and the lines the hunks before it added and removed (``hints.delta``), and
+    those hunks went where their own line numbers said (``hints.drift`` 0). None otherwise,
+    or when an earlier hunk removed that line. Raises AlreadyThere when the added lines
+    already follow it."""
+    body = list(hunk.lines)
+    added = [line.text for line in body if line.kind == ADD]
+    if len(added) != len(body) or not added or hints.drift:
+        return None
+    if hunk.old_start is None or hunk.new_start is None or hunk.old_count != 0 \
+            or hunk.new_count != len(added) \
+            or hunk.new_start != hunk.old_start + 1 + hints.delta:
+        return None
+    if hunk.old_start == 0:
+        at: int | None = 0
+    else:
+        before = hints.to_current(hunk.old_start - 1)
+        at = None if before is None else before + 1
+    if at is None or at > len(lines):
+        return None
+    if at == len(lines) and lines and not lines[-1].endswith(b"\n"):
+        return None  # after a last line without an ending: the patch would say so
+    key = KEYS[PLACING - 1]
+    if [key(line) for line in lines[at : at + len(added)]] == list(map(key, added)):
+        raise AlreadyThere(at)
+    attempt = Attempt(lines, body, hints)
+    lead, tail = attempt.before(at, 1), attempt.after(at, 1)
+    if not (lead or tail):
+        return None
+    where = f"after line {at}" if at else "at the start of the file"
+    return Salvage("unidiff_zero", at - len(lead), [*lead, *body, *tail],
+                   f"the patch has no context lines at all (diff -U0); its {len(added)} "
+                   f"added line(s) went {where}, where its header says, as git apply "
+                   "--unidiff-zero puts them")
