@@ -18,7 +18,7 @@ from ..place.match import KEYS, LEVELS, near_miss, split_lines
 from ..place.splice import new_window
 from ..threeway import KnownVersions
 from . import applied
-from .hunks import apply_hunks
+from .hunks import apply_hunks, hunks_already_in
 
 
 def plan_file(fp: FilePatch, read: Reader, reverse: bool,
@@ -173,7 +173,7 @@ def _patch_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool
             if merged is not None:
                 return merged
         if unplaced or (err.code == "ambiguous_context" and fp.unidiff_zero):
-            return _salvaged(fp, change, ours, reverse, seek, three_way, err)
+            return _salvaged(fp, change, ours, reverse, seek, three_way)
         if three_way is None or err.code != "ambiguous_repeat":
             raise
         return _decide_repeat(fp, change, ours, three_way, reverse, err, log)
@@ -190,19 +190,23 @@ def _patch_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool
 
 
 def _salvaged(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool, seek: bool,
-              three_way: KnownVersions | None, refusal: PatchError) -> FileChange:
+              three_way: KnownVersions | None) -> FileChange:
     """Every level failed and no other version took the file patch: plan it again with the
     ladder's last rungs (place/salvage/: the lines the model got right) for the hunks no
-    level places; their refusal, when they place none either. A later hunk whose change is
-    in the file does not make the patch applied (the hunk ``refusal`` names is not in): then
-    ``refusal`` stands."""
+    level places; their refusal, when they place none either. A hunk whose change is in the
+    file makes the patch applied only when every hunk's is (as the last rungs read them);
+    else no version took the patch to merge it from: the refusal of a hunk that is not in and
+    places on no rung, or ``partly_applied``."""
     try:
         change.after, change.hunks, notes = apply_hunks(fp, ours, reverse, "lines", seek,
                                                         salvage=True)
     except PatchError as later:
-        if applied.hunk_in_file(later, reverse):
-            raise refusal from None
-        raise
+        if not applied.hunk_in_file(later, reverse):
+            raise
+        there, other = hunks_already_in(fp, ours, reverse, salvage=True)
+        if applied.wholly_in(fp, there):
+            raise
+        raise (other or applied.partly_applied_error(fp, there, reverse)) from None
     if three_way is not None and any(r.new_side_elsewhere for r in change.hunks):
         applied.refuse_if_applied_before(fp, ours, three_way, reverse, apply_hunks)
     change.diagnostics.extend(notes)

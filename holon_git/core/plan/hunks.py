@@ -70,19 +70,25 @@ def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "a
         raise advise(err, fp, running.original) from None
 
 
-def hunks_already_in(fp: FilePatch, content: bytes, reverse: bool
+def hunks_already_in(fp: FilePatch, content: bytes, reverse: bool, salvage: bool = False
                      ) -> tuple[list[int], PatchError | None]:
     """The hunks (1-based) of ``fp`` whose change ``content`` already holds, by the hunk
     rules (applied.HunkCheck), and the first refusal of another hunk, located (None when
     every other hunk places cleanly). Each hunk is placed on the file as the hunks before it
-    left it; one refused, as there already or otherwise, is left out."""
+    left it (``salvage``: down the last rungs too, as apply_hunks does); one refused, as
+    there already or otherwise, is left out."""
     running = RunningFile(split_lines(content))
     applier = _HunkApplier(running, content, reverse, fp.hunks, False)
     there: list[int] = []
     other: PatchError | None = None
     for number, hunk in enumerate(fp.hunks, 1):
         try:
-            applier.apply(hunk, number)
+            try:
+                applier.apply(hunk, number)
+            except PatchError as err:
+                if not salvage or hunk_in_file(err, reverse):
+                    raise
+                _apply_salvaged(applier, fp, hunk, number, err)
         except PatchError as err:
             if hunk_in_file(err, reverse):
                 there.append(number)
