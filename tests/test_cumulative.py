@@ -230,3 +230,20 @@ def merge_file(tmp: Path, ours: bytes, base: bytes, theirs: bytes) -> bytes | No
     done = subprocess.run(["git", "merge-file", "-p", "ours", "base", "theirs"], cwd=tmp,
                           capture_output=True, env=git_env())
     return done.stdout if done.returncode == 0 else None
+
+
+def test_a_partly_applied_patch_the_last_rungs_read_is_not_already_applied(
+        tmp_path: Path) -> None:
+    """Hunk 1's context is the model's memory of the file (a parameter and a line that are
+    not there: only the last rungs place it); hunk 2's change is in the file. No version
+    takes the patch, so nothing merges it: refused, but never said to be applied."""
+    from test_salvage import MODULE, PATCH
+
+    module = MODULE.replace("    if os.path.exists(path):", "    if os.path.isfile(path):")
+    second = ("@@ -21,3 +22,3 @@ def reset_settings(path):\n def reset_settings(path):\n"
+              "-    if os.path.exists(path):\n+    if os.path.isfile(path):\n"
+              "         os.remove(path)\n")
+    repo = make_repo(tmp_path / "r", {"settings.py": module})
+    err = refused(repo, PATCH + second, "partly_applied")
+    assert err.details == {"hunks_in_file": [2], "hunks_not_in_file": [1]}
+    applied(repo, PATCH)  # the first hunk alone: the last rungs place it
