@@ -312,9 +312,16 @@ def _file_by_file(parsed: Patch, destination: Target, receipt: Receipt, *, check
         try:
             plan = plan_patch(Patch(group, parsed.format), destination.read, reverse=reverse,
                               three_way=three_way, every_refusal=reject, reject=reject)
-            for rejects in plan.rejects if protection is not None else ():
-                check_protected_path(rejects.path, protection, hint="apply without --reject, "
-                                     "or leave the hunks that go there out of the patch")
+            if plan.rejects:
+                from .core.plan.reject import check_reject_paths
+
+                check_reject_paths(plan.rejects, parsed)
+            if protection is not None:
+                for rejects in plan.rejects:
+                    check_protected_path(rejects.path, protection, hint="apply without "
+                                         "--reject, or leave the hunks that go there out of "
+                                         "the patch")
+            destination.validate(plan)
         except PatchError as err:
             if not reject:
                 raise

@@ -62,7 +62,7 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
     if reject:
         from .reject import reject_files
 
-        plan.rejects = reject_files(plan.receipt_files, read, patch, reverse)
+        plan.rejects = reject_files(plan.receipt_files, read, reverse)
         left_out = {path for change in plan.receipt_files if change.rejected
                     for path in (change.old_path, change.new_path)}
         written = [c for c in plan.changes if not _unchanged(c)]

@@ -25,7 +25,7 @@ _PREFIX = {CONTEXT: b" ", REMOVE: b"-", ADD: b"+"}
 _NO_NEWLINE = b"\\ No newline at end of file\n"
 
 
-def reject_files(steps: Sequence[FileChange], read: Reader, patch: Patch,
+def reject_files(steps: Sequence[FileChange], read: Reader,
                  reverse: bool) -> list[RejectFile]:
     """The ``.rej`` file of each path ``steps`` (one change per file patch) left hunks out
     of, read through ``read`` (so a link, a directory or a git directory there is refused as
@@ -34,17 +34,9 @@ def reject_files(steps: Sequence[FileChange], read: Reader, patch: Patch,
     for change in steps:
         if change.rejected:
             owners.setdefault(change.path + SUFFIX, []).append(change)
-    if not owners:
-        return []
-    named = {path for fp in patch.files for path in fp.paths}
     out = []
     for path, changes in owners.items():
         file = changes[0].path
-        if path in named:
-            raise PatchError(
-                "already_exists", f"the hunks rejected from {file!r} go to {path!r}, which the "
-                "patch changes too", path=file,
-                hint=f"apply without --reject, or leave {path} out of the patch (--exclude)")
         try:
             existing = read(path)
         except PatchError as err:
@@ -56,6 +48,19 @@ def reject_files(steps: Sequence[FileChange], read: Reader, patch: Patch,
                   FileChange(FileKind.MODIFY, path, path, existing, content, REGULAR))
         out.append(RejectFile(path, file, [h for c in changes for h in c.rejected], change))
     return out
+
+
+def check_reject_paths(rejects: Sequence[RejectFile], patch: Patch) -> None:
+    """A .rej file may not go where a file patch of the whole ``patch`` goes (git would
+    write one over the other)."""
+    named = {path for fp in patch.files for path in fp.paths}
+    for reject in rejects:
+        if reject.path in named:
+            raise PatchError(
+                "already_exists", f"the hunks rejected from {reject.file!r} go to "
+                f"{reject.path!r}, which the patch changes too", path=reject.file,
+                hint=f"apply without --reject, or leave {reject.path} out of the patch "
+                "(--exclude)")
 
 
 def _section(change: FileChange, reverse: bool) -> bytes:

@@ -198,8 +198,8 @@ def plan_sequence(patch: Patch, read: Reader, plan_file: PlanFile,
         if progress is not None:
             progress("planning", done, len(patch.files))
     if refusals:
-        for err in refusals:
-            _name_not_planned(err)
+        for refusal in refusals:
+            _name_not_planned(refusal)
         raise first_of(refusals)
     return overlay.net_changes(), steps
 
