@@ -74,9 +74,9 @@ def apply_patch(patch: PatchInput, repo: str | os.PathLike[str] = ".",
     its command-line option: ``target`` ("worktree", "index" like git apply --cached, "both"
     like --index), ``check``, ``reverse``, ``strip``, ``format``, ``include``/``exclude``,
     ``commit``/``message``/``author``, ``ref`` (commit onto that branch; with it ``base``),
-    ``retry``, ``on_ref_update``, ``atomic``, ``expect_sha256``, ``durable``, ``three_way``,
-    ``whitespace``, ``directory``, ``allow_empty``, ``intent_to_add``, ``emit_diff`` and
-    ``progress``. An invalid combination is refused with
+    ``retry``, ``on_ref_update``, ``atomic``, ``reject``, ``expect_sha256``, ``durable``,
+    ``three_way``, ``whitespace``, ``directory``, ``allow_empty``, ``intent_to_add``,
+    ``emit_diff`` and ``progress``. An invalid combination is refused with
     ``usage_error`` before anything is read. Same as
     ``apply_request(patch, ApplyRequest(repo=repo, **options))``.
     """
@@ -95,17 +95,20 @@ def apply_request(patch: PatchInput, request: ApplyRequest) -> Receipt:
     """Apply ``patch`` as ``request`` says; never raises PatchError, returns a Receipt.
 
     ``request.check`` plans without writing. A refused patch leaves everything as it was and
-    the receipt's ``error`` says why. ``atomic=False`` applies file by file in patch order and
-    stops at the first refusal (working tree only); the receipt's ``files`` and ``unapplied``
-    then say which files changed and which did not. ``expect_sha256`` refuses the whole patch
-    with ``stale_file`` on any mismatch. ``progress(stage, done, total)`` is called as the
-    work advances: "planning" after each file, "writing" before (0 done) and after the
-    write. ``durable=True`` also fsyncs the new files, their directories and the crash
-    journal, so the apply survives a power loss as all old or all new; the default follows
-    git, which never fsyncs working-tree files. ``three_way=False`` turns off the three-way
-    rescue (docs/patch-format.md, section 3). ``retry=N`` (with ``ref``): when another writer
-    moved the branch first (``head_moved``, ``ref_locked``), plan again on the new tip, up to
-    N more times; ``receipt.extra`` records the ``attempts``.
+    the receipt's ``error`` says why, and its ``errors`` every refusal: each file patch is
+    planned first. ``atomic=False`` applies file by file in patch order and stops at the first
+    refusal (working tree only); the receipt's ``files`` and ``unapplied`` then say which files
+    changed and which did not. ``reject=True`` (--reject) applies what applies, file by file
+    through the whole patch, and writes each refused hunk to its file's ``.rej``
+    (core/plan/reject.py); the receipt's ``rejects`` names them. ``expect_sha256`` refuses the
+    whole patch with ``stale_file`` on any mismatch. ``progress(stage, done, total)`` is called
+    as the work advances: "planning" after each file, "writing" before (0 done) and after the
+    write. ``durable=True`` also fsyncs the new files, their directories and the crash journal,
+    so the apply survives a power loss as all old or all new; the default follows git, which
+    never fsyncs working-tree files. ``three_way=False`` turns off the three-way rescue
+    (docs/patch-format.md, section 3). ``retry=N`` (with ``ref``): when another writer moved
+    the branch first (``head_moved``, ``ref_locked``), plan again on the new tip, up to N more
+    times; ``receipt.extra`` records the ``attempts``.
     """
     if isinstance(patch, os.PathLike):
         try:

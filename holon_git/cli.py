@@ -167,7 +167,9 @@ ACCEPTED_GIT_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
 
 _APPLY_EPILOG = """\b
 Exit status: 0 applied (or would apply); 1 refused: nothing was changed (with --no-atomic,
-the files written before the refusal stay written; the receipt lists them); 2 usage error.
+the files written before the refusal stay written; the receipt lists them; with --reject, what
+applied is written and the refused hunks are in *.rej files); 2 usage error. Every refusal is
+listed, not only the first.
 Other commands: 'git holon-apply COMMAND -h'. The manual: 'git help holon-apply'
 (man git-holon-apply), with every error code and its hint."""
 

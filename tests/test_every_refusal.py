@@ -183,3 +183,11 @@ def test_the_hook_check_reports_every_refusal(repo: Path):
     problems = check_patch_files([("fix.diff", THREE_BROKEN.encode())], apply_check=True,
                                  repo=str(repo))
     assert [p.code for p in problems] == ["context_not_found", "not_found", "already_exists"]
+
+
+def test_a_tool_result_counts_the_refusals_past_twenty(repo: Path):
+    patch = "".join(f"--- a/m{n}.txt\n+++ b/m{n}.txt\n@@ -1 +1 @@\n-x\n+y\n" for n in range(23))
+    text = handle_tool_call("openai", patch, repo)
+    assert "refusal 20 of 23:" in text and "refusal 21 of 23:" not in text
+    assert text.endswith("... and 3 more refusals not shown (not_found: 3); fix those shown, "
+                         "then check the patch again.")

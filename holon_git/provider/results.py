@@ -20,6 +20,7 @@ from .definitions import TOOL_NAME
 
 MAX_REGION_LINES = 40  # of the near-miss region shown after a refusal (of all, when several)
 MIN_REGION_LINES = 10  # of each refusal's region, when several share them
+MAX_REFUSALS_SHOWN = 20  # refusals shown in full in one result; the rest are counted
 MAX_LINE_CHARS = 240
 
 # With the current text shown, the model need not re-read the file first.
@@ -63,12 +64,22 @@ def format_result(receipt: Receipt, tool: str = TOOL_NAME) -> str:
 
 def format_refusals(errors: list[PatchError], headline: str) -> str:
     """Every refusal of one call, each as format_refusal shows one, after ``headline``; the
-    regions shown share MAX_REGION_LINES between them, at least MIN_REGION_LINES each."""
+    regions shown share MAX_REGION_LINES between them, at least MIN_REGION_LINES each. Past
+    MAX_REFUSALS_SHOWN, the rest are counted by code (the receipt has them all)."""
     if len(errors) == 1:
         return format_refusal(errors[0], headline)
-    shown = max(MAX_REGION_LINES // len(errors), MIN_REGION_LINES)
-    blocks = [format_refusal(err, f"refusal {number} of {len(errors)}:", shown)
-              for number, err in enumerate(errors, 1)]
+    shown = errors[:MAX_REFUSALS_SHOWN]
+    region = max(MAX_REGION_LINES // len(shown), MIN_REGION_LINES)
+    blocks = [format_refusal(err, f"refusal {number} of {len(errors)}:", region)
+              for number, err in enumerate(shown, 1)]
+    rest = errors[len(shown):]
+    if rest:
+        counted: dict[str, int] = {}
+        for err in rest:
+            counted[err.code] = counted.get(err.code, 0) + 1
+        blocks.append(f"... and {len(rest)} more refusals not shown ("
+                      + ", ".join(f"{code}: {n}" for code, n in counted.items())
+                      + "); fix those shown, then check the patch again.")
     return safe_text("\n\n".join([f"{headline} {len(errors)} refusals, each below; fix "
                                    "them all before sending the patch again.", *blocks]))
 
