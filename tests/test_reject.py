@@ -103,6 +103,22 @@ def test_a_refused_first_hunk_does_not_stop_the_later_ones(repo: Path):
     assert (repo / "f.txt").read_text() == LETTERS.replace("g\n", "G\n").replace("l\n", "L\n")
 
 
+def test_many_refused_hunks_are_rejected_together(tmp_path: Path):
+    """Past files.ONE_BY_ONE refused hunks, the rest that place nowhere on their own are
+    rejected in one pass; the result is still git's."""
+    repo = make_repo(tmp_path / "r", {"many.txt": "".join(f"line {n}\n" for n in range(200))})
+    hunks = []
+    for n in range(24):
+        at = n * 8 + 2
+        old = f"line {at}" if n % 2 else f"not line {at}"
+        hunks.append(f"@@ -{at},3 +{at},3 @@\n line {at - 1}\n-{old}\n+LINE {at}\n"
+                     f" line {at + 1}\n")
+    patch = "--- a/many.txt\n+++ b/many.txt\n" + "".join(hunks)
+    receipt = apply_patch(patch, repo, reject=True, check=True)
+    assert [left_out.index for left_out in receipt.rejects[0].hunks] == list(range(1, 25, 2))
+    same_as_git(repo, patch)
+
+
 def test_everything_applies_exits_0_and_writes_no_rej(repo: Path):
     patch = "--- a/h.txt\n+++ b/h.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n"
     done = holon(repo, "--reject", "-", stdin=patch)

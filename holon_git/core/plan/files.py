@@ -195,6 +195,11 @@ def _patch_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool
     return change
 
 
+# Hunks rejected one pass at a time (each with the rescue's say) before the rest that no rung
+# places alone are rejected together: a file patch of many broken hunks stays fast.
+ONE_BY_ONE = 8
+
+
 def _without_refused(fp: FilePatch, existing: SourceFile, reverse: bool,
                      three_way: KnownVersions | None, refusal: PatchError) -> FileChange:
     """--reject: the file patch planned again, as a whole (rescue and last rungs included),
@@ -209,6 +214,14 @@ def _without_refused(fp: FilePatch, existing: SourceFile, reverse: bool,
         if refusal.hunk is not None and refusal.hunk not in rejected:
             hunk = fp.hunks[refusal.hunk - 1]
             rejected[refusal.hunk] = RejectedHunk(refusal.hunk, hunk, refusal)
+            if len(rejected) > ONE_BY_ONE:
+                # many refused: each pass plans the whole file patch again, so the hunks
+                # that no rung places on their own are rejected in one go (the rescue
+                # then takes only the rest, never those)
+                alone: list[RejectedHunk] = []
+                rest = replace(fp, left_out=frozenset(rejected))
+                apply_hunks(rest, existing.data, reverse, "lines", salvage=True, rejected=alone)
+                rejected.update((left_out.index, left_out) for left_out in alone)
         elif refusal.code == "merge_conflict":
             unplaced: list[RejectedHunk] = []
             rest = replace(fp, left_out=frozenset(rejected))
