@@ -332,7 +332,12 @@ def _file_by_file(parsed: Patch, destination: Target, receipt: Receipt, *, check
             refused.extend(group)
             continue
         if not check:
-            written = destination.write(plan)
+            try:
+                written = destination.write(plan)
+            except PatchError as err:  # the write failed (and undid itself): stop here
+                if not refusals:
+                    raise
+                raise first_of([*refusals, err]) from None
             for key, value in written.items():
                 if isinstance(value, list):
                     receipt.extra.setdefault(key, []).extend(value)

@@ -345,3 +345,26 @@ def test_reject_is_for_the_working_tree_alone(repo: Path, args: list[str]):
                                      {"ref": "main", "message": "m"}, {"emit_diff": True}])
 def test_the_library_refuses_the_same_requests(repo: Path, options: dict):
     refused(repo, PATCH, "usage_error", reject=True, **options)
+
+
+def test_a_failed_write_stops_and_is_reported_after_the_refusals_before_it(
+        repo: Path, monkeypatch: pytest.MonkeyPatch):
+    from holon_git.errors import PatchError
+    from holon_git.targets.worktree import WorktreeTarget
+
+    real, writes = WorktreeTarget.write, []
+
+    def failing(self: WorktreeTarget, plan):  # type: ignore[no-untyped-def]
+        writes.append([c.path for c in plan.changes])
+        if len(writes) == 2:
+            raise PatchError("io_error", "writing failed: No space left on device")
+        return real(self, plan)
+
+    monkeypatch.setattr(WorktreeTarget, "write", failing)
+    receipt = apply_patch(PATCH, repo, reject=True)
+    assert writes == [["f.txt"], []]  # g.txt: only its .rej file to write
+    assert [e.code for e in receipt.errors] == ["context_not_found", "io_error"]
+    assert receipt.status == "partial" and [c.path for c in receipt.files] == ["f.txt"]
+    assert (repo / "f.txt.rej").exists() and not (repo / "g.txt.rej").exists()
+    assert (repo / "h.txt").read_text() == "one\ntwo\n"  # after the failure: not applied
+    assert [u["new_path"] for u in receipt.unapplied] == ["g.txt", "nope.txt", "h.txt"]
