@@ -96,6 +96,18 @@ def test_a_file_whose_every_hunk_is_refused_is_left_untouched(repo: Path):
                                                  + patch.split("\n", 2)[2].encode())
 
 
+def test_a_file_patch_refused_as_a_whole_gets_no_rej_file_as_with_git(repo: Path):
+    patch = ("--- a/g.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-x\n-not y\n"  # not its content
+             "--- /dev/null\n+++ b/h.txt\n@@ -0,0 +1 @@\n+h\n"  # there already
+             "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n")
+    receipt = apply_patch(patch, repo, reject=True, check=True)
+    assert [e.code for e in receipt.errors] == ["content_mismatch", "already_exists"]
+    assert receipt.rejects == []
+    same_as_git(repo, patch)
+    assert not list(repo.glob("*.rej")) and (repo / "g.txt").exists()
+    assert (repo / "f.txt").read_text().startswith("a\nB\n")
+
+
 def test_a_refused_first_hunk_does_not_stop_the_later_ones(repo: Path):
     patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-QQ\n+B\n c\n"
              "@@ -6,3 +6,3 @@\n f\n-g\n+G\n h\n@@ -11,3 +11,3 @@\n k\n-l\n+L\n m\n")
