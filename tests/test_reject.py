@@ -182,7 +182,8 @@ def test_a_rej_file_there_already_is_replaced_as_git_replaces_it(repo: Path):
 
 @pytest.mark.parametrize("kind, code", [("link out", "path_escape"),
                                         ("link in", "symlink_in_path"),
-                                        ("directory", "not_a_regular_file")])
+                                        ("directory", "not_a_regular_file"),
+                                        ("git directory", "not_a_regular_file")])
 def test_a_rej_path_that_is_no_file_refuses_the_file_patch(repo: Path, kind: str, code: str,
                                                           tmp_path: Path):
     outside = tmp_path / "outside.txt"
@@ -191,6 +192,8 @@ def test_a_rej_path_that_is_no_file_refuses_the_file_patch(repo: Path, kind: str
         (repo / "f.txt.rej").symlink_to(outside)
     elif kind == "link in":
         (repo / "f.txt.rej").symlink_to("g.txt")
+    elif kind == "git directory":
+        git(repo, "init", "-q", "--bare", "f.txt.rej")
     else:
         (repo / "f.txt.rej").mkdir()
         (repo / "f.txt.rej" / "x").write_text("x\n")
