@@ -29,7 +29,7 @@ from .core.plan.plan import RECORDED_FILES, plan_patch
 from .core.plan.resend import digests_first
 from .core.policy import Protection, check_protected, check_protected_path, select_files
 from .core.threeway import KnownVersions
-from .errors import PatchError
+from .errors import PatchError, first_of
 from .git.libgit2 import coded_failure
 from .parse import parse_patch
 from .parse.directory import relocated
@@ -74,9 +74,9 @@ def apply_patch(patch: PatchInput, repo: str | os.PathLike[str] = ".",
     its command-line option: ``target`` ("worktree", "index" like git apply --cached, "both"
     like --index), ``check``, ``reverse``, ``strip``, ``format``, ``include``/``exclude``,
     ``commit``/``message``/``author``, ``ref`` (commit onto that branch; with it ``base``),
-    ``retry``, ``on_ref_update``, ``atomic``, ``expect_sha256``, ``durable``, ``three_way``,
-    ``whitespace``, ``directory``, ``allow_empty``, ``intent_to_add``, ``emit_diff`` and
-    ``progress``. An invalid combination is refused with
+    ``retry``, ``on_ref_update``, ``atomic``, ``reject``, ``expect_sha256``, ``durable``,
+    ``three_way``, ``whitespace``, ``directory``, ``allow_empty``, ``intent_to_add``,
+    ``emit_diff`` and ``progress``. An invalid combination is refused with
     ``usage_error`` before anything is read. Same as
     ``apply_request(patch, ApplyRequest(repo=repo, **options))``.
     """
@@ -95,17 +95,20 @@ def apply_request(patch: PatchInput, request: ApplyRequest) -> Receipt:
     """Apply ``patch`` as ``request`` says; never raises PatchError, returns a Receipt.
 
     ``request.check`` plans without writing. A refused patch leaves everything as it was and
-    the receipt's ``error`` says why. ``atomic=False`` applies file by file in patch order and
-    stops at the first refusal (working tree only); the receipt's ``files`` and ``unapplied``
-    then say which files changed and which did not. ``expect_sha256`` refuses the whole patch
-    with ``stale_file`` on any mismatch. ``progress(stage, done, total)`` is called as the
-    work advances: "planning" after each file, "writing" before (0 done) and after the
-    write. ``durable=True`` also fsyncs the new files, their directories and the crash
-    journal, so the apply survives a power loss as all old or all new; the default follows
-    git, which never fsyncs working-tree files. ``three_way=False`` turns off the three-way
-    rescue (docs/patch-format.md, section 3). ``retry=N`` (with ``ref``): when another writer
-    moved the branch first (``head_moved``, ``ref_locked``), plan again on the new tip, up to
-    N more times; ``receipt.extra`` records the ``attempts``.
+    the receipt's ``error`` says why, and its ``errors`` every refusal: each file patch is
+    planned first. ``atomic=False`` applies file by file in patch order and stops at the first
+    refusal (working tree only); the receipt's ``files`` and ``unapplied`` then say which files
+    changed and which did not. ``reject=True`` (--reject) applies what applies, file by file
+    through the whole patch, and writes each refused hunk to its file's ``.rej``
+    (core/plan/reject.py); the receipt's ``rejects`` names them. ``expect_sha256`` refuses the
+    whole patch with ``stale_file`` on any mismatch. ``progress(stage, done, total)`` is called
+    as the work advances: "planning" after each file, "writing" before (0 done) and after the
+    write. ``durable=True`` also fsyncs the new files, their directories and the crash journal,
+    so the apply survives a power loss as all old or all new; the default follows git, which
+    never fsyncs working-tree files. ``three_way=False`` turns off the three-way rescue
+    (docs/patch-format.md, section 3). ``retry=N`` (with ``ref``): when another writer moved
+    the branch first (``head_moved``, ``ref_locked``), plan again on the new tip, up to N more
+    times; ``receipt.extra`` records the ``attempts``.
     """
     if isinstance(patch, os.PathLike):
         try:
@@ -195,9 +198,11 @@ def _apply_once(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
                             progress("writing", total, total)
                 receipt.diff = diff
             else:
+                receipt.reject = request.reject
                 _file_by_file(parsed, destination, receipt, check=check, reverse=reverse,
                               expect_sha256=request.expect_sha256 or {}, progress=progress,
-                              three_way=versions)
+                              three_way=versions,
+                              protection=protection if request.reject else None)
         finally:
             destination.close()
     except Exception as exc:  # coded ones become the receipt's error; the rest re-raise
@@ -283,33 +288,71 @@ def _with_retries(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
 def _file_by_file(parsed: Patch, destination: Target, receipt: Receipt, *, check: bool,
                   reverse: bool, expect_sha256: Mapping[str, str],
                   progress: Callable[[str, int, int], None] | None,
-                  three_way: KnownVersions | None = None) -> None:
+                  three_way: KnownVersions | None = None,
+                  protection: Protection | None = None) -> None:
     """Non-atomic: plan and write one file patch at a time, in order; the first refusal stops.
 
     Each file is still planned in full before it is written. File patches that share a path
     (a sequence: a swap, a rename and an edit of the new name) go together, all or nothing,
     so every file is either wholly written or untouched.
+
+    --reject (``receipt.reject``; ``protection`` is the target's, for the .rej files): a
+    refusal stops nothing. A file patch refused for some hunks applies without them and
+    they go to its ``.rej`` file, written with it (core/plan/reject.py); a group refused
+    otherwise is left unapplied; every refusal, the rejected hunks' included, is raised at
+    the end (the first, carrying the others).
     """
     check_expected(expect_sha256, destination.read)
+    reject = receipt.reject
     remaining = list(parsed.files)
+    refused: list[FilePatch] = []
+    refusals: list[PatchError] = []
     for group in _path_groups(parsed.files):
         # the group being applied first, then the rest in patch order
-        receipt.unapplied = [_file_ref(fp) for fp in group] + [
+        receipt.unapplied = [_file_ref(fp) for fp in [*refused, *group]] + [
             _file_ref(fp) for fp in remaining if all(fp is not member for member in group)]
-        plan = plan_patch(Patch(group, parsed.format), destination.read, reverse=reverse,
-                          three_way=three_way)
+        remaining = [fp for fp in remaining if all(fp is not member for member in group)]
+        try:
+            plan = plan_patch(Patch(group, parsed.format), destination.read, reverse=reverse,
+                              three_way=three_way, every_refusal=reject, reject=reject)
+            if plan.rejects:
+                from .core.plan.reject import check_reject_paths
+
+                check_reject_paths(plan.rejects, parsed)
+            if protection is not None:
+                for rejects in plan.rejects:
+                    check_protected_path(rejects.path, protection, hint="apply without "
+                                         "--reject, or leave the hunks that go there out of "
+                                         "the patch")
+            destination.validate(plan)
+        except PatchError as err:
+            if not reject:
+                raise
+            refusals.append(err)
+            refused.extend(group)
+            continue
         if not check:
-            for key, value in destination.write(plan).items():
+            try:
+                written = destination.write(plan)
+            except PatchError as err:  # the write failed (and undid itself): stop here
+                if not refusals:
+                    raise
+                raise first_of([*refusals, err]) from None
+            for key, value in written.items():
                 if isinstance(value, list):
                     receipt.extra.setdefault(key, []).extend(value)
                 else:
                     receipt.extra[key] = value
         receipt.files.extend(plan.receipt_files)
-        remaining = [fp for fp in remaining if all(fp is not member for member in group)]
-        receipt.unapplied = [_file_ref(fp) for fp in remaining]
+        receipt.rejects.extend(plan.rejects)
+        refusals.extend(left_out.error for change in plan.receipt_files
+                        for left_out in change.rejected)
+        receipt.unapplied = [_file_ref(fp) for fp in [*refused, *remaining]]
         if progress is not None:
             progress("checking" if check else "applying", len(receipt.files),
                      len(parsed.files))
+    if refusals:
+        raise first_of(refusals)
     receipt.status = CHECKED if check else APPLIED
 
 

@@ -33,6 +33,7 @@ from .report import (
     numstat_lines,
     partial_lines,
     recovery_lines,
+    reject_lines,
     stat_lines,
     summary_lines,
     summary_listing,
@@ -166,7 +167,9 @@ ACCEPTED_GIT_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
 
 _APPLY_EPILOG = """\b
 Exit status: 0 applied (or would apply); 1 refused: nothing was changed (with --no-atomic,
-the files written before the refusal stay written; the receipt lists them); 2 usage error.
+the files written before the refusal stay written; the receipt lists them; with --reject, what
+applied is written and the refused hunks are in *.rej files); 2 usage error. Every refusal is
+listed, not only the first.
 Other commands: 'git holon-apply COMMAND -h'. The manual: 'git help holon-apply'
 (man git-holon-apply), with every error code and its hint."""
 
@@ -218,6 +221,9 @@ Other commands: 'git holon-apply COMMAND -h'. The manual: 'git help holon-apply'
 @click.option("--atomic/--no-atomic", default=True, show_default=True,
               help="All files or none; --no-atomic applies file by file, in order, and stops "
               "at the first refusal.")
+@click.option("--reject", is_flag=True, help="Apply what applies and leave each refused hunk "
+              "in PATH.rej beside its file, as git apply --reject; exit 1 if any was refused. "
+              "Implies --no-atomic (working tree only), but every file patch is tried.")
 @click.option("-3", "--3way/--no-3way", "three_way", default=True, show_default=True,
               help="When a file's hunks do not match its current text, merge from the version "
               "they were written against (the patch's index line, the index, HEAD, or this "
@@ -264,7 +270,8 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
                   force: bool, write_receipt: bool, atomic: bool, expect: tuple[str, ...],
                   retry: int, durable: bool, recover: bool, verbose: bool,
                   quiet: bool, three_way: bool, whitespace: str, directory: str,
-                  allow_empty: bool, intent_to_add: bool, numstat: bool, summary: bool) -> int:
+                  allow_empty: bool, intent_to_add: bool, numstat: bool, summary: bool,
+                  reject: bool) -> int:
     """Apply PATCH (a unified diff or a '*** Begin Patch' envelope, or stdin) to the working
     tree: every file or none.
 
@@ -288,6 +295,11 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
         raise usage(f"{listings[0]} and --json both write to stdout; give one of them")
     if quiet and verbose:
         raise usage("-q/--quiet and -v/--verbose ask for opposite things; give one of them")
+    if reject and atomic and click.get_current_context().get_parameter_source("atomic") \
+            is click.core.ParameterSource.COMMANDLINE:
+        raise usage("--reject applies what applies, file by file; it cannot go with --atomic",
+                    hint="drop --atomic (--reject implies --no-atomic), or drop --reject to "
+                    "apply all or nothing")
     if not patch_files and holon_output is None:
         _refuse_swallowed_patch(include, exclude)
     run = diff_to = None
@@ -301,7 +313,8 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
         request = session.request = ApplyRequest(
             repo=repo, target="index" if cached else "both" if to_index else "worktree",
             check=check, reverse=reverse, strip=strip, format=fmt, include=include,
-            exclude=exclude, atomic=atomic, durable=durable, three_way=three_way,
+            exclude=exclude, atomic=atomic, reject=reject, durable=durable,
+            three_way=three_way,
             whitespace=whitespace, directory=directory, allow_empty=allow_empty,
             intent_to_add=intent_to_add,
             emit_diff=emit_diff is not None, expect_sha256=_expectations(expect),
@@ -391,7 +404,8 @@ def _apply(parsed: ParsedInputs, request: ApplyRequest, session: Session, *, as_
     finally:
         if session.reporter is not None:
             session.reporter.close()
-    parsed.name_the_file(receipt.error)
+    for err in receipt.errors:
+        parsed.name_the_file(err)
     return receipt
 
 
@@ -677,8 +691,11 @@ def _fail(err: PatchError, session: Session, receipt: Receipt | None = None) -> 
                                   ensure_ascii=False))
         else:
             _echo((receipt or _refusal(err, session.request)).to_json())
-    _echo("\n".join(error_lines(err)), err=True)
-    if receipt is not None and not receipt.atomic:
+    refusals = receipt.errors if receipt is not None and receipt.errors else [err]
+    _echo("\n".join(line for one in refusals for line in error_lines(one)), err=True)
+    if receipt is not None and receipt.reject:
+        _echo("\n".join(reject_lines(receipt)), err=True)
+    elif receipt is not None and not receipt.atomic:
         _echo("\n".join(partial_lines(receipt)), err=True)
     return err.exit_status
 

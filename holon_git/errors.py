@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -142,6 +143,9 @@ class PatchError(Exception):
     hunk: int | None = None
     details: dict[str, Any] = field(default_factory=dict)
     exit_status: int = 0  # 0: from the code
+    # The other refusals of the same apply, in patch order, when every file patch was
+    # planned (an atomic apply or a --check: the receipt's ``errors`` after this one).
+    more: list[PatchError] = field(default_factory=list, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.code not in HINTS:
@@ -186,6 +190,16 @@ class PatchError(Exception):
 
     def __str__(self) -> str:
         return f"{self.code}: {self.message}"
+
+
+def first_of(errors: Sequence[PatchError]) -> PatchError:
+    """The first of several refusals, carrying the others in ``more`` (flattened, in order):
+    what an apply that planned every file patch raises."""
+    first, *rest = [one for err in errors for one in (err, *err.more)]
+    for err in (first, *rest):
+        err.more = []
+    first.more = rest
+    return first
 
 
 def let_go(err: BaseException | None) -> None:

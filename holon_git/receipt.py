@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import __version__
-from .core.change import FileChange, Plan
+from .core.change import FileChange, Plan, RejectFile
 from .core.model import Diagnostic
 from .errors import PatchError
 from .quoting import safe
@@ -30,6 +30,8 @@ def _file_dict(change: FileChange) -> dict[str, Any]:
     }
     if change.three_way is not None:
         out["three_way"] = change.three_way
+    if change.rejected:
+        out["rejected_hunks"] = [left_out.index for left_out in change.rejected]
     return out
 
 
@@ -44,13 +46,22 @@ class Receipt:
     # Non-atomic runs: the file patches not applied (the refused one first), as in "files".
     unapplied: list[dict[str, Any]] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    # the refusal; when the whole patch was planned, the first of them, the others in its
+    # ``more`` (``errors``)
     error: PatchError | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # target results: commit id, ...
     diff: bytes | None = None  # with emit_diff: the git diff of what was applied (not in JSON)
+    reject: bool = False  # --reject: refused hunks left out and written to *.rej files
+    rejects: list[RejectFile] = field(default_factory=list)  # those files
 
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    @property
+    def errors(self) -> list[PatchError]:
+        """Every refusal, in patch order: ``error`` first (empty when none)."""
+        return [] if self.error is None else [self.error, *self.error.more]
 
     @classmethod
     def from_plan(cls, plan: Plan, status: str, **kwargs: Any) -> Receipt:
@@ -71,8 +82,11 @@ class Receipt:
         }
         if not self.atomic:
             out["unapplied_files"] = self.unapplied
+        if self.reject:
+            out["rejects"] = [reject.to_dict() for reject in self.rejects]
         out.update(self.extra)
         out["error"] = self.error.to_dict() if self.error else None
+        out["errors"] = [err.to_dict() for err in self.errors]
         return safe(out)  # a path that is not UTF-8 is quoted, as git quotes it
 
     def to_json(self) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .core.change import RejectedHunk
 from .core.model import FileKind, FilePatch, display_name
 from .errors import PatchError
 from .quoting import quote_path
@@ -174,6 +175,35 @@ def partial_lines(receipt: Receipt) -> list[str]:
     if left:
         out.append(f"not applied: {', '.join(left)}")
     return out
+
+
+def reject_lines(receipt: Receipt) -> list[str]:
+    """For --reject: the files changed (without which hunks), the .rej file each refused hunk
+    went to, and the file patches not applied at all."""
+    wrote = receipt.status == "partial"
+    changed = [change.display_name + (f" (without {_hunks(change.rejected)})"
+                                      if change.rejected else "")
+               for change in receipt.files if change.hunks or not change.rejected]
+    if not changed:
+        out = ["nothing changed" if wrote or not receipt.files else "nothing would change"]
+    elif wrote:
+        out = [f"changed: {', '.join(changed)}"]
+    else:
+        out = [f"would change (nothing was written): {', '.join(changed)}"]
+    for rejects in receipt.rejects:
+        verb = "wrote" if wrote else "would write"
+        replaced = ", replacing the file there" if rejects.replaced else ""
+        out.append(f"{verb} {rejects.path}: {_hunks(rejects.hunks, 'rejected ')} of "
+                   f"{rejects.file}{replaced}")
+    left = [display_name(u["action"], u["old_path"], u["new_path"]) for u in receipt.unapplied]
+    if left:
+        out.append(f"not applied: {', '.join(left)}")
+    return out
+
+
+def _hunks(rejected: Sequence[RejectedHunk], adjective: str = "") -> str:
+    numbers = [str(left_out.index) for left_out in rejected]
+    return f"{adjective}hunk{'s' if len(numbers) > 1 else ''} {', '.join(numbers)}"
 
 
 def recovery_lines(done: dict) -> list[str]:

@@ -57,7 +57,9 @@ class ApplyRequest:
     - ``check`` (``--check``), ``reverse`` (``-R``), ``strip`` (``-p``), ``format``
       (``--format``: auto, unified, envelope) for text patches.
     - ``include``/``exclude`` (``--include``/``--exclude``): gitignore-style patterns.
-    - ``atomic`` (``--no-atomic`` is False), ``durable`` (``--fsync``),
+    - ``atomic`` (``--no-atomic`` is False), ``reject`` (``--reject``: apply what applies,
+      write the refused hunks to ``*.rej`` files; working tree only, and never atomic, so
+      it makes ``atomic`` False), ``durable`` (``--fsync``),
       ``three_way`` (``--no-3way`` is False), ``emit_diff`` (``--emit-diff``: the receipt
       carries the diff).
     - ``expect_sha256`` (``--expect-sha256``): path -> sha256 hex ("" for "must not exist").
@@ -84,6 +86,7 @@ class ApplyRequest:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     atomic: bool = True
+    reject: bool = False
     durable: bool = False
     three_way: bool = True
     emit_diff: bool = False
@@ -163,6 +166,8 @@ class ApplyRequest:
             raise _usage("--retry (retry) is for --ref (ref)")
 
     def _check_writes(self) -> None:
+        if self.reject:
+            self._check_reject()
         if self.durable and self.target not in ("worktree", "both"):
             raise _usage("--fsync (durable) is for writes to the working tree (the default "
                          "target and --index); the index, objects and refs are written by "
@@ -175,6 +180,24 @@ class ApplyRequest:
             raise _usage("--no-atomic (atomic) applies to the working tree only; index, "
                          "commit and ref targets are always all or nothing, and --emit-diff "
                          "(emit_diff) needs the whole patch planned")
+
+    def _check_reject(self) -> None:
+        """--reject writes *.rej files beside the working tree's files, and applies what
+        applies file by file: to the working tree only, never as one transaction."""
+        if self.target != "worktree":
+            what = {"index": "--cached (target='index')", "both": "--index (target='both')",
+                    "ref": "--ref (ref)"}.get(self.target, self.target)
+            if self.commit:
+                what = "--commit (commit)"
+            raise _usage(f"--reject (reject) leaves the refused hunks in *.rej files beside "
+                         f"the working tree's files; it cannot go with {what}, whose "
+                         "targets are written all or nothing",
+                         hint="drop --reject to apply all or nothing there, or apply to the "
+                         "working tree with --reject")
+        if self.emit_diff:
+            raise _usage("--reject (reject) and --emit-diff (emit_diff) do not go together: "
+                         "the diff is of a whole patch planned at once")
+        object.__setattr__(self, "atomic", False)
 
     def commit_spec(self) -> CommitSpec | None:
         """What the target commits with, or None when the apply makes no commit."""

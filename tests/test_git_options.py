@@ -90,7 +90,7 @@ def test_intent_to_add_marks_the_new_files(repo: Path):
         refused(repo, PATCH, "usage_error", intent_to_add=True, **options)
 
 
-@pytest.mark.parametrize("typed, wrong", [("--reject", "--ref"), ("--directry", None),
+@pytest.mark.parametrize("typed, wrong", [("--rejct", None), ("--directry", None),
                                           ("--rej", "--ref"), ("--exclud", None)])
 def test_unknown_options_suggest_only_a_misspelling(repo: Path, typed: str, wrong: str | None):
     done = holon(repo, typed, "-", stdin=PATCH)

@@ -9,7 +9,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .model import Diagnostic, FileKind, display_name, known_path
+from ..errors import PatchError
+from .model import Diagnostic, FileKind, Hunk, display_name, known_path
 
 REGULAR = 0o100644
 EXECUTABLE = 0o100755
@@ -76,6 +77,16 @@ class HunkResult:
 
 
 @dataclass(slots=True)
+class RejectedHunk:
+    """A hunk --reject left out of its file patch (core/plan/reject.py): its number in the
+    file patch, the hunk as the patch has it, and its refusal."""
+
+    index: int  # 1-based
+    hunk: Hunk
+    error: PatchError
+
+
+@dataclass(slots=True)
 class FileChange:
     """One file's planned change. After a working-tree write ``after`` is None (the new
     content is on disk), and so is ``before.content`` unless --emit-diff needed it or the
@@ -95,6 +106,7 @@ class FileChange:
     three_way: dict[str, str] | None = None  # merged from this base (the rescue)
     patch_digest: str = ""  # what the patch did to the file, for the history log (resend.py)
     after_sha256: str = ""  # of ``after``, taken with the digest (``after`` may be let go)
+    rejected: list[RejectedHunk] = field(default_factory=list)  # --reject: hunks left out
 
     @property
     def path(self) -> str:
@@ -105,6 +117,27 @@ class FileChange:
         return display_name(self.kind, self.old_path, self.new_path)
 
 
+@dataclass(slots=True)
+class RejectFile:
+    """--reject: the ``*.rej`` file written beside a file with the hunks left out of it, in
+    git's format (core/plan/reject.py), and its write (an add, or a modify replacing the file
+    there, as git replaces it)."""
+
+    path: str  # the .rej file
+    file: str  # the file whose hunks it holds
+    hunks: list[RejectedHunk]
+    change: FileChange
+
+    @property
+    def replaced(self) -> bool:
+        return self.change.kind is FileKind.MODIFY
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "file": self.file, "replaced": self.replaced,
+                "hunks": [{"index": h.index, "patch_line": h.hunk.patch_line,
+                           "code": h.error.code} for h in self.hunks]}
+
+
 @dataclass
 class Plan:
     changes: list[FileChange]  # what the target writes: one change per path
@@ -113,6 +146,9 @@ class Plan:
     # When file patches were applied in sequence (a path in several of them): one entry per
     # file patch as it was planned, for the receipt; ``changes`` holds the net change per path.
     file_patches: list[FileChange] | None = None
+    # --reject: the *.rej files the target writes with the changes (never in ``changes``:
+    # they are no change the patch makes, for the history log or -N)
+    rejects: list[RejectFile] = field(default_factory=list)
 
     @property
     def receipt_files(self) -> list[FileChange]:

@@ -268,6 +268,9 @@ class FilePatch:
     # 'diff --git' and '---' name the path, '+++' names this other one: a typo when this one
     # does not exist and the path does (the plan checks), never a rename.
     plus_path_typo: str | None = None
+    # --reject: the numbers (1-based) of the hunks the plan leaves out, refused; the others
+    # keep their numbers and apply without them (core/plan/files.py)
+    left_out: frozenset[int] = frozenset()
 
     @property
     def path(self) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..errors import PatchError
+from ..errors import PatchError, first_of
 from .model import Diagnostic, FilePatch, Patch
 
 PROTECT_FILE = ".holon/protect"
@@ -81,7 +81,8 @@ def select_files(patch: Patch, include: Sequence[str] = (),
 
 
 def check_protected(patch: Patch, protection: Protection | Sequence[str]) -> None:
-    """Refuse a patch that touches a protected path (either side of a rename counts).
+    """Refuse a patch that touches a protected path (either side of a rename counts): the
+    first such path, carrying every other one (``PatchError.more``).
 
     The policy file itself is always protected: a patch may not change its own rules.
     """
@@ -90,9 +91,15 @@ def check_protected(patch: Patch, protection: Protection | Sequence[str]) -> Non
     fold = str.lower if protection.ignore_case else _same
     patterns = protection.patterns
     spec = _spec(fold(p) for p in patterns) if patterns else None
+    refusals = []
     for fp in patch.files:
         for path in fp.paths:
-            _refuse_if_protected(path, spec, protection, fp.patch_line)
+            try:
+                _refuse_if_protected(path, spec, protection, fp.patch_line)
+            except PatchError as err:
+                refusals.append(err)
+    if refusals:
+        raise first_of(refusals)
 
 
 def check_protected_path(path: str, protection: Protection | Sequence[str],

@@ -59,8 +59,7 @@ def check_patch_files(files: Iterable[tuple[str, bytes]], *, apply_check: bool =
             continue
         if request is not None:
             receipt = apply_request(patch, request)
-            if receipt.error is not None:
-                problems.append(problem(name, receipt.error))
+            problems.extend(problem(name, err) for err in receipt.errors)
     return problems
 
 

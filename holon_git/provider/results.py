@@ -5,7 +5,8 @@ which metadata was ignored; and for a file merged by the three-way rescue, a not
 changed and was merged. On refusal: the code, what failed, the hint naming the rule (or, for
 already_applied and not_applied, what to do next), and for a hunk whose context was not found
 or a merge conflict the current text of the region with line numbers (and the patch's lines
-for a conflict), so the model can fix the hunk without reading the file again.
+for a conflict), so the model can fix the hunk without reading the file again. Every refusal
+of the patch is there, each so (the receipt's ``errors``): one round fixes them all.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from ..quoting import safe_text
 from ..receipt import CHECKED, Receipt
 from .definitions import TOOL_NAME
 
-MAX_REGION_LINES = 40  # of the near-miss region shown after a refusal
+MAX_REGION_LINES = 40  # of the near-miss region shown after a refusal (of all, when several)
+MIN_REGION_LINES = 10  # of each refusal's region, when several share them
+MAX_REFUSALS_SHOWN = 20  # refusals shown in full in one result; the rest are counted
 MAX_LINE_CHARS = 240
 
 # With the current text shown, the model need not re-read the file first.
@@ -44,8 +47,31 @@ _SAME_AS_TOLERANCE = {"blank_context_line", "placed_by_line_number"}
 def format_result(receipt: Receipt, tool: str = TOOL_NAME) -> str:
     """The tool result text; ``tool`` is the name the model called the tool by."""
     if receipt.error is not None:
-        return format_refusal(receipt.error, f"{tool} refused the patch; nothing was changed.")
+        return format_refusals(receipt.errors,
+                               f"{tool} refused the patch; nothing was changed.")
     return safe_text(_success(receipt, tool))
+
+
+def format_refusals(errors: list[PatchError], headline: str) -> str:
+    """Every refusal of one call, each as format_refusal shows one, after ``headline``; the
+    regions shown share MAX_REGION_LINES between them, at least MIN_REGION_LINES each. Past
+    MAX_REFUSALS_SHOWN, the rest are counted by code (the receipt has them all)."""
+    if len(errors) == 1:
+        return format_refusal(errors[0], headline)
+    shown = errors[:MAX_REFUSALS_SHOWN]
+    region = max(MAX_REGION_LINES // len(shown), MIN_REGION_LINES)
+    blocks = [format_refusal(err, f"refusal {number} of {len(errors)}:", region)
+              for number, err in enumerate(shown, 1)]
+    rest = errors[len(shown):]
+    if rest:
+        counted: dict[str, int] = {}
+        for err in rest:
+            counted[err.code] = counted.get(err.code, 0) + 1
+        blocks.append(f"... and {len(rest)} more refusals not shown ("
+                      + ", ".join(f"{code}: {n}" for code, n in counted.items())
+                      + "); fix those shown, then check the patch again.")
+    return safe_text("\n\n".join([f"{headline} {len(errors)} refusals, each below; fix "
+                                   "them all before sending the patch again.", *blocks]))
 
 
 def _plural(count: int, word: str) -> str:
@@ -116,9 +142,9 @@ def _clip(text: str) -> str:
     return text if len(text) <= MAX_LINE_CHARS else text[: MAX_LINE_CHARS - 3] + "..."
 
 
-def format_refusal(err: PatchError, headline: str) -> str:
+def format_refusal(err: PatchError, headline: str, max_region: int = MAX_REGION_LINES) -> str:
     """A refusal for the model: ``headline``, the code and where, what failed, the fix, and
-    the current text of the region the error names (if any)."""
+    the current text of the region the error names (if any; at most ``max_region`` lines)."""
     where = []
     if err.path is not None:
         where.append(err.path)
@@ -135,7 +161,7 @@ def format_refusal(err: PatchError, headline: str) -> str:
         f"fix: {hint}" if err.code not in _NEXT_STEP else f"next: {_NEXT_STEP[err.code]}",
     ]
     if region:
-        shown = region[:MAX_REGION_LINES]
+        shown = region[:max_region]
         first, last = shown[0]["line"], shown[-1]["line"]
         span = f"{first}-{last}" if last != first else f"{first}"
         subject = err.path or "the file"
@@ -147,7 +173,7 @@ def format_refusal(err: PatchError, headline: str) -> str:
     if err.code == "merge_conflict" and wanted is not None:
         lines.append("your patch's lines for that region:" if wanted
                      else "your patch removes that region")
-        lines.extend(f"|{_clip(text)}" for text in wanted[:MAX_REGION_LINES])
+        lines.extend(f"|{_clip(text)}" for text in wanted[:max_region])
         hidden = err.details.get("base_lines_not_shown")
         if hidden:
             lines.append(f"({hidden} lines there come from the version the patch was written "

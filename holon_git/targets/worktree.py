@@ -34,6 +34,14 @@ def _read_error(exc: OSError, path: str | None) -> PatchError:
                       hint="the filesystem refused a read; nothing was changed")
 
 
+def _written(plan: Plan) -> list[FileChange]:
+    """What a plan writes to the working tree: its changes, and --reject's *.rej files in the
+    same transaction (no change of the patch's: not in the history log, nor for -N)."""
+    if not plan.rejects:
+        return plan.changes
+    return [*plan.changes, *(rejects.change for rejects in plan.rejects)]
+
+
 class WorktreeTarget(Target):
     name = "worktree"
     # the plan may drop pre-images: the transaction reads each again (checking its identity)
@@ -135,7 +143,7 @@ class WorktreeTarget(Target):
 
     def validate(self, plan: Plan) -> None:
         """A patch may not make a directory a git directory (fs/gitdir_guard.py)."""
-        refuse_made_git_dirs((c.path for c in plan.changes if c.kind is not FileKind.DELETE),
+        refuse_made_git_dirs((c.path for c in _written(plan) if c.kind is not FileKind.DELETE),
                              self._mode_of)
 
     def _mode_of(self, rel: str) -> int | None:
@@ -167,7 +175,7 @@ class WorktreeTarget(Target):
                 kept = loose.keep_preimages(self.git_dir, plan.changes, txn.old_content, saved)
 
             try:
-                txn.run(plan.changes, held.checkpoint, before_removals=save)
+                txn.run(_written(plan), held.checkpoint, before_removals=save)
                 held.checkpoint()
                 txn.commit()
             except BaseException as exc:

@@ -87,6 +87,18 @@ def test_a_patch_that_would_make_a_git_directory_is_refused(repo: Path, target: 
     assert everything(repo) == before
 
 
+@pytest.mark.parametrize("options", [{"atomic": False}, {"reject": True}],
+                         ids=["no-atomic", "reject"])
+def test_nor_file_by_file(repo: Path, options: dict[str, bool]):
+    """--no-atomic and --reject write group by group: each is checked with what the groups
+    before it wrote, so the part that would complete a git directory is refused (--no-atomic
+    once wrote all of PLANT)."""
+    receipt = apply_patch(PLANT, repo, **options)  # type: ignore[arg-type]
+    assert receipt.error is not None and receipt.error.code == "path_escape", receipt.to_json()
+    assert receipt.error.path == "evil"
+    assert not (repo / "evil" / "refs").exists()  # HEAD and objects/ alone make none
+
+
 def test_nor_piece_by_piece(repo: Path):
     """objects/ and refs/ first (no git directory yet: applied), then HEAD: refused."""
     first = add("evil/objects/info/packs", "\n") + add("evil/refs/heads/.keep", "\n")

@@ -657,7 +657,10 @@ def _undone_from_history(fp: FilePatch, change: FileChange, ours: bytes,
                             "(the added lines repeat their neighbours, but the history log "
                             "tells)", details={"history": newest.label})
     hunks, moved = [], 0
-    for result_line, hunk, done in zip(placed, fp.hunks, forward.hunks, strict=True):
+    applying = [(hunk, done) for number, (hunk, done)
+                in enumerate(zip(fp.hunks, forward.hunks, strict=True), 1)
+                if number not in fp.left_out]  # --reject leaves some out: the replay did too
+    for result_line, (hunk, done) in zip(placed, applying, strict=True):
         hunks.append(HunkResult(result_line.index, hunk.old_start,
                                 result_line.applied_line + moved, list(result_line.tolerances)))
         moved += done.added - done.removed

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from ...errors import PatchError
+from ...errors import PatchError, first_of
 from .. import paths
 from ..change import Reader
 
@@ -27,14 +27,16 @@ def expected_digests(given: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-def check_expected(expected: Mapping[str, str], read: Reader) -> None:
+def check_expected(expected: Mapping[str, str], read: Reader, every: bool = True) -> None:
     """Stale-file check: every listed path's pre-image hashes to its expected digest (as
     ``expected_digests`` gives them; "" asserts the path does not exist), or the whole patch
-    is refused with ``stale_file``."""
+    is refused with ``stale_file``: the first mismatch, carrying the others (``every``) in
+    its ``more``."""
     if not expected:
         return
     import hashlib  # loads OpenSSL: only when asked for
 
+    stale = []
     for raw_path, digest in expected.items():
         path = paths.normalize(raw_path)
         existing = read(path)
@@ -42,6 +44,10 @@ def check_expected(expected: Mapping[str, str], read: Reader) -> None:
         if actual != digest:
             state = "does not exist" if existing is None else f"has sha256 {actual}"
             wanted = "not to exist" if not digest else f"to have sha256 {digest}"
-            raise PatchError("stale_file", f"{path!r} {state}; the patch expects it {wanted}",
-                             path=path,
-                             details={"path": path, "expected": digest, "actual": actual})
+            stale.append(PatchError(
+                "stale_file", f"{path!r} {state}; the patch expects it {wanted}", path=path,
+                details={"path": path, "expected": digest, "actual": actual}))
+            if not every:
+                break
+    if stale:
+        raise first_of(stale)

@@ -11,8 +11,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ...errors import PatchError
-from ..change import EXECUTABLE, REGULAR, FileChange, HunkResult, Reader, SourceFile
+from ...errors import PatchError, let_go
+from ..change import (
+    EXECUTABLE,
+    REGULAR,
+    FileChange,
+    HunkResult,
+    Reader,
+    RejectedHunk,
+    SourceFile,
+)
 from ..model import ADD, Diagnostic, FileKind, FilePatch
 from ..place.match import KEYS, LEVELS, near_miss, split_lines
 from ..place.splice import new_window
@@ -23,25 +31,33 @@ from .hunks import apply_hunks, hunks_already_in
 
 def plan_file(fp: FilePatch, read: Reader, reverse: bool,
               three_way: KnownVersions | None = None,
-              log: applied.LogSays = applied.NO_LOG) -> FileChange:
+              log: applied.LogSays = applied.NO_LOG, reject: bool = False) -> FileChange:
     """The change ``fp`` makes to the files ``read`` returns; raises its refusal, located.
-    ``log``: what the history log says of the patch (files._decide_repeat asks it)."""
+
+    ``log``: what the history log says of the patch (files._decide_repeat asks it).
+    ``reject`` (--reject): a file patch refused for a hunk (not for the file: its existence,
+    a re-send the history log records, a merge's verdict on hunks that all place) applies
+    without its refused hunks, which the change lists in ``rejected`` (_without_refused)."""
     try:
         if fp.kind is FileKind.ADD:
             return _plan_add(fp, read, reverse)
         if fp.kind is FileKind.DELETE:
             return _plan_delete(fp, read, None if reverse else three_way)
-        return _plan_modify(fp, read, reverse, three_way, log)
+        change = _plan_modify(fp, read, reverse, three_way, log, reject)
     except PatchError as err:
         raise err.located(path=fp.path, patch_line=fp.patch_line) from None
+    for left_out in change.rejected:
+        left_out.error.located(path=fp.path)
+    return change
 
 
 def _change(fp: FilePatch, before: SourceFile | None, after: bytes | None,
             mode: int | None) -> FileChange:
+    applying = [h for number, h in enumerate(fp.hunks, 1) if number not in fp.left_out]
     return FileChange(
         fp.kind, fp.old_path, fp.new_path, before, after, mode,
         ignored_metadata=list(fp.ignored_metadata), diagnostics=list(fp.diagnostics),
-        added=sum(h.added for h in fp.hunks), removed=sum(h.removed for h in fp.hunks),
+        added=sum(h.added for h in applying), removed=sum(h.removed for h in applying),
     )
 
 
@@ -126,7 +142,7 @@ def _confirm_plus_path_typo(fp: FilePatch, read: Reader, existing: SourceFile | 
 
 def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
                  three_way: KnownVersions | None = None,
-                 log: applied.LogSays = applied.NO_LOG) -> FileChange:
+                 log: applied.LogSays = applied.NO_LOG, reject: bool = False) -> FileChange:
     assert fp.old_path is not None and fp.new_path is not None
     existing = read(fp.old_path)
     if fp.plus_path_typo is not None:
@@ -146,7 +162,12 @@ def _plan_modify(fp: FilePatch, read: Reader, reverse: bool,
     change = _change(fp, existing, existing.data, existing.mode)
     if not fp.hunks:
         return change
-    return _patch_content(fp, change, existing.data, reverse, three_way, log)
+    try:
+        return _patch_content(fp, change, existing.data, reverse, three_way, log)
+    except PatchError as err:
+        if not reject or (err.hunk is None and err.code not in HUNK_VERDICTS):
+            raise
+        return _without_refused(fp, existing, reverse, three_way, err, log)
 
 
 def _patch_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool,
@@ -187,6 +208,61 @@ def _patch_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool
             return change  # merged from a version where the hunks match more strictly
     change.diagnostics.extend(notes)
     return change
+
+
+# Refusals of a whole file patch that are verdicts on some of its hunks: a merge conflict
+# (the file changed since the version the patch was written against) and partly_applied (some
+# hunks' change is in already); --reject rejects the hunks that do not place on their own.
+HUNK_VERDICTS = ("merge_conflict", "partly_applied")
+
+# Hunks rejected one pass at a time (each with the rescue's say) before the rest that no rung
+# places alone are rejected together: a file patch of many broken hunks stays fast.
+ONE_BY_ONE = 8
+
+
+def _without_refused(fp: FilePatch, existing: SourceFile, reverse: bool,
+                     three_way: KnownVersions | None, refusal: PatchError,
+                     log: applied.LogSays) -> FileChange:
+    """--reject: the file patch planned again, as a whole (rescue and last rungs included),
+    without each hunk refused so far, until the rest applies; every hunk is judged on its
+    own, as git apply --reject judges them, and by every rule of an ordinary apply. A merge
+    conflict (the rescue found the version the patch was written against, and the file
+    changed since) rejects the hunks whose old lines are not in the file: the last rungs
+    never place what that version's merge refused; ``partly_applied`` rejects the hunks whose
+    change is in already. A refusal of the file stands."""
+    assert fp.old_path is not None
+    rejected: dict[int, RejectedHunk] = {}
+    while True:
+        if refusal.hunk is not None and refusal.hunk not in rejected:
+            hunk = fp.hunks[refusal.hunk - 1]
+            rejected[refusal.hunk] = RejectedHunk(refusal.hunk, hunk, refusal)
+            if len(rejected) > ONE_BY_ONE:
+                # many refused: each pass plans the whole file patch again, so the hunks
+                # that no rung places on their own are rejected in one go (the rescue
+                # then takes only the rest, never those)
+                alone: list[RejectedHunk] = []
+                rest = replace(fp, left_out=frozenset(rejected))
+                apply_hunks(rest, existing.data, reverse, "lines", salvage=True, rejected=alone)
+                rejected.update((left_out.index, left_out) for left_out in alone)
+        elif refusal.code in HUNK_VERDICTS:
+            unplaced: list[RejectedHunk] = []
+            rest = replace(fp, left_out=frozenset(rejected))
+            apply_hunks(rest, existing.data, reverse, "lines", rejected=unplaced)
+            if not unplaced:  # every hunk places: the merge's verdict is the file's
+                raise refusal
+            rejected.update((left_out.index, left_out) for left_out in unplaced)
+        else:
+            raise refusal
+        let_go(refusal)
+        rest = replace(fp, left_out=frozenset(rejected))
+        change = _change(rest, existing, existing.data, existing.mode)
+        try:
+            change = _patch_content(rest, change, existing.data, reverse, three_way, log)
+        except PatchError as err:
+            refusal = err
+            continue
+        change.rejected = sorted(rejected.values(), key=lambda left_out: left_out.index)
+        return change
 
 
 def _salvaged(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool, seek: bool,

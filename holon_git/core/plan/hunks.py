@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
-from ...errors import PatchError
-from ..change import HunkResult
+from ...errors import PatchError, let_go
+from ..change import HunkResult, RejectedHunk
 from ..model import ADD, CONTEXT, Diagnostic, FilePatch, Hunk, HunkLine, new_side, sides
 from ..place.edges import away_from, claimed_edges
 from ..place.ladder import Ask, Sides, find, insertion_point, pick, salvage_hunk
@@ -40,7 +40,8 @@ BYTES_FIRST_BUDGET = 8 << 20
 
 def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "auto",
                  seek_elsewhere: bool = False, salvage: bool = False,
-                 exact_repeats: bool = False
+                 exact_repeats: bool = False,
+                 rejected: list[RejectedHunk] | None = None
                  ) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     """The file patch's hunks applied to ``content``: the new content, where each hunk went,
     and the notes; raises the first hunk's refusal, located.
@@ -52,8 +53,11 @@ def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "a
     ``exact_repeats``: a hunk whose added lines repeat their neighbours is let through where
     its line numbers fit exactly (applied.HunkCheck; only when the plan knows it is no
     re-send: applied.repeat_by_line_numbers).
+    ``rejected`` (--reject): a refused hunk is added to it, with its refusal, and left out;
+    the hunks after it still apply (each hunk is independent, as git apply --reject has it).
     """
-    if matching == "auto" and not (salvage or exact_repeats) and _bytes_first(fp, content):
+    if (matching == "auto" and not (salvage or exact_repeats) and rejected is None
+            and _bytes_first(fp, content)):
         from ..place.exact import ByteFile, Unusual
 
         try:
@@ -63,7 +67,8 @@ def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "a
     running = RunningFile(split_lines(content))
     running.exhaustive = matching == "exhaustive"
     try:
-        return apply_on(running, fp, content, reverse, seek_elsewhere, salvage, exact_repeats)
+        return apply_on(running, fp, content, reverse, seek_elsewhere, salvage, exact_repeats,
+                        rejected)
     except PatchError as err:
         from ..advice import advise  # a refusal only: say what most likely went wrong
 
@@ -108,12 +113,15 @@ def _bytes_first(fp: FilePatch, content: bytes) -> bool:
 
 
 def apply_on(running: RunningFile, fp: FilePatch, content: bytes, reverse: bool,
-             seek_elsewhere: bool = False, salvage: bool = False, exact_repeats: bool = False
+             seek_elsewhere: bool = False, salvage: bool = False, exact_repeats: bool = False,
+             rejected: list[RejectedHunk] | None = None
              ) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     """apply_hunks on one kind of running file (``content``, as bytes or as lines)."""
     applier = _HunkApplier(running, content, reverse, fp.hunks, seek_elsewhere, exact_repeats)
     results = []
     for number, hunk in enumerate(fp.hunks, 1):
+        if number in fp.left_out:
+            continue
         try:
             try:
                 results.append(applier.apply(hunk, number))
@@ -122,7 +130,15 @@ def apply_on(running: RunningFile, fp: FilePatch, content: bytes, reverse: bool,
                     raise
                 results.append(_apply_salvaged(applier, fp, hunk, number, err))
         except PatchError as err:
-            raise err.located(hunk=number, patch_line=hunk.patch_line) from None
+            err.located(hunk=number, patch_line=hunk.patch_line)
+            if rejected is None:
+                raise err from None
+            # a refusal is raised before the hunk changes the running file: the hunks after
+            # it apply to the file as the hunks before it left it
+            from ..advice import advise
+
+            let_go(err)
+            rejected.append(RejectedHunk(number, hunk, advise(err, fp, running.original)))
     return running.content(), results, applier.diagnostics
 
 

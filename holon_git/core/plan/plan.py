@@ -2,16 +2,17 @@
 
 The planner reads pre-images through a callable the target supplies, so it works the same for
 the working tree, the index and a commit. Any failure raises a located PatchError; a Plan
-exists only when the entire patch would apply.
+exists only when the entire patch would apply. Every file patch is planned before it raises,
+so the refusal carries every other one (``PatchError.more``): one round tells what to fix.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from ...errors import PatchError
+from ...errors import PatchError, first_of, let_go
 from ..change import FileChange, Plan, Reader, SourceFile
-from ..model import FilePatch, Patch
+from ..model import FileKind, FilePatch, Patch
 from ..threeway import KnownVersions
 from . import applied
 from .expect import check_expected, expected_digests
@@ -23,8 +24,13 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
                progress: Callable[[str, int, int], None] | None = None,
                keep_preimages: bool = True,
                on_planned: Callable[[FileChange], None] | None = None,
-               three_way: KnownVersions | None = None) -> Plan:
-    """Match every hunk against the pre-images ``read`` returns; raise on the first refusal.
+               three_way: KnownVersions | None = None, every_refusal: bool = True,
+               reject: bool = False) -> Plan:
+    """Match every hunk against the pre-images ``read`` returns; raise the first refusal,
+    with (``every_refusal``, the default) every other refusal of the patch in its ``more``,
+    in patch order: each file patch is planned, except those of a path a refused one
+    changes first (they apply to what it leaves: its refusal names them). False stops at
+    the first refusal (--no-atomic).
 
     ``expect_sha256`` maps paths to the sha256 (hex) their pre-image must have, "" for "must
     not exist"; it is checked before anything else (expect.py). ``progress`` is
@@ -35,25 +41,47 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
     change as soon as it is planned (a target may stage it then, and let go of its content).
     ``three_way`` supplies a file's other versions and a merge for the three-way rescue of a
     file patch whose old side is not in the current text (threeway.py); None turns it off.
+    ``reject`` (--reject): a file patch refused for some of its hunks applies without them
+    (files.plan_file), and the plan holds the ``.rej`` files that list them (reject.py).
     """
-    check_expected(expected_digests(expect_sha256 or {}), read)
+    check_expected(expected_digests(expect_sha256 or {}), read, every=every_refusal)
     log = applied.NO_LOG
     if three_way is not None:
         log = applied.refuse_a_recorded_resend(patch, read, reverse, three_way, RECORDED_FILES)
     try:
         plan = _plan_patch(patch, read, reverse, progress, keep_preimages, on_planned,
-                           three_way, log)
+                           three_way, log, every_refusal, reject)
     except PatchError as err:
+        # a merge conflict while the whole patch, reversed, applies: its change is in (one
+        # refusal, for the whole patch)
         refusal = applied.after_conflict(err, reverse, lambda: _reverse_applies(patch, read,
                                                                                 reverse))
         if refusal is None:
             raise
         raise refusal from None
+    left_out = set()
+    if reject:
+        from .reject import reject_files
+
+        plan.rejects = reject_files(plan.receipt_files, read, reverse)
+        left_out = {path for change in plan.receipt_files if change.rejected
+                    for path in (change.old_path, change.new_path)}
+        written = [c for c in plan.changes if not _unchanged(c)]
+        if len(written) != len(plan.changes):
+            plan.file_patches, plan.changes = plan.receipt_files, written
     if three_way is not None and len(plan.changes) <= RECORDED_FILES:
         from .resend import mark_digests
 
-        mark_digests(patch, reverse, plan.changes)
+        # a file the patch was applied to only in part is no record of the patch
+        mark_digests(patch, reverse, [c for c in plan.changes if c.path not in left_out])
     return plan
+
+
+def _unchanged(change: FileChange) -> bool:
+    """A file patch whose every hunk --reject left out: nothing to write to the file."""
+    before = change.before
+    return (change.kind is FileKind.MODIFY and bool(change.rejected) and before is not None
+            and change.after == before.content and change.mode == before.mode)
 
 
 RECORDED_FILES = 64  # the history log records patches of at most this many files
@@ -62,7 +90,8 @@ RECORDED_FILES = 64  # the history log records patches of at most this many file
 def _reverse_applies(patch: Patch, read: Reader, reverse: bool) -> bool:
     """Would the patch, reversed, apply to the current text (no rescue)?"""
     try:
-        _plan_patch(patch.reversed(), read, not reverse, None, True, None, None, applied.NO_LOG)
+        _plan_patch(patch.reversed(), read, not reverse, None, True, None, None, applied.NO_LOG,
+                    False, False)
     except PatchError:
         return False
     return True
@@ -71,7 +100,8 @@ def _reverse_applies(patch: Patch, read: Reader, reverse: bool) -> bool:
 def _plan_patch(patch: Patch, read: Reader, reverse: bool,
                 progress: Callable[[str, int, int], None] | None, keep_preimages: bool,
                 on_planned: Callable[[FileChange], None] | None,
-                three_way: KnownVersions | None, log: applied.LogSays) -> Plan:
+                three_way: KnownVersions | None, log: applied.LogSays, every_refusal: bool,
+                reject: bool) -> Plan:
     """``log``: what the history log says of the patch (applied.refuse_a_recorded_resend)."""
     if shares_a_path(patch.files):
         from .sequence import plan_sequence  # only then: start-up counts
@@ -80,22 +110,35 @@ def _plan_patch(patch: Patch, read: Reader, reverse: bool,
         # that reads the target's own file (not an earlier file patch's result) may use it
         changes, steps = plan_sequence(
             patch, read, lambda fp, reader, untouched: plan_file(
-                fp, reader, reverse, three_way if untouched else None, log), progress)
+                fp, reader, reverse, three_way if untouched else None, log, reject), progress,
+            every_refusal)
         for change in changes:
             if not keep_preimages and change.before is not None:
                 change.before = SourceFile(None, change.before.mode, change.before.token)
         return Plan(changes, list(patch.diagnostics), patch.format, steps)
     changes = []
+    refusals: list[PatchError] = []
     total = len(patch.files)
-    for fp in patch.files:
-        change = plan_file(fp, read, reverse, three_way, log)
-        if not keep_preimages and change.before is not None:
-            change.before = SourceFile(None, change.before.mode, change.before.token)
-        if on_planned is not None:
-            on_planned(change)
-        changes.append(change)
+    for done, fp in enumerate(patch.files, 1):
+        try:
+            change = plan_file(fp, read, reverse, three_way, log, reject)
+        except PatchError as err:
+            if not every_refusal:
+                raise
+            let_go(err)  # kept until every file is planned: not the frames it was raised in
+            refusals.append(err)
+            changes.clear()  # nothing will be written: hold no planned content
+        else:
+            if not refusals:
+                if not keep_preimages and change.before is not None:
+                    change.before = SourceFile(None, change.before.mode, change.before.token)
+                if on_planned is not None:
+                    on_planned(change)
+                changes.append(change)
         if progress is not None:
-            progress("planning", len(changes), total)
+            progress("planning", done, total)
+    if refusals:
+        raise first_of(refusals)
     return Plan(changes, list(patch.diagnostics), patch.format)
 
 

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ...errors import PatchError
+from ...errors import PatchError, first_of, let_go
 from ..change import FileChange, Reader, SourceFile
 from ..model import Diagnostic, FileKind, FilePatch, Patch
 
@@ -164,15 +164,54 @@ class Overlay:
 
 
 def plan_sequence(patch: Patch, read: Reader, plan_file: PlanFile,
-                  progress: Callable[[str, int, int], None] | None = None
-                  ) -> tuple[list[FileChange], list[FileChange]]:
-    """(net changes for the target, one change per file patch for the receipt)."""
+                  progress: Callable[[str, int, int], None] | None = None,
+                  every_refusal: bool = True) -> tuple[list[FileChange], list[FileChange]]:
+    """(net changes for the target, one change per file patch for the receipt).
+
+    Raises the first refusal; with ``every_refusal`` after planning every file patch it can,
+    carrying the others (``PatchError.more``). A file patch of a path that a refused one
+    changes before it (or that one it was not planned for changes) is not planned: it would
+    apply to what the refused one leaves. The refusal names those file patches instead
+    (``details.not_planned``: their patch lines), so they are not reported as refused too.
+    """
     overlay = Overlay(read, patch.files)
     steps = []
-    for fp in patch.files:
-        change = overlay.plan(fp, plan_file)
-        change.before, change.after = None, None  # the net changes hold what is written
-        steps.append(change)
+    refusals: list[PatchError] = []
+    blocked: dict[str, PatchError] = {}  # path -> the refusal whose file patch changes it
+    for done, fp in enumerate(patch.files, 1):
+        blocker = next((blocked[path] for path in fp.paths if path in blocked), None)
+        if blocker is not None:
+            blocker.details.setdefault("not_planned", []).append(fp.patch_line)
+            blocked.update(dict.fromkeys(fp.paths, blocker))
+        else:
+            try:
+                change = overlay.plan(fp, plan_file)
+            except PatchError as err:
+                if not every_refusal:
+                    raise
+                let_go(err)
+                refusals.append(err)
+                blocked.update(dict.fromkeys(fp.paths, err))
+            else:
+                change.before, change.after = None, None  # the net changes hold what is written
+                steps.append(change)
         if progress is not None:
-            progress("planning", len(steps), len(patch.files))
+            progress("planning", done, len(patch.files))
+    if refusals:
+        for refusal in refusals:
+            _name_not_planned(refusal)
+        raise first_of(refusals)
     return overlay.net_changes(), steps
+
+
+def _name_not_planned(err: PatchError) -> None:
+    later = err.details.get("not_planned")
+    if not later:
+        return
+    if len(later) == 1:
+        err.message += (f"; the later file patch at patch line {later[0]} was not planned: "
+                        "it changes the same path, after this one")
+    else:
+        err.message += (f"; the later file patches at patch lines "
+                        f"{', '.join(map(str, later))} were not planned: they change the same "
+                        "paths, after this one")
