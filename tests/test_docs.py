@@ -442,3 +442,34 @@ def test_every_link_between_documents_resolves():
         for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", doc.read_text()):
             if not target.startswith(("http://", "https://", "mailto:")):
                 assert (doc.parent / target).exists(), f"{doc.name} links {target}"
+
+
+def test_architecture_md_ladder_table_names_every_rung_in_order():
+    """Issue 29 item 1: docs/architecture.md shows the ladder as a table, rung by rung in the
+    order core/place/ladder.py tries them (the five levels, then the last rungs)."""
+    from holon_git.core.place.ladder import LAST_RUNGS
+    from holon_git.core.place.match import LEVELS
+
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = text[text.index("| rung | what it tolerates | what it reports |"):]
+    rows = [line.split("|")[1].strip() for line in table.splitlines()[2:]
+            if line.startswith("| ")]
+    named = [row for row in rows if not row.startswith(("each of", "*"))]
+    last = [rung.name for rung in LAST_RUNGS]
+    assert named[:len(LEVELS)] == list(LEVELS)
+    assert [row.split(",")[0] for row in named[len(LEVELS):len(LEVELS) + len(last)]] == last
+
+
+def test_one_repo_fixture_every_module_extends():
+    """tests/README.md: `repo` is built in conftest.py only; a module's own `repo` fixture
+    extends the shared one (its one parameter is `repo`) instead of building a repository."""
+    tests = ROOT / "tests"
+    builders = []
+    for source in sorted(tests.rglob("*.py")):
+        if source == tests / "conftest.py":
+            continue
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and node.name == "repo":
+                if [arg.arg for arg in node.args.args] != ["repo"]:
+                    builders.append(f"{source.relative_to(tests)}:{node.lineno}")
+    assert builders == []

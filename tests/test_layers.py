@@ -131,3 +131,53 @@ def test_every_package_directory_is_a_package() -> None:
     for folder in [PACKAGE, *PACKAGE.rglob("*")]:
         if folder.is_dir() and folder.name != "__pycache__" and any(folder.glob("*.py")):
             assert (folder / "__init__.py").is_file(), folder
+
+
+
+# Where the two codes that say "the change is (not) in the file" may be written as strings:
+# the plan's one judge, and the tables that describe a code (not decide it).
+SAYS_APPLIED = {"already_applied", "not_applied"}
+NAMES_THE_CODES = {
+    "core/plan/applied.py": "decides them, and builds their one error",
+    "errors.py": "the catalogue of codes and their hints",
+    "provider/results.py": "what a tool result tells the model for each code",
+}
+
+
+def codes_named_outside_the_judge(package: Path) -> list[str]:
+    """Each place (module:line) outside NAMES_THE_CODES whose code holds one of the two codes
+    as a string constant (docstrings are prose; a subscript key such as the receipt's
+    per-hunk ``already_applied`` field in core/change.py is a field name, not a code)."""
+    offenders = []
+    for source in sorted(package.rglob("*.py")):
+        relative = source.relative_to(package).as_posix()
+        if relative in NAMES_THE_CODES:
+            continue
+        tree = ast.parse(source.read_text(encoding="utf-8"))
+        keys = {id(node.slice) for node in ast.walk(tree) if isinstance(node, ast.Subscript)}
+        docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                      if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                           ast.AsyncFunctionDef))
+                      and node.body and isinstance(node.body[0], ast.Expr)}
+        offenders += [f"{relative}:{node.lineno}" for node in ast.walk(tree)
+                      if isinstance(node, ast.Constant) and node.value in SAYS_APPLIED
+                      and id(node) not in keys and id(node) not in docstrings]
+    return offenders
+
+
+def test_only_applied_py_decides_already_applied() -> None:
+    """Issue 29 item 1: "already applied or not applied?" is decided in one module: no other
+    module compares a refusal's code with those codes or raises one."""
+    assert codes_named_outside_the_judge(PACKAGE) == []
+
+
+def test_the_check_for_the_judge_catches_a_second_one(tmp_path: Path) -> None:
+    """The check above fails when another module decides already_applied itself."""
+    copy = tmp_path / "holon_git"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    sequence = copy / "core" / "plan" / "sequence.py"
+    text = sequence.read_text(encoding="utf-8")
+    sequence.write_text(text + '\n\ndef _judge(code: str) -> bool:\n'
+                        '    return code == "already_applied"\n', encoding="utf-8")
+    added = len(text.splitlines()) + 4
+    assert codes_named_outside_the_judge(copy) == [f"core/plan/sequence.py:{added}"]

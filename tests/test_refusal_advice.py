@@ -124,3 +124,18 @@ def test_header_paths_without_a_b_prefixes_are_reported(repo: Path):
         receipt = apply_patch(prefixed + "@@ -1 +1 @@\n-ALPHA\n+alpha\n", repo, check=True)
         assert receipt.ok and not any(note.code == "missing_path_prefix"
                                       for change in receipt.files for note in change.diagnostics)
+
+
+def test_context_not_found_names_the_invented_lines_and_the_best_partial_place(repo: Path):
+    """Issue 30 item 3: a refusal the model can act on lists the hunk's lines that occur
+    nowhere in the file and the longest run of its lines that the file has, in the receipt's
+    details and in the message."""
+    patch = ("--- a/g.py\n+++ b/g.py\n@@ -3,4 +3,4 @@\n         one()\n         two()\n"
+             "-        gone()\n+        new()\n         return 0\n")
+    err = refused(repo, patch, "context_not_found")
+    assert err.details["absent_lines"] == [{"patch_line": 6, "text": "        gone()"}]
+    assert err.details["partial_match"] == {"patch_lines": [4, 5], "file_lines": [3, 4]}
+    assert "1 of its lines occur nowhere in the file (patch line 6: " in err.message
+    assert "longest run of lines the file has is patch lines 4-5, at lines 3-4" in err.message
+    assert "around line 3" in (err.hint or "")
+    assert (repo / "g.py").read_text() == METHOD

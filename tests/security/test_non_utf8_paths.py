@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from clisupport import holon_process
-from repos.builders import git, make_repo
+from repos.builders import git
 from test_mcp_server import Client, server, session, text
 
 from holon_git import apply_patch
@@ -32,8 +32,14 @@ RENAME = ('diff --git a/plain.txt "b/caf\\351-2.txt"\nsimilarity index 100%\n'
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    repo = make_repo(tmp_path / "r", {"plain.txt": "p\n"})
+def repo_files() -> dict[str, str | bytes]:
+    """What the shared `repo` fixture (conftest.py) commits before the Latin-1 name."""
+    return {"plain.txt": "p\n"}
+
+
+@pytest.fixture
+def repo(repo: Path) -> Path:
+    """The shared `repo` fixture, with a file whose name is not UTF-8 committed."""
     (repo / os.fsdecode(NAME)).write_bytes(b"a\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "latin-1 name")
