@@ -469,7 +469,7 @@ def test_one_repo_fixture_every_module_extends():
         if source == tests / "conftest.py":
             continue
         for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.FunctionDef) and node.name == "repo":
-                if [arg.arg for arg in node.args.args] != ["repo"]:
-                    builders.append(f"{source.relative_to(tests)}:{node.lineno}")
+            if (isinstance(node, ast.FunctionDef) and node.name == "repo"
+                    and [arg.arg for arg in node.args.args] != ["repo"]):
+                builders.append(f"{source.relative_to(tests)}:{node.lineno}")
     assert builders == []
