@@ -162,7 +162,7 @@ ACCEPTED_GIT_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--unidiff-zero",), {"is_flag": True, "help": "Accepted, no effect: a patch with no "
      "context line at all (diff -U0) is always taken as this flag tells git to take it, its "
      "insertions going after the line their header names (docs/patch-format.md, section 3); "
-     "an insertion without context in a patch with context elsewhere is refused either way."}),
+     "beside hunks with context, only when the file proves the line numbers."}),
 ]
 
 _APPLY_EPILOG = """\b

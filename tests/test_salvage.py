@@ -416,22 +416,52 @@ def test_a_zero_context_insertion_goes_to_its_line_and_is_not_sent_twice(tmp_pat
     refused(repo, U0, "already_applied")
 
 
+MIXED = U0 + "@@ -5,2 +6,2 @@\n def load_settings(path):\n-    with open(path) as handle:\n" \
+    "+    with open(path, encoding=\"utf-8\") as handle:\n"
+
+
 @pytest.mark.parametrize("flags", [[], ["--unidiff-zero"]])
 def test_unidiff_zero_changes_nothing_a_zero_context_patch_is_always_read_so(
         tmp_path: Path, flags: list[str]):
     """git needs --unidiff-zero for a -U0 patch; holon-git reads one so whatever the flags,
-    and refuses a context-free insertion in a patch with context elsewhere either way."""
+    and a context-free insertion beside hunks with context the same way when the file proves
+    the line numbers (the next test)."""
     from clisupport import holon
 
     repo = make_repo(tmp_path / "r", {"settings.py": MODULE})
     done = holon(repo, *flags, "-", stdin=U0)
     assert done.returncode == 0 and "[unidiff_zero]" in done.stdout, done.stderr
-    mixed = U0 + "@@ -5,2 +6,2 @@\n def load_settings(path):\n-    with open(path) as handle:\n" \
-        "+    with open(path, encoding=\"utf-8\") as handle:\n"
     again = make_repo(tmp_path / "m", {"settings.py": MODULE})
-    done = holon(again, *flags, "-", stdin=mixed)
-    assert done.returncode == 1 and "ambiguous_context" in done.stderr
-    assert (again / "settings.py").read_text() == MODULE
+    done = holon(again, *flags, "-", stdin=MIXED)
+    assert done.returncode == 0 and "[unidiff_zero]" in done.stdout, done.stderr
+
+
+def test_a_zero_context_insertion_beside_hunks_with_context_goes_by_proven_numbers(
+        tmp_path: Path):
+    """A file patch mixing a -U0 insertion with a hunk that has context: the insertion goes
+    after its header's line when the other hunk's old lines are in the file exactly at its
+    header's line and every new start agrees with its old start; a re-send is refused."""
+    repo = make_repo(tmp_path / "r", {"settings.py": MODULE})
+    receipt = applied(repo, MIXED)
+    assert [h.tolerances for h in receipt.files[0].hunks] == [["unidiff_zero"], []]
+    assert (repo / "settings.py").read_text() == MODULE.replace(
+        "import os\n", "import os\nimport sys\n").replace(
+        "open(path) as", 'open(path, encoding="utf-8") as')
+    refused(repo, MIXED, "already_applied")
+
+
+@pytest.mark.parametrize("mixed", [
+    # the hunk with context is found only by its content, three lines from its header's
+    MIXED.replace("@@ -5,2 +6,2 @@", "@@ -8,2 +9,2 @@"),
+    # the insertion's new start disagrees with its old start
+    MIXED.replace("@@ -2,0 +3,1 @@", "@@ -4,0 +3,1 @@"),
+    # the other hunk's new start disagrees with the insertion before it
+    MIXED.replace("@@ -5,2 +6,2 @@", "@@ -5,2 +5,2 @@"),
+], ids=["drifted-context-hunk", "insertion-header-contradicts", "new-start-off"])
+def test_a_mixed_zero_context_insertion_without_proven_numbers_is_refused(tmp_path: Path,
+                                                                        mixed: str):
+    repo = make_repo(tmp_path / "r", {"settings.py": MODULE})
+    refused(repo, mixed, "ambiguous_context")
 
 
 @pytest.mark.parametrize("header, code", [("@@ -2,0 +5,1 @@", "ambiguous_context"),
@@ -519,3 +549,16 @@ def test_a_skipped_blank_line_keeps_the_added_lines_after_the_line_they_follow()
     new = [line.text for line in found.lines if line.kind != REMOVE]
     assert new == [b"    return 1\n", b"\n", b"\n", b"def h():\n", b"    return 3\n", b"\n",
                    b"\n", b"def g():\n"]
+
+
+def test_a_zero_context_deletion_counts_in_the_proof_by_git_s_numbering(tmp_path: Path):
+    """git numbers an empty side "after line N": a -U0 deletion's new start is one less than
+    its old start plus the lines the hunks before it added. Such a hunk proves its numbers
+    like any other with old lines; off by one, it does not."""
+    deletion = "@@ -7 +7,0 @@\n-        raw = json.load(handle)\n"
+    repo = make_repo(tmp_path / "r", {"settings.py": MODULE})
+    applied(repo, MIXED + deletion)
+    assert "raw = json.load" not in (repo / "settings.py").read_text()
+    assert "import sys\n" in (repo / "settings.py").read_text()
+    other = make_repo(tmp_path / "o", {"settings.py": MODULE})
+    refused(other, MIXED + deletion.replace("+7,0", "+8,0"), "ambiguous_context")

@@ -44,7 +44,9 @@ the first whose reading occurs anywhere decides, placing the hunk or refusing it
                            file: the removed lines alone (two, or
                            one distinctive line)
     unidiff_zero           an insertion with no context, in a patch   unidiff_zero
-                           with none at all: at its line number
+                           with none at all (or whose other hunks
+                           prove the line numbers: zero.py): at its
+                           line number
 
 The last one answers an insertion refused as ambiguous_context (nothing anchors it), the
 others a hunk whose old side no rung found.

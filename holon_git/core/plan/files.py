@@ -23,6 +23,7 @@ from ..change import (
 )
 from ..model import ADD, Diagnostic, FileKind, FilePatch
 from ..place.match import KEYS, LEVELS, near_miss, split_lines
+from ..place.salvage.zero import line_numbers_hold
 from ..place.splice import new_window
 from ..threeway import KnownVersions
 from . import applied
@@ -193,6 +194,9 @@ def _patch_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool
             merged = rescue(fp, change, ours, three_way, reverse)
             if merged is not None:
                 return merged
+        if err.code == "ambiguous_context" and not (reverse or fp.unidiff_zero) \
+                and line_numbers_hold(split_lines(ours), fp.hunks):
+            fp = replace(fp, unidiff_zero=True)  # its -U0 insertions go by their numbers
         if unplaced or (err.code == "ambiguous_context" and fp.unidiff_zero):
             return _salvaged(fp, change, ours, reverse, seek, three_way)
         if three_way is None or err.code != "ambiguous_repeat":

@@ -1,13 +1,18 @@
 """The last rung ``unidiff_zero``: a pure insertion of a patch that has no context at all
 (``diff -U0``) goes where its header says, as ``git apply --unidiff-zero`` puts it, when the
 header agrees with itself and with the hunks placed before it. Tried only for such an
-insertion, which every other rung refuses as ``ambiguous_context`` (nothing anchors it)."""
+insertion, which every other rung refuses as ``ambiguous_context`` (nothing anchors it).
+
+A file patch that mixes such insertions with hunks that have context (a model trimming the
+context of one hunk) gets the same rung when the file proves its line numbers
+(``line_numbers_hold``): every other hunk's old side is in the file exactly at its header's
+line, and every header's new start agrees with its old start and the hunks before it."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...model import ADD, Hunk
+from ...model import ADD, REMOVE, Hunk
 from ..match import KEYS
 from .reading import PLACING, AlreadyThere, Attempt, Hints, Salvage
 
@@ -48,3 +53,35 @@ def at_line_number(lines: Sequence[bytes], hunk: Hunk, hints: Hints) -> Salvage 
                    f"the patch has no context lines at all (diff -U0); its {len(added)} "
                    f"added line(s) went {where}, where its header says, as git apply "
                    "--unidiff-zero puts them")
+
+
+def line_numbers_hold(lines: Sequence[bytes], hunks: Sequence[Hunk]) -> bool:
+    """Do ``lines`` (the file the patch is applied to) prove the line numbers of ``hunks``, a
+    file patch with at least one context-less pure insertion and at least one hunk with old
+    lines? Each hunk has both starts; each new start is its old start plus what the hunks
+    before it added minus removed (plus one for an insertion's "after line N"); each hunk
+    with old lines has them exactly (KEYS[0]) at its header's old line, in header order. Then
+    the insertions' line numbers were read off this very file, as ``diff -U0``'s are."""
+    key = KEYS[0]
+    delta, end, anchored, bare = 0, 0, False, False
+    for hunk in hunks:
+        if hunk.old_start is None or hunk.new_start is None or hunk.old_count is None:
+            return False
+        old = [key(line.text) for line in hunk.lines if line.kind != ADD]
+        new_count = sum(line.kind != REMOVE for line in hunk.lines)
+        if not old:
+            bare = bare or (new_count > 0 and len(hunk.lines) == new_count)
+            if hunk.old_count != 0 or hunk.new_start != hunk.old_start + 1 + delta \
+                    or hunk.old_start < end:
+                return False
+            end = hunk.old_start
+        else:
+            start = hunk.old_start - 1
+            # git's "after line N" start when a side is empty: a deletion's new start
+            new_start = hunk.old_start + delta - (new_count == 0)
+            if hunk.old_count != len(old) or start < end or hunk.new_start != new_start \
+                    or [key(line) for line in lines[start:start + len(old)]] != old:
+                return False
+            anchored, end = True, start + len(old)
+        delta += new_count - len(old)
+    return anchored and bare
