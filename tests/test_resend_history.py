@@ -94,3 +94,63 @@ def test_forged_history_entries_are_ignored(tmp_path: Path) -> None:
     before = everything(repo)
     applied(repo, "--- a/c.py\n+++ b/c.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n")
     assert everything(repo) != before
+
+
+# -- sent again after the agent edited the file elsewhere (the file changed since) -----------
+
+TWO_HANDLERS = ("import os\n\ndef handler(event):\n    value = event.get('payload')\n"
+                "    return process(value)\n\n# one\ndef other():\n    return 42\n\n"
+                "def handler(event):\n    value = event.get('payload')\n"
+                "    return process(value)\n\nprint('done')\n")
+LOWER = ("--- a/f.py\n+++ b/f.py\n@@ -11,3 +11,3 @@\n def handler(event):\n"
+         "-    value = event.get('payload')\n+    value = event.get('payload', None)\n"
+         "     return process(value)\n")
+
+
+def test_a_hint_placed_edit_resent_after_lines_were_added_above(tmp_path: Path) -> None:
+    """The line number picked the lower of two equal blocks; lines added at the top since
+    move the hint onto the upper one, whose old lines are there: the log's record of this
+    very patch, with its new lines in the file, makes the second send a re-send."""
+    repo = make_repo(tmp_path / "r", {"f.py": TWO_HANDLERS})
+    applied(repo, LOWER)
+    once = (repo / "f.py").read_text()
+    (repo / "f.py").write_text("".join(f"import mod{n}\n" for n in range(12)) + once)
+    err = refused(repo, LOWER, "already_applied")
+    assert err.details["history"] == "same patch, its change in the file"
+    assert (repo / "f.py").read_text().count("'payload', None") == 1
+
+
+def test_a_U0_insertion_resent_after_an_edit_above_it(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"f.py": "alpha = 1\nbeta = 2\ngamma = 3\n"})
+    patch = "--- a/f.py\n+++ b/f.py\n@@ -2,0 +3 @@\n+inserted = True\n"
+    applied(repo, patch)
+    (repo / "f.py").write_text("import os\n" + (repo / "f.py").read_text())
+    err = refused(repo, patch, "already_applied")
+    assert "this very patch" in err.message
+    assert (repo / "f.py").read_text().count("inserted = True") == 1
+
+
+def test_undone_by_hand_after_an_edit_then_sent_again_applies(tmp_path: Path) -> None:
+    """The same patch, once its change was undone (here: the file rewritten without it,
+    with an edit elsewhere), is not a re-send: its new lines are not in the file."""
+    repo = make_repo(tmp_path / "r", {"f.py": TWO_HANDLERS})
+    applied(repo, LOWER)
+    (repo / "f.py").write_text(TWO_HANDLERS + "print('more')\n")
+    receipt = applied(repo, LOWER)
+    assert receipt.files[0].hunks[0].applied_line == 11
+    assert (repo / "f.py").read_text().count("'payload', None") == 1
+
+
+def test_a_reversed_patch_resent_after_an_edit(tmp_path: Path) -> None:
+    """-R sent twice, the agent's own edit between making the other copy look like the
+    patch's new side: the log's record of the reversed patch, its old lines in the file at
+    the copy it undid, refuses the second (it would undo the agent's edit)."""
+    block = "alpha = 1\nbeta = 2\ngamma = 3\n"
+    repo = make_repo(tmp_path / "r", {"f.py": block + "\n" + block})
+    patch = ("--- a/f.py\n+++ b/f.py\n@@ -5,3 +5,3 @@\n alpha = 1\n-beta = 2\n+beta = 3\n"
+             " gamma = 3\n")
+    applied(repo, patch)
+    applied(repo, patch, reverse=True)
+    (repo / "f.py").write_text("import os\n" * 8 + block.replace("2", "3") + "\n" + block)
+    err = refused(repo, patch, "not_applied", reverse=True)
+    assert "this very patch" in err.message

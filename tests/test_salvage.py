@@ -457,7 +457,12 @@ def test_a_zero_context_insertion_beside_hunks_with_context_goes_by_proven_numbe
     MIXED.replace("@@ -2,0 +3,1 @@", "@@ -4,0 +3,1 @@"),
     # the other hunk's new start disagrees with the insertion before it
     MIXED.replace("@@ -5,2 +6,2 @@", "@@ -5,2 +5,2 @@"),
-], ids=["drifted-context-hunk", "insertion-header-contradicts", "new-start-off"])
+    # the insertion comes after the last hunk that proves its numbers: lines added or
+    # removed between them would show nowhere
+    "--- a/settings.py\n+++ b/settings.py\n@@ -1,2 +1,2 @@\n-import json\n+import json  # x\n"
+    " import os\n@@ -7,0 +8 @@\n+    print(raw)\n",
+], ids=["drifted-context-hunk", "insertion-header-contradicts", "new-start-off",
+        "insertion-below-the-last-proof"])
 def test_a_mixed_zero_context_insertion_without_proven_numbers_is_refused(tmp_path: Path,
                                                                         mixed: str):
     repo = make_repo(tmp_path / "r", {"settings.py": MODULE})

@@ -35,7 +35,17 @@ from typing import Any, NamedTuple
 
 from ...errors import PatchError, let_go
 from ..change import FileChange, HunkResult, Reader
-from ..model import ADD, CONTEXT, REMOVE, Diagnostic, FilePatch, Hunk, HunkLine, Patch
+from ..model import (
+    ADD,
+    CONTEXT,
+    REMOVE,
+    Diagnostic,
+    FilePatch,
+    Hunk,
+    HunkLine,
+    Patch,
+    sides,
+)
 from ..place.edges import away_from, claimed_edges
 from ..place.match import (
     KEYS,
@@ -478,6 +488,41 @@ def refuse_a_recorded_resend(patch: Patch, read: Reader, reverse: bool,
                   "this tool already applied this patch and the file is unchanged since: there "
                   "is nothing to do; re-read the file before writing the next patch"))
     return LogSays(frozenset(resent), len(patch.files) <= recorded_files)
+
+
+def refuse_a_logged_resend(fp: FilePatch, ours: bytes, reverse: bool, log: LogSays,
+                           placed: Sequence[HunkResult]) -> None:
+    """The history log shows this tool applied this very file patch to the path (the file
+    changed since: ``log.resent``), and every hunk's new side is in the current text, line
+    for line, whitespace aside, at a place other than where the hunk was ``placed`` now (so
+    not merely left there by its old side: a deletion from a run of equal lines): a re-send,
+    refused, however the hunks would place now (an edit that moved the lines can leave the
+    old side at another copy, or put a -U0 insertion's line number on other lines). A hunk
+    whose new side is not in the file apart from its place (the change was undone, or
+    edited since) lets the patch apply."""
+    path = fp.old_path
+    if path is None or path not in log.resent or len(placed) != len(fp.hunks):
+        return
+    key = KEYS[WHITESPACE]
+    lines = [key(line) for line in split_lines(ours)]
+    starts: dict[bytes, list[int]] = {}
+    for at, line in enumerate(lines):
+        starts.setdefault(line, []).append(at)
+    for hunk, result in zip(fp.hunks, placed, strict=True):
+        old, new = sides(hunk.lines)  # as applied (a reversed patch comes reversed)
+        wanted = [key(line) for line in new]
+        here = range(result.applied_line - 1, result.applied_line + len(old))
+        if not wanted or not any(lines[at:at + len(wanted)] == wanted
+                                 for at in starts.get(wanted[0], ()) if at not in here):
+            return
+    raise applied_error(
+        reverse, f"this tool applied this very patch to {path!r} before "
+        f"{'(reversed) ' if reverse else ''}and every hunk's new lines are in the file (the "
+        "file changed since, so they may sit at other lines now): a re-send (the history log "
+        "records it)", path=path, details={"history": "same patch, its change in the file"},
+        hint=("re-read the file: this patch was already undone, and nothing of it is left to "
+              "undo" if reverse else "re-read the file: this patch was already applied and its "
+              "change is there; send only what is still to change"))
 
 
 def refuse_if_added(path: str, existing: bytes, content: bytes, reverse: bool) -> None:

@@ -175,7 +175,17 @@ def _patch_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool
                    three_way: KnownVersions | None, log: applied.LogSays) -> FileChange:
     """``change`` with the file patch's hunks applied to the current text (``ours``): placed
     there, or, with the file's other versions, merged from the version they were written
-    against when they do not apply here, or apply only weakly (rescue.py)."""
+    against when they do not apply here, or apply only weakly (rescue.py); refused when the
+    history log shows this very file patch applied to the path and every hunk's change is
+    in the file already (applied.refuse_a_logged_resend)."""
+    changed = _placed_content(fp, change, ours, reverse, three_way, log)
+    if changed.three_way is None and changed.after != ours:  # placed here, not merged
+        applied.refuse_a_logged_resend(fp, ours, reverse, log, changed.hunks)
+    return changed
+
+
+def _placed_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool,
+                    three_way: KnownVersions | None, log: applied.LogSays) -> FileChange:
     assert fp.old_path is not None
     try:
         # a hunk's new side is sought in the whole file only when the history log

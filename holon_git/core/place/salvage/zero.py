@@ -50,7 +50,7 @@ def at_line_number(lines: Sequence[bytes], hunk: Hunk, hints: Hints) -> Salvage 
         return None
     where = f"after line {at}" if at else "at the start of the file"
     return Salvage("unidiff_zero", at - len(lead), [*lead, *body, *tail],
-                   f"the patch has no context lines at all (diff -U0); its {len(added)} "
+                   f"the hunk has no context lines (diff -U0); its {len(added)} "
                    f"added line(s) went {where}, where its header says, as git apply "
                    "--unidiff-zero puts them")
 
@@ -60,17 +60,20 @@ def line_numbers_hold(lines: Sequence[bytes], hunks: Sequence[Hunk]) -> bool:
     file patch with at least one context-less pure insertion and at least one hunk with old
     lines? Each hunk has both starts; each new start is its old start plus what the hunks
     before it added minus removed (plus one for an insertion's "after line N"); each hunk
-    with old lines has them exactly (KEYS[0]) at its header's old line, in header order. Then
-    the insertions' line numbers were read off this very file, as ``diff -U0``'s are."""
+    with old lines has them exactly (KEYS[0]) at its header's old line, in header order; and
+    the last insertion has such a hunk after it (lines added or removed between the last
+    proven hunk and an insertion below it would show nowhere). Then the insertions' line
+    numbers were read off this very file, as ``diff -U0``'s are."""
     key = KEYS[0]
-    delta, end, anchored, bare = 0, 0, False, False
+    delta, end, anchored, bare = 0, 0, False, False  # anchored: a proven hunk after a bare one
     for hunk in hunks:
         if hunk.old_start is None or hunk.new_start is None or hunk.old_count is None:
             return False
         old = [key(line.text) for line in hunk.lines if line.kind != ADD]
         new_count = sum(line.kind != REMOVE for line in hunk.lines)
         if not old:
-            bare = bare or (new_count > 0 and len(hunk.lines) == new_count)
+            if new_count > 0 and len(hunk.lines) == new_count:
+                bare, anchored = True, False
             if hunk.old_count != 0 or hunk.new_start != hunk.old_start + 1 + delta \
                     or hunk.old_start < end:
                 return False
