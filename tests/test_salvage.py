@@ -180,6 +180,67 @@ def test_a_left_out_side_copied_from_elsewhere_is_refused():
     assert "copied from elsewhere" in unsure.value.note
 
 
+SCAN = """def scan(items):
+    total = 0
+    for it in items:
+        if it.skip:
+            break
+        if it.kind in ("L", "D"):
+            total += 1
+    return total
+"""
+
+
+def test_a_short_neighbour_edited_while_the_rest_of_its_side_is_there_is_refused():
+    """The context line next to the change is the file's line rewritten whole (a short line:
+    no words in common), and the side's other lines are the file's lines there: the file
+    changed beside the edit, not context invented (the result would be break + elif)."""
+    hunk = body("     for it in items:\n"
+                "         if it.skip:\n"
+                "             continue\n"
+                "-        if it.kind in (\"L\", \"D\"):\n"
+                "+        elif it.kind in (\"L\", \"D\"):\n"
+                "             total += 1\n"
+                "     return total\n")
+    with pytest.raises(Unplaced) as unsure:
+        climb_last(lines_of(SCAN), hunk)
+    assert "'            continue', is line 5 of the file, '            break', edited" \
+        in unsure.value.note
+
+
+TWINS = """class Table:
+    def append(self, key, value):
+        if not isinstance(value, Item):
+            value = item(value, parent=self)
+
+        self._value.append(key, value)
+        return self
+
+    def raw_append(self, key, value):
+        if not isinstance(value, Item):
+            value = item(value)
+
+        self._value.append_raw(key, value)
+        return self
+"""
+
+
+def test_a_stale_hunk_is_not_moved_to_a_look_alike_block():
+    """Written for raw_append before its line changed: without its leading context the hunk
+    fits append, whose leading context differs in one line; but that context is raw_append's
+    lines, where the whole hunk is the file's lines but for one. Refused, not moved."""
+    hunk = body("         if not isinstance(value, Item):\n"
+                "             value = item(value)\n"
+                "\n"
+                "-        self._value.append(key, value)\n"
+                "+        self._value.append(key, value, validate=False)\n"
+                "         return self\n")
+    with pytest.raises(Unplaced) as unsure:
+        climb_last(lines_of(TWINS), hunk)
+    assert "the hunk was written for that place, which changed since" in unsure.value.note
+    assert unsure.value.lines == [10]
+
+
 # -- rung 4: removed lines alone ------------------------------------------------------------------
 
 def test_both_sides_invented_with_two_removed_lines():

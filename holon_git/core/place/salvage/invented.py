@@ -87,9 +87,12 @@ def check_left_out(attempt: Attempt, reading: Reading, start: int) -> None:
     """A side the reading leaves out must be invented, not context that is there:
     - not found, whitespace ignored, on the very lines the reading matched (context after
       a removed line that repeats that line: the hunk contradicts the file);
-    - not the file's lines there but for the one next to the change, which is the file's
-      line there edited (a changed neighbour: the file changed beside the edit since the
-      patch was written, which git merge-file calls a conflict);
+    - not the file's lines there but for the one next to the change, when its other lines
+      are (one not blank at least) or that one is the file's line there edited (a changed
+      neighbour: the file changed beside the edit since the patch was written, which git
+      merge-file calls a conflict);
+    - not a run of the file's lines elsewhere where the whole hunk is the file's lines
+      but for one (``_refuse_a_near_copy``: the hunk was written for that place);
     - when none of its lines is the file's line there, none of its distinctive lines a
       line of the file elsewhere (the side is then not invented but copied from another
       place, which the hunk may describe)."""
@@ -106,13 +109,16 @@ def check_left_out(attempt: Attempt, reading: Reading, start: int) -> None:
         differ = [j for j, line in enumerate(side)
                   if not 0 <= at + j < len(lines) or key(line) != key(lines[at + j])]
         beside = len(side) - 1 if name == "leading" else 0
+        kept = [j for j, line in enumerate(side) if j not in differ and line.strip()]
         if differ == [beside] and 0 <= at + beside < len(lines) \
-                and _edited(side[beside], lines[at + beside]):
+                and (kept or _edited(side[beside], lines[at + beside])):
             raise Unplaced(f"read {reading.what}, its context line next to the change, "
                            f"{quote([side[beside]])}, is line {at + beside + 1} of the "
                            f"file, {quote([lines[at + beside]])}, edited: the file changed "
                            "beside the edit since the patch was written",
                            [at + beside + 1])
+        if differ:
+            _refuse_a_near_copy(attempt, reading, name, side, at)
         if len(differ) < len(side):
             continue
         for line in side:
@@ -123,6 +129,26 @@ def check_left_out(attempt: Attempt, reading: Reading, start: int) -> None:
                                f"{elsewhere[0]} of the file: the context is not invented "
                                "but copied from elsewhere, and the hunk may describe that "
                                "place", elsewhere)
+
+
+def _refuse_a_near_copy(attempt: Attempt, reading: Reading, name: str, side: list[bytes],
+                        at: int) -> None:
+    """The left-out side is a run of the file's lines elsewhere, and there the whole hunk's
+    old side is the file's lines but for one: the hunk was written for that place, whose
+    line changed since (a stale patch), not with invented context for this one."""
+    whole = [*old_side(attempt.lead), *old_side(attempt.core), *old_side(attempt.tail)]
+    into = 0 if name == "leading" else len(whole) - len(side)
+    key, lines = KEYS[WHITESPACE], attempt.file.lines
+    for found in attempt.file.find(side) if enough(side) else []:
+        start = found - into
+        if found == at or start < 0 or start + len(whole) > len(lines):
+            continue
+        differ = sum(key(line) != key(lines[start + j]) for j, line in enumerate(whole))
+        if differ <= 1:
+            raise Unplaced(f"read {reading.what}, its {name} context is lines {found + 1}-"
+                           f"{found + len(side)} of the file, where the whole hunk is the "
+                           f"file's lines but for {'one' if differ else 'none'}: the hunk was "
+                           "written for that place, which changed since", [start + 1])
 
 
 def new_lines_elsewhere(attempt: Attempt, reading: Reading) -> None:
