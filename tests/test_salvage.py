@@ -628,3 +628,41 @@ def test_a_zero_context_deletion_counts_in_the_proof_by_git_s_numbering(tmp_path
     assert "import sys\n" in (repo / "settings.py").read_text()
     other = make_repo(tmp_path / "o", {"settings.py": MODULE})
     refused(other, MIXED + deletion.replace("+7,0", "+8,0"), "ambiguous_context")
+
+
+JOINER = """def check(label):
+    for pos, cp in enumerate(label):
+        if is_valid(cp):
+            continue
+        elif is_joiner(cp):
+            try:
+                if not valid_contextj(label, pos):
+                    raise InvalidContext(label, pos)
+            except ValueError:
+                raise IDNAError(label, pos)
+        else:
+            raise InvalidCodepoint(cp)
+"""
+
+
+def test_a_block_unwrapped_by_its_removed_lines_alone_applies(tmp_path: Path):
+    """Both edges invented (a coincidental 'else:' among them); the removed lines, unique,
+    unwrap a try block: its new lines equal two removed lines with whitespace ignored, inside
+    their own match, which is no sign of an earlier apply."""
+    repo = make_repo(tmp_path / "r", {"f.py": JOINER})
+    patch = ("--- a/f.py\n+++ b/f.py\n@@ -5,7 +5,4 @@\n         self.assert_valid(v)\n"
+             "-            try:\n-                if not valid_contextj(label, pos):\n"
+             "-                    raise InvalidContext(label, pos)\n"
+             "-            except ValueError:\n-                raise IDNAError(label, pos)\n"
+             "+            if not valid_contextj(label, pos):\n"
+             "+                raise InvalidContext(label, pos)\n"
+             "         assert helper(f) is globals()\n         else:\n")
+    receipt = applied(repo, patch)
+    assert receipt.files[0].hunks[0].tolerances == ["context_invented"]
+    assert (repo / "f.py").read_text() == JOINER.replace(
+        "            try:\n                if not valid_contextj(label, pos):\n"
+        "                    raise InvalidContext(label, pos)\n            except ValueError:\n"
+        "                raise IDNAError(label, pos)\n",
+        "            if not valid_contextj(label, pos):\n"
+        "                raise InvalidContext(label, pos)\n")
+    refused(repo, patch, "already_applied")

@@ -107,7 +107,7 @@ def _decide(attempt: Attempt, rung: str, found: list[tuple[int, Reading]],
     check_left_out(attempt, reading, start)
     _guard(attempt, reading, start)
     if reading.unanchored:
-        new_lines_elsewhere(attempt, reading)
+        new_lines_elsewhere(attempt, reading, start)
     return Salvage(rung, at, list(lines), _message(attempt, reading, start, at, forgave))
 
 

@@ -88,9 +88,9 @@ def check_left_out(attempt: Attempt, reading: Reading, start: int) -> None:
     - not found, whitespace ignored, on the very lines the reading matched (context after
       a removed line that repeats that line: the hunk contradicts the file);
     - not the file's lines there but for the one next to the change, when its other lines
-      are (one not blank at least) or that one is the file's line there edited (a changed
-      neighbour: the file changed beside the edit since the patch was written, which git
-      merge-file calls a conflict);
+      are (``enough`` of them to say where they are) or that one is the file's line there
+      edited (a changed neighbour: the file changed beside the edit since the patch was
+      written, which git merge-file calls a conflict);
     - not a run of the file's lines elsewhere where the whole hunk is the file's lines
       but for one (``_refuse_a_near_copy``: the hunk was written for that place);
     - when none of its lines is the file's line there, none of its distinctive lines a
@@ -109,9 +109,9 @@ def check_left_out(attempt: Attempt, reading: Reading, start: int) -> None:
         differ = [j for j, line in enumerate(side)
                   if not 0 <= at + j < len(lines) or key(line) != key(lines[at + j])]
         beside = len(side) - 1 if name == "leading" else 0
-        kept = [j for j, line in enumerate(side) if j not in differ and line.strip()]
+        kept = [line for j, line in enumerate(side) if j not in differ]
         if differ == [beside] and 0 <= at + beside < len(lines) \
-                and (kept or _edited(side[beside], lines[at + beside])):
+                and (enough(kept) or _edited(side[beside], lines[at + beside])):
             raise Unplaced(f"read {reading.what}, its context line next to the change, "
                            f"{quote([side[beside]])}, is line {at + beside + 1} of the "
                            f"file, {quote([lines[at + beside]])}, edited: the file changed "
@@ -151,15 +151,18 @@ def _refuse_a_near_copy(attempt: Attempt, reading: Reading, name: str, side: lis
                            "written for that place, which changed since", [start + 1])
 
 
-def new_lines_elsewhere(attempt: Attempt, reading: Reading) -> None:
-    """Placed by its removed lines alone, a hunk whose new lines the file already has
-    elsewhere (they say where they are: ``enough``) may have been applied there, its
-    context invented, and the removed lines found be another copy: GNU patch's
-    'reversed (or previously applied)' case. Refused."""
+def new_lines_elsewhere(attempt: Attempt, reading: Reading, start: int) -> None:
+    """Placed by its removed lines alone (at ``start``), a hunk whose new lines the file
+    already has elsewhere (they say where they are: ``enough``) may have been applied there,
+    its context invented, and the removed lines found be another copy: GNU patch's
+    'reversed (or previously applied)' case. Refused. New lines found only within the
+    removed lines' own match are those lines (a block unwrapped and dedented: its new lines
+    equal some old ones, whitespace ignored), no sign of an earlier apply."""
     new = [line for line in reading.new if line is not None]
     if not enough(new):
         return
-    found = attempt.file.find(new)
+    inside = range(start, start + len(reading.old) - len(new) + 1)
+    found = [at for at in attempt.file.find(new) if at not in inside]
     if found:
         raise Unplaced(f"read {reading.what}, its new lines are already at line "
                        f"{found[0] + 1}: the hunk may be applied there", found[:10])
