@@ -666,3 +666,29 @@ def test_a_block_unwrapped_by_its_removed_lines_alone_applies(tmp_path: Path):
         "            if not valid_contextj(label, pos):\n"
         "                raise InvalidContext(label, pos)\n")
     refused(repo, patch, "already_applied")
+
+
+CONVERT = """class Markdown:
+    def convert_file(
+        self_v2,
+        source: str | None = None,
+        encoding: str | None = None,
+    ) -> None:
+        pass
+"""
+
+
+def test_a_short_neighbour_renamed_beside_one_line_in_place_is_refused():
+    """The leading side's far line is the file's line there and its line next to the change
+    is a short, common one ('self,') renamed in the file: the file changed beside the edit,
+    though the two lines share no word and only one other line is in place."""
+    hunk = body("     def convert_file(\n"
+                "         self,\n"
+                "-        source: str | None = None,\n"
+                "+        source: bytes | None = None,\n"
+                "         encoding: str | None = None,\n"
+                "     ) -> None:\n")
+    with pytest.raises(Unplaced) as unsure:
+        climb_last(lines_of(CONVERT), hunk)
+    assert "'        self,', is line 3 of the file, '        self_v2,', edited" \
+        in unsure.value.note

@@ -88,9 +88,10 @@ def check_left_out(attempt: Attempt, reading: Reading, start: int) -> None:
     - not found, whitespace ignored, on the very lines the reading matched (context after
       a removed line that repeats that line: the hunk contradicts the file);
     - not the file's lines there but for the one next to the change, when its other lines
-      are (``enough`` of them to say where they are) or that one is the file's line there
-      edited (a changed neighbour: the file changed beside the edit since the patch was
-      written, which git merge-file calls a conflict);
+      are (``enough`` of them to say where they are, or one not blank while that one is not
+      distinctive) or that one is the file's line there edited (a changed neighbour: the
+      file changed beside the edit since the patch was written, which git merge-file calls
+      a conflict);
     - not a run of the file's lines elsewhere where the whole hunk is the file's lines
       but for one (``_refuse_a_near_copy``: the hunk was written for that place);
     - when none of its lines is the file's line there, none of its distinctive lines a
@@ -110,8 +111,12 @@ def check_left_out(attempt: Attempt, reading: Reading, start: int) -> None:
                   if not 0 <= at + j < len(lines) or key(line) != key(lines[at + j])]
         beside = len(side) - 1 if name == "leading" else 0
         kept = [line for j, line in enumerate(side) if j not in differ]
+        # the side's other lines in place say the file changed there, unless they are one
+        # short line (an 'else:') beside a line the model plainly wrote from memory
+        in_place = enough(kept) or (any(line.strip() for line in kept)
+                                    and not distinctive(side[beside]))
         if differ == [beside] and 0 <= at + beside < len(lines) \
-                and (enough(kept) or _edited(side[beside], lines[at + beside])):
+                and (in_place or _edited(side[beside], lines[at + beside])):
             raise Unplaced(f"read {reading.what}, its context line next to the change, "
                            f"{quote([side[beside]])}, is line {at + beside + 1} of the "
                            f"file, {quote([lines[at + beside]])}, edited: the file changed "
