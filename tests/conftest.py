@@ -38,6 +38,20 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ["TMPDIR"] = tempfile.tempdir = scratch  # xdist's workers inherit it
         config.option.basetemp = os.path.join(root, "run")
         config.stash[_OWN_BASETEMP] = root
+        _bytecode_cached_in(os.path.join(root, "pycache"))
+
+
+def _bytecode_cached_in(prefix: str) -> None:
+    """The Python processes the run starts (xdist's workers, the command line, MCP servers,
+    mypy) share one bytecode cache, in the run's directory: each module is compiled once per
+    run, not once per process, and nothing is written beside the sources. A run in an
+    environment that forbids bytecode files (PYTHONDONTWRITEBYTECODE) otherwise compiles every
+    module of holon-git in every one of its hundreds of processes; PYTHONPYCACHEPREFIX set by
+    the user is left alone."""
+    if os.environ.get("PYTHONPYCACHEPREFIX"):
+        return
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = prefix
 
 
 _OWN_BASETEMP = pytest.StashKey[str]()
