@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import signal
@@ -96,6 +97,15 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 _FAILED = pytest.StashKey[bool]()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What exists once the tests are collected (every test module and all it imports) lives
+    as long as the process: frozen, the cyclic garbage collector stops walking it again at
+    each full collection (7% of a sample's CPU time). What the tests make is collected as
+    usual."""
+    gc.collect()
+    gc.freeze()
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
