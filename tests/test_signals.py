@@ -88,11 +88,17 @@ def test_forward_without_a_hold_raises_keyboard_interrupt_at_the_end() -> None:
     assert not isinstance(raised.value, Interrupted)
 
 
+# the child sets SIGTERM's usual action itself: a test run started with SIGTERM ignored would
+# pass that on to it
+DEFAULT_SIGTERM = "signal.signal(signal.SIGTERM, signal.SIG_DFL)\n"
+
+
 def test_sigterm_is_held_only_when_asked_and_still_ends_the_process() -> None:
     """A SIGTERM a checkpoint answered ends the process once the hold is over (after the
     undo); a hold without ``terminate`` leaves SIGTERM to its usual handler."""
     code = (
         "import os, signal, sys\n"
+        f"{DEFAULT_SIGTERM}"
         "from holon_git.fs.signals import HeldSignals, Interrupted\n"
         "with HeldSignals(terminate=True) as held:\n"
         "    os.kill(os.getpid(), signal.SIGTERM)\n"
@@ -106,7 +112,7 @@ def test_sigterm_is_held_only_when_asked_and_still_ends_the_process() -> None:
                           timeout=60)
     assert done.returncode == -signal.SIGTERM, done
     assert done.stdout.split("\n")[:2] == ["held", "undone after SIGTERM"]
-    code = ("import os, signal\nfrom holon_git.fs.signals import HeldSignals\n"
+    code = (f"import os, signal\n{DEFAULT_SIGTERM}from holon_git.fs.signals import HeldSignals\n"
             "with HeldSignals():\n    os.kill(os.getpid(), signal.SIGTERM)\n"
             "    print('not reached', flush=True)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
