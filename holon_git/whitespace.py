@@ -18,7 +18,8 @@ blank lines at the end of a file dropped. ``error`` refuses the patch (``whitesp
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import NamedTuple
 
 from .core.model import ADD, CONTEXT, FilePatch, Hunk, HunkLine, PackedLines, Patch
 from .errors import PatchError
@@ -36,8 +37,7 @@ TAB_WIDTH = 8
 _SUSPECT_ADDED = re.compile(rb"\n\+(?:[^\n]*[ \t\f\v]\r?(?:\n|\Z)|[ \t]* \t)")
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     path: str
     patch_line: int | None
     what: str  # git's words: "trailing whitespace", "space before tab in indent", ...
