@@ -173,7 +173,7 @@ def _apply_once(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
                 plan = plan_patch(parsed, destination.read, reverse=reverse,
                                   expect_sha256=request.expect_sha256, progress=progress,
                                   keep_preimages=keep, on_planned=on_planned,
-                                  three_way=versions)
+                                  three_way=versions, record=not check)
                 destination.validate(plan)
                 diff = None
                 if emit_diff:
@@ -314,7 +314,8 @@ def _file_by_file(parsed: Patch, destination: Target, receipt: Receipt, *, check
         remaining = [fp for fp in remaining if all(fp is not member for member in group)]
         try:
             plan = plan_patch(Patch(group, parsed.format), destination.read, reverse=reverse,
-                              three_way=three_way, every_refusal=reject, reject=reject)
+                              three_way=three_way, every_refusal=reject, reject=reject,
+                              record=not check)
             if plan.rejects:
                 from .core.plan.reject import check_reject_paths
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from .core.model import Patch
 from .errors import PatchError
@@ -32,14 +31,17 @@ def read_patch_files(names: Sequence[str]) -> list[tuple[str, bytes]]:
     return inputs
 
 
-@dataclass
 class ParsedInputs:
     """Several inputs parsed as one patch, remembering which file patch came from where."""
 
-    patch: Patch
-    # per input: its name and the (path names, first patch line, next file patch's line)
-    # of each of its file patches
-    spans: list[tuple[str, list[tuple[list[str], int, int | None]]]]
+    __slots__ = ("patch", "spans")
+
+    def __init__(self, patch: Patch,
+                 spans: list[tuple[str, list[tuple[list[str], int, int | None]]]]) -> None:
+        self.patch = patch
+        # per input: its name and the (path names, first patch line, next file patch's
+        # line) of each of its file patches
+        self.spans = spans
 
     def name_the_file(self, err: PatchError | None) -> None:
         """With several inputs, set ``details.patch_file`` of a refusal that one input's file

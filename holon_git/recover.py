@@ -23,6 +23,8 @@ from .fs.journal import (
     PREIMAGES,
     Entry,
     Record,
+    file_stat,
+    read_linked,
     remove_base,
     remove_dir,
     sha256,
@@ -110,6 +112,62 @@ def _load(fd: int, txid: str, git_dir: str) -> _Loaded:
     return _Loaded(txid, fd, record, mark, preimages)
 
 
+def _with_linked(tree: Tree, fd: int, record: Record, preimages: bytes) -> bytes:
+    """The old contents kept by links, read and checked before anything changes, appended to
+    the copied ones: each linked entry is then given the checksum and range a copied one has,
+    so the restore treats both alike.
+
+    A link is the old file itself. While its path still holds that very file, the apply never
+    replaced it: there is nothing to restore, and an edit made there since (which the link
+    shares) is the user's. Otherwise its content is copied back only if the link is that
+    file's only name and still has the stat the journal names: a link in a forged journal to
+    a file of this user's elsewhere has a name of its own, and is never copied out; one
+    written to since the apply's commit no longer holds the old content. (A modified file
+    replaced by an exchange of names keeps the old file under the entry's temporary name
+    until it is unlinked: that name is the apply's own, and counted.)"""
+    kept = [preimages]
+    offset = len(preimages)
+    for number, entry in enumerate(record.entries):
+        if entry.before_stat is None:
+            continue
+        got = read_linked(fd, number)
+        if got is not None:
+            here = _lstat_or_none(tree, entry.path)
+            untouched = here is not None and here.st_dev == got[1].st_dev \
+                and here.st_ino == got[1].st_ino
+            names = 1 + _at_temp_name(tree, record.txid, number, entry.path, got[1])
+            if not untouched and (got[1].st_nlink != names
+                                  or file_stat(got[1]) != entry.before_stat):
+                got = None
+        if got is None:
+            raise invalid(record.txid, f"the saved old file of {entry.path!r} is missing, not "
+                          "this user's, linked elsewhere too, or changed since it was saved",
+                          path=entry.path)
+        content = got[0]
+        entry.before_sha = sha256(content)
+        entry.offset, entry.size = offset, len(content)
+        offset += len(content)
+        kept.append(content)
+    return b"".join(kept)
+
+
+def _at_temp_name(tree: Tree, txid: str, number: int, path: str, st: os.stat_result) -> int:
+    """1 if the entry's temporary name in its directory is the file ``st`` describes."""
+    try:
+        found = os.stat(temp_name(txid, number), dir_fd=tree.dir_fd(split(path)[0]),
+                        follow_symlinks=False)
+    except (OSError, Missing, PatchError):
+        return 0
+    return int(found.st_dev == st.st_dev and found.st_ino == st.st_ino)
+
+
+def _lstat_or_none(tree: Tree, rel: str) -> os.stat_result | None:
+    try:
+        return tree.lstat(rel)
+    except PatchError:
+        return None
+
+
 def _check_paths(tree: Tree, record: Record) -> None:
     """The disk-side path policy for every path a journal names, before anything changes:
     no symbolic link on the way, nothing in the git directory under another name."""
@@ -144,6 +202,8 @@ def recover_journals(git_dir: str, root: str, guarded: list[str] | None = None) 
             for loaded in locked:
                 if loaded.record is not None:
                     _check_paths(tree, loaded.record)
+                    loaded.preimages = _with_linked(tree, loaded.fd, loaded.record,
+                                                    loaded.preimages)
         for loaded in sorted(locked, key=lambda item: item.order, reverse=True):
             if loaded.record is not None:
                 if _past_commit_point(loaded.mark, git_dir):

@@ -18,7 +18,8 @@ blank lines at the end of a file dropped. ``error`` refuses the patch (``whitesp
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import NamedTuple
 
 from .core.model import ADD, CONTEXT, FilePatch, Hunk, HunkLine, PackedLines, Patch
 from .errors import PatchError
@@ -27,13 +28,16 @@ ACTIONS = ("nowarn", "warn", "fix", "strip", "error", "error-all")
 DEFAULT = "warn"
 _BLANKS = b" \t\f\v"
 TAB_WIDTH = 8
-# a line of a packed hunk body that may end in whitespace, found without decoding its lines
-# (a large patch has hundreds of thousands): a blank right before a line ending
-_BLANK_AT_EOL = re.compile(rb"[ \t\f\v]\r?\n")
+# an added line of a packed hunk body that may break a rule, found without decoding the
+# body's lines (a large patch has hundreds of thousands): a blank right before its line ending
+# (or the body's end), or a space before a tab in its indentation. Added lines only: a blank
+# context line is written " \n", so a search of every line would suspect most hunks. Searched
+# in the body after a newline, so that every line starts after one (a literal the regular
+# expression engine scans for quickly).
+_SUSPECT_ADDED = re.compile(rb"\n\+(?:[^\n]*[ \t\f\v]\r?(?:\n|\Z)|[ \t]* \t)")
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     path: str
     patch_line: int | None
     what: str  # git's words: "trailing whitespace", "space before tab in indent", ...
@@ -126,8 +130,8 @@ def _clean(fp: FilePatch, hunk: Hunk) -> bool:
     if not isinstance(hunk.lines, PackedLines):
         return False
     packed = hunk.lines.packed
-    if b" \t" in packed or _BLANK_AT_EOL.search(packed):
-        return False  # perhaps in an added line: look closer
+    if _SUSPECT_ADDED.search(b"\n" + packed):
+        return False  # look closer
     last = packed[packed.rfind(b"\n", 0, len(packed) - 1) + 1:]
     if last[-1:] in (b" ", b"\t", b"\f", b"\v"):
         return False  # a last line without a line ending

@@ -58,9 +58,9 @@ def test_default_keeps_the_crash_journal(tmp_path: Path, monkeypatch: pytest.Mon
     real = journal.Journal.create.__func__  # type: ignore[attr-defined]
 
     def spy(cls: type, git_dir: str, record: object, preimages: list[bytes],
-            sync: bool = True, held: object = None) -> object:
+            sync: bool = True, held: object = None, link: object = None) -> object:
         created.append(sync)
-        return real(cls, git_dir, record, preimages, sync, held)
+        return real(cls, git_dir, record, preimages, sync, held, link)
 
     monkeypatch.setattr(journal.Journal, "create", classmethod(spy))
     assert apply_patch(PATCH, repo).ok

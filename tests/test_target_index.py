@@ -95,6 +95,28 @@ def test_cached_add_into_a_file_path_or_onto_a_directory_is_refused(repo: Path):
             target="index")
 
 
+def test_cached_add_onto_a_directory_known_only_to_the_index_is_refused(tmp_path: Path):
+    """Directories are told from the index's sorted paths, names that are not UTF-8 and
+    names that sort next to the directory's ("d.txt", "d-x", "d0" beside "d/") included; a
+    deleted entry frees its path for a new file, as in git."""
+    repo = make_repo(tmp_path / "r", {"d.txt": "a\n", "d-x": "a\n", "d0": "a\n",
+                                      "d/inner.txt": "a\n", "keep.txt": "a\n"})
+    (repo / os.fsdecode(b"caf\xe9")).mkdir()
+    (repo / os.fsdecode(b"caf\xe9/x.txt")).write_bytes(b"a\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "dirs")
+    for gone in ("d", os.fsdecode(b"caf\xe9")):  # only the index knows them now
+        subprocess.run(["rm", "-r", str(repo / gone)], check=True)
+    add = "--- /dev/null\n+++ b/{}\n@@ -0,0 +1 @@\n+x\n"
+    refused(repo, add.format("d"), "already_exists", target="index")
+    refused(repo, 'diff --git "a/caf\\351" "b/caf\\351"\nnew file mode 100644\n'
+            '--- /dev/null\n+++ "b/caf\\351"\n@@ -0,0 +1 @@\n+x\n', "already_exists",
+            target="index")
+    applied(repo, "--- a/d/inner.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n" + add.format("d"),
+            target="index")
+    assert "d" in index_entries(repo) and "d/inner.txt" not in index_entries(repo)
+
+
 def test_cached_missing_file(repo: Path):
     (repo / "untracked.txt").write_text("a\n")
     refused(repo, "--- a/untracked.txt\n+++ b/untracked.txt\n@@ -1 +1 @@\n-a\n+b\n",

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from clisupport import holon
 from gitsupport import applied, refused
+from hypothesis import given
+from hypothesis import strategies as st
 from repos.builders import git
 
 from holon_git.parse import parse_patch
@@ -99,11 +101,7 @@ def test_an_unknown_action_is_a_usage_error(repo: Path):
     refused(repo, ADD, "usage_error", whitespace="loud")
 
 
-@pytest.mark.parametrize("body", [
-    " a\n+b \n c\n", " a\n+b\n c \n", "+\tx\n+ \ty\n", " a\n+b\n+  \n", "-a \n+a\n",
-    " a\n+b\t", " a\n+b\n", "+x\r\n+y \r\n",
-])
-def test_the_packed_fast_path_agrees_with_reading_every_line(body: str):
+def _agrees_with_every_line(body: bytes) -> None:
     """problems() skips a packed hunk body it can tell is clean without decoding it; it must
     find exactly what reading every line finds."""
     from holon_git.core.model import FileKind, FilePatch, Hunk, PackedLines, Patch
@@ -112,5 +110,27 @@ def test_the_packed_fast_path_agrees_with_reading_every_line(body: str):
         hunk = Hunk(1, None, 1, None, lines, patch_line=3)  # type: ignore[arg-type]
         return Patch([FilePatch(FileKind.MODIFY, "f.txt", "f.txt", [hunk])])
 
-    packed = PackedLines(body.encode())
+    packed = PackedLines(body)
     assert problems(patch_of(packed)) == problems(patch_of(list(packed)))
+
+
+@pytest.mark.parametrize("body", [
+    " a\n+b \n c\n", " a\n+b\n c \n", "+\tx\n+ \ty\n", " a\n+b\n+  \n", "-a \n+a\n",
+    " a\n+b\t", " a\n+b\n", "+x\r\n+y \r\n", " \n+b\n \n", "  \tx\n+b\n", "+b\n \t\n",
+    "+x\r\r\n", "+x \r\r\n", "+x\f\n", "+\vx\n", "+b\n-  \n c\n",
+])
+def test_the_packed_fast_path_agrees_with_reading_every_line(body: str):
+    _agrees_with_every_line(body.encode())
+
+
+@given(st.lists(st.tuples(st.sampled_from(" -+"), st.text(" \t\f\v\rx", max_size=5),
+                          st.sampled_from(["\n", "\r\n"])), min_size=1, max_size=6),
+       st.booleans())
+def test_the_packed_fast_path_agrees_on_any_body(lines: list[tuple[str, str, str]],
+                                                 ends_open: bool):
+    """Bodies of blanks, tabs, form feeds, CRs and one letter, in context, removed and added
+    lines, the last one perhaps without its line ending."""
+    body = "".join(prefix + text + ending for prefix, text, ending in lines)
+    if ends_open:
+        body = body[:-2] if body.endswith("\r\n") else body[:-1]
+    _agrees_with_every_line(body.encode())

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
 from ..errors import PatchError
@@ -19,9 +18,9 @@ from .model import FilePatch
 from .place.match import MAX_REGION, show_line, split_lines
 
 
-@dataclass(frozen=True)
-class Version:
-    """Another known version of a file: a candidate base for the merge."""
+class Version(NamedTuple):
+    """Another known version of a file: a candidate base for the merge. (A named tuple:
+    immutable like a frozen dataclass, and made without one's start-up cost.)"""
 
     label: str  # "HEAD", "index", "patch index line <id>", "blob <id> recorded <time>"
     content: bytes
@@ -70,11 +69,18 @@ def marker_size_for(*texts: bytes) -> int:
     return max(7, longest + 1)
 
 
-@dataclass
 class Conflict:
-    ours_start: int  # 0-based line of the current file where the conflicting region starts
-    ours_count: int
-    theirs: list[bytes]  # the patch's lines for the region
+    """One conflicting region of a merge. (A plain slotted class: no dataclass start-up.)"""
+
+    __slots__ = ("ours_start", "ours_count", "theirs")
+
+    def __init__(self, ours_start: int, ours_count: int, theirs: list[bytes]) -> None:
+        self.ours_start = ours_start  # 0-based line of the current file where it starts
+        self.ours_count = ours_count
+        self.theirs = theirs  # the patch's lines for the region
+
+    def __repr__(self) -> str:
+        return f"Conflict({self.ours_start!r}, {self.ours_count!r}, {self.theirs!r})"
 
 
 def conflicts(merged: bytes, marker_size: int) -> list[Conflict]:

@@ -100,12 +100,15 @@ def refuse_made_git_dirs(paths: Iterable[str], mode_of: Callable[[str], int | No
                  gets.setdefault("/".join(parts[:at]), set())).add(following)
     for folder, named in gets.items():
         have = set(named)
-        for part in {"HEAD", "objects", "refs"} - have:
+        for part in ("HEAD", "objects", "refs"):
+            if part in have:
+                continue
             mode = mode_of(f"{folder}/{part}")
-            if mode is not None and (part == "refs" or (
+            if mode is None or not (part == "refs" or (
                     stat.S_ISDIR(mode) if part == "objects"
                     else stat.S_ISREG(mode) or stat.S_ISLNK(mode))):
-                have.add(part)
+                break  # one missing: not a git directory, whatever the others are
+            have.add(part)
         if len(have) == 3:
             raise PatchError("path_escape", f"the patch would make {folder!r} a git directory "
                              "(HEAD, objects and refs), whose config and hooks git runs",

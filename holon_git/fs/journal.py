@@ -1,8 +1,14 @@
 """The crash journal of a working-tree apply: enough to put every file back after a hard kill.
 
-Layout: ``<git dir>/holon-apply/<id>/`` holds ``preimages`` (the old contents of every file
-the apply changes, concatenated) and ``journal.json`` (what each path held before and will
-hold after, and the temporary names the apply stages under). Both are written (and, for a
+Layout: ``<git dir>/holon-apply/<id>/`` holds the old file of every path the apply changes
+and ``journal.json`` (what each path held before and will hold after, and the temporary names
+the apply stages under). An old file is kept by a hard link, ``pre-<entry number>``: the
+replace (a rename over it, or an unlink) then leaves its inode to the journal, unchanged, and
+nothing is read, hashed or copied. The link is named by the old file's inode, size and
+modification time (``before_stat``), as the staged file is by ``after_stat`` (below). Where a
+link cannot be made (the git directory on another filesystem, a filesystem without hard
+links, a file someone else owns), the old content is copied into ``preimages``, all such
+contents concatenated, with its sha256 (``before_sha``). All of it is written (and, for a
 durable apply, fsync'd), and journal.json is renamed into place, before the first file of
 the working tree is replaced.
 
@@ -13,7 +19,8 @@ and any later edit (a write moves the modification time; an editor's save makes 
 inode) shows as someone else's. Hashing the new contents would cost a large patch as much
 as hashing the old ones. Only a file staged after the journal (into a directory the apply
 makes, which the journal must name first) carries the sha256 of its content
-(``after_sha``). Version 1 journals, written before ``after_stat`` existed, are still read.
+(``after_sha``). Journals of versions 1 (before ``after_stat``) and 2 (before ``before_stat``)
+are still read.
 Removing journal.json is the apply's commit point; a journal that still has one after its
 process died is *unrecovered* (journal_dir.py finds those), and ``git holon-apply --recover``
 restores every path to its old content (holon_git/recover.py).
@@ -32,19 +39,21 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import stat
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass, field
 
 from ..git.location import JOURNAL_DIR
 from .journal_check import check_record
 from .journal_dir import JOURNAL_FILE
+from .tree import identity
 
 PREIMAGES = "preimages"
 COMMIT_POINT = "commit-point.json"  # --index/--commit: how to tell the git side went through
-VERSION = 2
-READ_VERSIONS = (1, 2)  # a journal an older holon-git left behind is still recovered
+VERSION = 3
+READ_VERSIONS = (1, 2, 3)  # a journal an older holon-git left behind is still recovered
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
 _FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
 
@@ -53,6 +62,11 @@ def sha256(data: bytes) -> str:
     import hashlib
 
     return hashlib.sha256(data).hexdigest()
+
+
+def linked_name(number: int) -> str:
+    """The name entry ``number``'s old file is linked under in the journal directory."""
+    return f"pre-{number}"
 
 
 def temp_name(txid: str, number: int, kind: str = "") -> str:
@@ -70,16 +84,23 @@ def file_stat(st: os.stat_result) -> list[int]:
 
 @dataclass(slots=True)
 class Entry:
-    """One path of the transaction. What will be at path is proven by ``after_sha`` or by
-    ``after_stat`` (see the module's docstring); neither: nothing will be there."""
+    """One path of the transaction. What was at path is kept by ``before_stat`` (a link) or
+    ``before_sha`` (a copy); what will be there is proven by ``after_sha`` or by
+    ``after_stat`` (see the module's docstring); neither: nothing was, or will be, there."""
 
     path: str
-    before_sha: str | None  # None: nothing was at path
+    before_sha: str | None  # sha256 of the old content copied into the preimages file
     after_sha: str | None  # sha256 of the new content, for a file staged after the journal
     perm: int | None = None  # permission bits of the old file
     offset: int = 0  # where the old content starts in the preimages file
     size: int = 0
     after_stat: list[int] | None = None  # file_stat() of the file staged before the journal
+    before_stat: list[int] | None = None  # file_stat() of the old file, linked (linked_name)
+
+    @property
+    def is_old(self) -> bool:
+        """Something was at path (kept by a link or a copy)."""
+        return self.before_sha is not None or self.before_stat is not None
 
     @property
     def is_new(self) -> bool:
@@ -95,8 +116,8 @@ class Entry:
 
     def to_dict(self) -> dict[str, object]:
         return {"path": self.path, "before_sha": self.before_sha, "after_sha": self.after_sha,
-                "after_stat": self.after_stat, "perm": self.perm, "offset": self.offset,
-                "size": self.size}
+                "after_stat": self.after_stat, "before_stat": self.before_stat,
+                "perm": self.perm, "offset": self.offset, "size": self.size}
 
 
 @dataclass
@@ -145,6 +166,71 @@ def _write_file(name: str, dir_fd: int, chunks: Iterable[bytes], sync: bool = Tr
             os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def link_old(dir_fd: int, name: str, journal_fd: int, number: int,
+             token: tuple[int, ...]) -> os.stat_result | None:
+    """Link the file ``name`` of the directory ``dir_fd`` into the journal as entry
+    ``number``'s old file, if it is the file with identity ``token`` (fs/tree.py's
+    ``identity``), this user's own and linked nowhere else. Its stat when linked; None where
+    no link can be made (another filesystem, one without hard links, the file another user's
+    or with links of its own): copy it instead. Raises FileNotFoundError, or ValueError
+    (another file), when the file is not the one read.
+
+    Once the commit has replaced the file, the journal's link is its only name: recovery
+    copies a link's content into the working tree only then (read_linked's callers), so
+    that a link planted in a forged journal to a file of this user's elsewhere (which has a
+    name of its own) is never copied out."""
+    linked = linked_name(number)
+    try:
+        os.link(name, linked, src_dir_fd=dir_fd, dst_dir_fd=journal_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        raise
+    except OSError:
+        return None  # EXDEV, EPERM, EMLINK, EOPNOTSUPP...: the copy keeps it
+    try:
+        st = os.stat(linked, dir_fd=journal_fd, follow_symlinks=False)
+        if identity(st) != token:
+            raise ValueError(f"{name!r} is not the file that was read")
+        if st.st_uid != os.geteuid() or st.st_nlink != 2:  # see above, and read_linked
+            os.unlink(linked, dir_fd=journal_fd)
+            return None
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(linked, dir_fd=journal_fd)
+        raise
+    return st
+
+
+def read_linked(journal_fd: int, number: int) -> tuple[bytes, os.stat_result] | None:
+    """What entry ``number``'s link holds, and its stat; None unless it is a regular file of
+    this user's (a link made by anyone else, to a file they could not read, must not be
+    copied out). Whether it still holds the old content is the caller's to check: its stat
+    is the ``before_stat`` the journal names unless it was written to in place since."""
+    try:
+        fd = os.open(linked_name(number), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
+                     | getattr(os, "O_CLOEXEC", 0), dir_fd=journal_fd)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+            return None
+        chunks = []
+        while chunk := os.read(fd, max(st.st_size + 1, 1 << 16)):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    content = b"".join(chunks)
+    return (content, st) if len(content) == st.st_size else None
+
+
+def _empty(dir_fd: int) -> None:
+    """Best effort: remove every file of a journal directory."""
+    with suppress(OSError):
+        for child in os.listdir(dir_fd):
+            with suppress(OSError):
+                os.unlink(child, dir_fd=dir_fd)
 
 
 def remove_dir(parent_fd: int, name: str) -> None:
@@ -254,19 +340,20 @@ class Journal:
 
     @classmethod
     def create(cls, git_dir: str, record: Record, preimages: Iterable[bytes],
-               sync: bool = True, held: Liveness | None = None) -> Journal:
+               sync: bool = True, held: Liveness | None = None,
+               link: Callable[[int], None] | None = None) -> Journal:
         """Write the journal (fsync'd with ``sync``); on failure nothing is left behind.
-        ``preimages`` is consumed before the record is written, so a generator may fill in
-        the entries' checksums and offsets as it reads each old content. ``held``: the
-        transaction's claim (its directory, locked), which the journal then takes over; on
-        failure the claim stays, with nothing in it."""
+        ``link(dir_fd)`` is called first, with the journal directory, to link the old files
+        it can (``linked_name``); then ``preimages`` is consumed, before the record is
+        written, so a generator may fill in the entries' checksums and offsets as it reads
+        each old content the links did not keep. ``held``: the transaction's claim (its
+        directory, locked), which the journal then takes over; on failure the claim stays,
+        with nothing in it."""
         if held is not None and held.fd >= 0:
             try:
-                cls._write(held.fd, held.base_fd, record, preimages, sync)
+                cls._write(held.fd, held.base_fd, record, preimages, sync, link)
             except BaseException:
-                for name in (PREIMAGES, JOURNAL_FILE + ".tmp", JOURNAL_FILE):
-                    with suppress(OSError):
-                        os.unlink(name, dir_fd=held.fd)
+                _empty(held.fd)
                 raise
             journal = cls(git_dir, held.base_fd, held.fd, record, sync)
             held.fd = -1  # the journal holds it now
@@ -290,7 +377,7 @@ class Journal:
         try:
             fd = os.open(record.txid, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=base_fd)
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            cls._write(fd, base_fd, record, preimages, sync)
+            cls._write(fd, base_fd, record, preimages, sync, link)
         except BaseException:
             if fd >= 0:
                 os.close(fd)
@@ -302,7 +389,9 @@ class Journal:
 
     @staticmethod
     def _write(fd: int, base_fd: int, record: Record, preimages: Iterable[bytes],
-               sync: bool) -> None:
+               sync: bool, link: Callable[[int], None] | None) -> None:
+        if link is not None:
+            link(fd)
         _write_file(PREIMAGES, fd, preimages, sync)
         _write_file(JOURNAL_FILE + ".tmp", fd, [record.to_json()], sync)
         os.rename(JOURNAL_FILE + ".tmp", JOURNAL_FILE, src_dir_fd=fd, dst_dir_fd=fd)
@@ -311,7 +400,14 @@ class Journal:
             os.fsync(base_fd)
 
     def preimage(self, entry: Entry) -> bytes:
-        """An entry's old content, read back from the preimages file (for an undo)."""
+        """An entry's old content, read back from its link or from the preimages file (for
+        an undo), and checked to be what was saved."""
+        if entry.before_stat is not None:
+            number = next(n for n, e in enumerate(self.record.entries) if e is entry)
+            got = read_linked(self.fd, number)
+            if got is None or file_stat(got[1]) != entry.before_stat:
+                raise OSError(f"the journal's link to the old {entry.path!r} is damaged")
+            return got[0]
         fd = os.open(PREIMAGES, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
                      dir_fd=self.fd)
         try:

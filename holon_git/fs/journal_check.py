@@ -25,6 +25,7 @@ SHA256 = re.compile(r"[0-9a-f]{64}")
 _RECORD_KEYS = {"version", "txid", "entries", "new_dirs", "root", "pid", "created"}
 _ENTRY_KEYS = {1: {"path", "before_sha", "after_sha", "perm", "offset", "size"}}
 _ENTRY_KEYS[2] = _ENTRY_KEYS[1] | {"after_stat"}
+_ENTRY_KEYS[3] = _ENTRY_KEYS[2] | {"before_stat"}
 
 
 def _int(value: object) -> bool:
@@ -55,15 +56,16 @@ def _path(txid: str, value: object) -> str:
     return clean
 
 
-def _after_stat(value: object) -> bool:
+def _file_stat(value: object) -> bool:
     """None, or [inode, size, modification time in ns] (journal.file_stat)."""
     return value is None or (isinstance(value, list) and len(value) == 3
                              and all(_int(n) and 0 <= n < 1 << 64 for n in value))
 
 
 def check_record(raw: bytes, txid: str, versions: tuple[int, ...]) -> dict[str, Any]:
-    """journal.json's content, checked field by field; raises journal_invalid. Version 1
-    entries (no ``after_stat``) are given ``after_stat`` None."""
+    """journal.json's content, checked field by field; raises journal_invalid. Entries of
+    versions 1 and 2 are given the fields they lack (``after_stat``, ``before_stat``) as
+    None."""
     data = load_json(raw, txid, "journal.json")
     if set(data) != _RECORD_KEYS:
         raise invalid(txid, "journal.json does not have the fields holon-git writes",
@@ -84,6 +86,7 @@ def check_record(raw: bytes, txid: str, versions: tuple[int, ...]) -> dict[str, 
         if not isinstance(entry, dict) or set(entry) != _ENTRY_KEYS[version]:
             raise invalid(txid, "an entry does not have the fields holon-git writes")
         entry.setdefault("after_stat", None)
+        entry.setdefault("before_stat", None)
         path = _path(txid, entry["path"])
         if path in seen:
             raise invalid(txid, f"it names {path!r} twice", path=path)
@@ -92,12 +95,16 @@ def check_record(raw: bytes, txid: str, versions: tuple[int, ...]) -> dict[str, 
         for sha in (before, after):
             if sha is not None and not (isinstance(sha, str) and SHA256.fullmatch(sha)):
                 raise invalid(txid, f"the checksums of {path!r} are malformed", path=path)
-        stat = entry["after_stat"]
-        if not _after_stat(stat):
+        stat, linked = entry["after_stat"], entry["before_stat"]
+        if not _file_stat(stat):
             raise invalid(txid, f"the staged file of {path!r} is malformed", path=path)
+        if not _file_stat(linked):
+            raise invalid(txid, f"the saved old file of {path!r} is malformed", path=path)
         if after is not None and stat is not None:
             raise invalid(txid, f"the new content of {path!r} is proven twice", path=path)
-        if before is None and after is None and stat is None:
+        if before is not None and linked is not None:
+            raise invalid(txid, f"the old content of {path!r} is saved twice", path=path)
+        if before is None and linked is None and after is None and stat is None:
             raise invalid(txid, f"{path!r} is neither old nor new", path=path)
         perm, offset, size = entry["perm"], entry["offset"], entry["size"]
         if perm is not None and not (_int(perm) and 0 <= perm <= 0o7777):

@@ -234,7 +234,7 @@ class Transaction:
 
     def _write_journal(self, changes: list[FileChange], new_dirs: list[str]) -> None:
         entries: list[journal.Entry] = []
-        olds: list[tuple[journal.Entry, SourceFile]] = []
+        olds: list[tuple[int, journal.Entry, SourceFile]] = []
 
         def add(path: str, before: SourceFile | None, after: FileChange | None) -> None:
             entry = journal.Entry(path, None, None)
@@ -245,7 +245,7 @@ class Transaction:
                     entry.after_sha = journal.sha256(after.after)
             if before is not None:
                 entry.perm = before.token[4] & 0o7777 if before.token else None
-                olds.append((entry, before))
+                olds.append((len(entries), entry, before))
             entries.append(entry)
 
         for change in changes:
@@ -258,14 +258,22 @@ class Transaction:
         self.record.entries = entries
         self.record.new_dirs = new_dirs
         if self.git_dir is None:  # no journal: the undo needs the old contents in memory
-            for entry, before in olds:
+            for _, entry, before in olds:
                 self.preimages[entry.path] = self._preimage(entry.path, before)
             return
 
+        def link(journal_fd: int) -> None:
+            """Keep each old file by a hard link where one can be made."""
+            for number, entry, before in olds:
+                if before.token is not None:
+                    self._link(journal_fd, number, entry, before.token)
+
         def preimages() -> Iterator[bytes]:
-            """Each old content in turn, read (again) as it goes into the journal."""
+            """Each old content no link keeps, read (again) as it goes into the journal."""
             offset = 0
-            for entry, before in olds:
+            for _, entry, before in olds:
+                if entry.before_stat is not None:
+                    continue
                 content = self._preimage(entry.path, before)
                 entry.before_sha = journal.sha256(content)
                 entry.offset, entry.size = offset, len(content)
@@ -273,7 +281,28 @@ class Transaction:
                 yield content
 
         self.journal = journal.Journal.create(self.git_dir, self.record, preimages(),
-                                              sync=self.durable, held=self.live)
+                                              sync=self.durable, held=self.live, link=link)
+
+    def _link(self, journal_fd: int, number: int, entry: journal.Entry,
+              token: tuple[int, ...]) -> None:
+        """Link the old file into the journal (``before_stat``), or leave it to be copied."""
+        self.current = entry.path
+        parent, name = split(entry.path)
+        try:
+            with self.tree.opened(parent) as dir_fd:
+                st = journal.link_old(dir_fd, name, journal_fd, number, token)
+        except (FileNotFoundError, ValueError, Missing):
+            raise PatchError("stale_file", f"{entry.path!r} changed on disk while the patch "
+                             "was being applied", path=entry.path) from None
+        if st is None:
+            return
+        if self.durable:  # as the copies are: the old content is on disk before any change
+            fd = os.open(journal.linked_name(number), _READ_FLAGS, dir_fd=journal_fd)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        entry.before_stat = journal.file_stat(st)
 
     def _preimage(self, path: str, before: SourceFile) -> bytes:
         """The old content the plan was made against: kept by the plan, or read again now

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import PatchError
@@ -105,13 +104,18 @@ def open_git_dir(git_dir: str) -> pygit2.Repository:
         return pygit2.Repository(git_dir, pygit2.enums.RepositoryOpenFlag.NO_SEARCH)
 
 
-@dataclass
 class GitRepo:
-    repo: pygit2.Repository
-    git_dir: str
-    work_tree: str | None  # None for a bare repository
-    index_path: str
-    gitfile: str | None = None  # the file that pointed to git_dir, if any
+    """An opened repository and where its parts are."""
+
+    __slots__ = ("repo", "git_dir", "work_tree", "index_path", "gitfile")
+
+    def __init__(self, repo: pygit2.Repository, git_dir: str, work_tree: str | None,
+                 index_path: str, gitfile: str | None = None) -> None:
+        self.repo = repo
+        self.git_dir = git_dir
+        self.work_tree = work_tree  # None for a bare repository
+        self.index_path = index_path
+        self.gitfile = gitfile  # the file that pointed to git_dir, if any
 
     def config_bool(self, name: str, default: bool) -> bool:
         try:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ..core.model import Diagnostic
 
@@ -15,15 +14,18 @@ _FENCE = re.compile(rb"^(`{3,}|~{3,})[ \t]*([\w+.-]*)[ \t]*\r?\n?$")
 _HEADER = re.compile(rb"^(diff --git |--- |\*\*\* Begin Patch)")
 
 
-@dataclass
 class Lines:
     """Patch lines (each keeping its line ending) and their 1-based line numbers in the input."""
 
-    items: list[bytes]
-    numbers: Sequence[int]  # a range until fences are taken out: no int object per line
-    fence_mark: bool = True  # whether any line may open a markdown fence
-    # the lines end where a markdown fence closed: the text that held them was not cut off
-    closed: bool = False
+    __slots__ = ("items", "numbers", "fence_mark", "closed")
+
+    def __init__(self, items: list[bytes], numbers: Sequence[int], fence_mark: bool = True,
+                 closed: bool = False) -> None:
+        self.items = items
+        self.numbers = numbers  # a range until fences are taken out: no int object per line
+        self.fence_mark = fence_mark  # whether any line may open a markdown fence
+        # the lines end where a markdown fence closed: the text that held them was not cut
+        self.closed = closed
 
     def __len__(self) -> int:
         return len(self.items)

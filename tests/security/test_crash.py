@@ -8,6 +8,7 @@ new, or an unrecovered journal under .git/holon-apply/ is left, plain applies re
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
@@ -311,15 +312,29 @@ def leave_journal(sc: Scenario, repo: Path) -> None:
         at += 1
 
 
+def leave_journal_with_a_file_replaced(sc: Scenario, repo: Path) -> str:
+    """Kill an apply once its journal is left and a file it modifies already holds its new
+    content; that file's path."""
+    at = 1
+    while True:
+        sc.fresh(repo)
+        assert killed_child(repo, sc.patch, at), "the apply finished before such a point"
+        at += 1
+        if not journals.pending(str(repo / ".git")):
+            continue
+        record_dir = next(journal_dir(repo).iterdir())
+        entries = json.loads((record_dir / "journal.json").read_text())["entries"]
+        for e in entries:
+            path = repo / e["path"]
+            if (e["before_sha"] or e["before_stat"]) and (e["after_sha"] or e["after_stat"]) \
+                    and path.exists() and path.read_bytes() != scenario_old_bytes(sc, e["path"]):
+                return str(e["path"])
+
+
 def test_recover_refuses_when_a_file_was_edited_after_the_crash(scenario: Scenario,
                                                                 tmp_path: Path):
     repo = tmp_path / "r"
-    leave_journal(scenario, repo)
-    record_dir = next(journal_dir(repo).iterdir())
-    import json
-
-    entries = json.loads((record_dir / "journal.json").read_text())["entries"]
-    victim = next(e["path"] for e in entries if e["before_sha"] and (repo / e["path"]).exists())
+    victim = leave_journal_with_a_file_replaced(scenario, repo)
     (repo / victim).write_bytes(b"the user's own edit\n")
     before = snapshot(repo)
     done = run_cli(repo, "--recover")

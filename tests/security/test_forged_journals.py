@@ -56,6 +56,12 @@ def record2(entries: list[dict[str, object]], **overrides: object) -> dict[str, 
     return record([{"after_stat": None, **e} for e in entries], version=2, **overrides)
 
 
+def record3(entries: list[dict[str, object]], **overrides: object) -> dict[str, object]:
+    """A version 3 journal: every entry also has ``before_stat`` (None unless given)."""
+    return record([{"after_stat": None, "before_stat": None, **e} for e in entries],
+                  version=3, **overrides)
+
+
 def plant(repo: Path, journal: dict[str, object] | bytes | None,
           preimages: bytes = EVIL, txid: str = TXID,
           mark: dict[str, object] | None = None) -> Path:
@@ -176,6 +182,12 @@ MALFORMED = {
     "v1_entry_with_after_stat": record([entry("f.txt", after_stat=[1, 2, 3])]),
     "v2_neither_old_nor_new": record2([entry("f.txt", before=None)]),
     "version_a_string": record([entry("f.txt")], version="1"),
+    "v3_old_stat_too_short": record3([entry("f.txt", before=None, before_stat=[1, 2])]),
+    "v3_old_content_saved_twice": record3([entry("f.txt", before_stat=[1, 2, 3])]),
+    "v3_entry_without_before_stat": record([{"after_stat": None, **entry("f.txt")}],
+                                           version=3),
+    "v2_entry_with_before_stat": record2([entry("f.txt", before_stat=[1, 2, 3])]),
+    "v3_link_missing": record3([entry("f.txt", before=None, before_stat=[1, 2, 3])]),
 }
 
 
@@ -183,6 +195,26 @@ MALFORMED = {
 def test_malformed_journals(box: Sandbox, name: str):
     plant(box.repo, MALFORMED[name])  # type: ignore[arg-type]
     refused_everywhere(box, cli=name in ("not_json", "deeply_nested", "entries_not_a_list"))
+
+
+@pytest.mark.parametrize("how", ["a hard link", "a symbolic link"])
+def test_a_saved_old_file_linked_to_a_file_outside_is_not_copied_in(box: Sandbox, how: str):
+    """A forged version 3 journal whose old file ``pre-0`` is the secret outside, with the
+    stat it names: recovery would write the secret into f.txt (with the permissions the
+    journal names). A hard link is the user's own file with another name, which the journal's
+    own links never have once their path was replaced; a symbolic link is never followed."""
+    secret = box.outside / "secret.txt"
+    st = os.stat(secret)
+    where = plant(box.repo, record3([entry("f.txt", before=None, after=b"one\ntwo\nthree\n",
+                                           before_stat=[st.st_ino, st.st_size,
+                                                        st.st_mtime_ns], perm=0o644)]),
+                  preimages=b"")
+    if how == "a hard link":
+        os.link(secret, where / "pre-0")
+    else:
+        os.symlink(secret, where / "pre-0")
+    refused_everywhere(box, cli=True)
+    assert (box.repo / "f.txt").read_bytes() == b"one\ntwo\nthree\n"
 
 
 @pytest.mark.parametrize("what", ["journal.json", "preimages", "commit-point.json"])

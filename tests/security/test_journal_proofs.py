@@ -62,8 +62,8 @@ def killed_after_a_staged_file_is_in_place(sc: Scenario, repo: Path,
         if not journals.pending(str(repo / ".git")):
             continue
         _, entries = _entries(repo)
-        placed = [e for e in entries if e["before_sha"] and e["after_stat"]
-                  and _in_place(repo, e)]
+        placed = [e for e in entries if (e["before_sha"] or e["before_stat"])
+                  and e["after_stat"] and _in_place(repo, e)]
         if placed:
             _FOUND.setdefault("at", at - 1)
             return placed[0]
@@ -74,7 +74,7 @@ def test_staged_files_are_named_by_stat_and_files_of_new_directories_by_hash(
     repo = tmp_path / "r"
     killed_after_a_staged_file_is_in_place(large, repo, monkeypatch)
     data, entries = _entries(repo)
-    assert data["version"] == journal.VERSION == 2
+    assert data["version"] == journal.VERSION == 3
     new = [e for e in entries if e["after_sha"] or e["after_stat"]]
     old_dirs = {os.path.dirname(path) for path in large.old}
     in_new_dirs = [e for e in new if os.path.dirname(str(e["path"])) not in old_dirs]

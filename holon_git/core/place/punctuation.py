@@ -26,6 +26,7 @@ _QUOTES = [set("\u2018\u2019\u201a\u201b"), set("\u201c\u201d\u201e\u201f")]
 _FAMILIES = [*_QUOTES,
              set("\u2010\u2011\u2012\u2013\u2014\u2015\u2212"), {"\u2026"},
              {ch for ch, ascii_form in TYPOGRAPHIC.items() if ascii_form == " "}]
+_TYPOGRAPHIC_SET = frozenset(TYPOGRAPHIC)
 
 
 def _typographic_mapping(pairs: Sequence[tuple[bytes, bytes]],
@@ -109,11 +110,24 @@ def _spelled(line: bytes) -> list[tuple[str, str]]:
     return out
 
 
+_ASCII = bytes(range(128))
+_ENCODED = {ch: ch.encode("utf-8") for ch in TYPOGRAPHIC}
+
+
 def typographic_characters(content: bytes) -> frozenset[str]:
-    """The typographic characters a file's text holds."""
+    """The typographic characters a file's text holds.
+
+    Read from the file's bytes without its ASCII (most of a text file), not from the whole
+    file decoded. Taking ASCII bytes out keeps every UTF-8 sequence whole, but may join the
+    pieces of two broken ones (a file that is not UTF-8) into a character the file does not
+    hold: one counts only if its bytes are in the file as they are. That is exact: a UTF-8
+    sequence's first byte is never a continuation byte, so wherever its bytes stand, the
+    file decodes to the character there."""
     if content.isascii():
         return frozenset()
-    return frozenset(TYPOGRAPHIC) & set(content.decode("utf-8", "surrogateescape"))
+    found = _TYPOGRAPHIC_SET.intersection(
+        content.translate(None, _ASCII).decode("utf-8", "surrogateescape"))
+    return frozenset(ch for ch in found if _ENCODED[ch] in content)
 
 
 def normalize_punctuation(lines: Sequence[HunkLine], window: Sequence[bytes],

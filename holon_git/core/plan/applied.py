@@ -460,8 +460,6 @@ def refuse_a_recorded_resend(patch: Patch, read: Reader, reverse: bool,
     wrote then (the history log records a digest of the patch and of what it wrote). Returns
     what the log says of the patch otherwise (a patch of more than ``recorded_files`` files
     is never recorded)."""
-    import hashlib  # loads OpenSSL: only with the history log
-
     from .resend import digest, modified_in_place
 
     resent = set()
@@ -474,6 +472,8 @@ def refuse_a_recorded_resend(patch: Patch, read: Reader, reverse: bool,
         if not afters:
             continue
         resent.add(path)
+        import hashlib  # loads OpenSSL: only for a patch the history log records
+
         existing = read(path)
         if existing is None or existing.content is None \
                 or hashlib.sha256(existing.content).hexdigest() not in afters:

@@ -25,7 +25,7 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
                keep_preimages: bool = True,
                on_planned: Callable[[FileChange], None] | None = None,
                three_way: KnownVersions | None = None, every_refusal: bool = True,
-               reject: bool = False) -> Plan:
+               reject: bool = False, record: bool = True) -> Plan:
     """Match every hunk against the pre-images ``read`` returns; raise the first refusal,
     with (``every_refusal``, the default) every other refusal of the patch in its ``more``,
     in patch order: each file patch is planned, except those of a path a refused one
@@ -43,6 +43,9 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
     file patch whose old side is not in the current text (threeway.py); None turns it off.
     ``reject`` (--reject): a file patch refused for some of its hunks applies without them
     (files.plan_file), and the plan holds the ``.rej`` files that list them (reject.py).
+    ``record=False``: nothing will write the plan (--check), so its changes are not given the
+    digests the history log records (resend.py; hashing loads OpenSSL, which a --check's
+    start-up need not).
     """
     check_expected(expected_digests(expect_sha256 or {}), read, every=every_refusal)
     log = applied.NO_LOG
@@ -69,7 +72,7 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
         written = [c for c in plan.changes if not _unchanged(c)]
         if len(written) != len(plan.changes):
             plan.file_patches, plan.changes = plan.receipt_files, written
-    if three_way is not None and len(plan.changes) <= RECORDED_FILES:
+    if record and three_way is not None and len(plan.changes) <= RECORDED_FILES:
         from .resend import mark_digests
 
         # a file the patch was applied to only in part is no record of the patch

@@ -30,7 +30,6 @@ ladder's last rungs (place/salvage/) may still place it by the lines the model g
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 
 from ...errors import PatchError, let_go
@@ -201,6 +200,8 @@ def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: Known
 
 
 def _digest(content: bytes) -> bytes:
+    import hashlib  # loads OpenSSL: only when a rescue runs, not at start-up
+
     return hashlib.sha256(content).digest()
 
 

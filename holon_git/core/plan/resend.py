@@ -11,7 +11,6 @@ file changed since) the hunk rules decide. Pure: the log comes through KnownVers
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable
 
 from ..change import FileChange
@@ -33,6 +32,8 @@ def digest(file_patches: Iterable[FilePatch], reverse: bool) -> str:
     (line numbers, an envelope's '@@' anchor) and lines, in order, and the direction. The
     same edit sent for a second copy of a block differs in its line numbers (or anchor): not
     a re-send; the very same patch again is."""
+    import hashlib  # loads OpenSSL: not at start-up, which a --check need not pay
+
     h = hashlib.sha256(b"-R\n" if reverse else b"\n")
     for fp in file_patches:
         h.update(b"\0file\n")
@@ -73,5 +74,7 @@ def _mark(by_path: dict[str, list[FilePatch]], reverse: bool, change: FileChange
         return
     after = change.after
     if after is not None:
+        import hashlib
+
         change.after_sha256 = hashlib.sha256(after).hexdigest()
         change.patch_digest = digest(by_path[path], reverse)
