@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ...errors import PatchError, let_go
 from ..change import FileChange, HunkResult, Reader
@@ -50,6 +50,9 @@ from ..place.match import (
     telling_levels,
 )
 from ..threeway import KnownVersions, Merged, Version
+
+if TYPE_CHECKING:
+    from ..place.unique import Unique
 
 
 def applied_error(reverse: bool, message: str, *, hint: str = "", path: str | None = None,
@@ -122,6 +125,18 @@ def partly_applied_error(fp: FilePatch, there: Sequence[int], reverse: bool) -> 
 
 def _numbered(hunks: Sequence[int]) -> str:
     return ("hunk " if len(hunks) == 1 else "hunks ") + ", ".join(map(str, hunks))
+
+
+def nothing_to_ask(file: Unique, old: bytes, new: bytes) -> bool:
+    """May a hunk placed by the top rung (fast.py: found exactly, at the only copy of its old
+    side ``old`` in the current ``file``) skip the hunk rules? Every rule of HunkCheck asks
+    whether its new side ``new`` sits somewhere, compared exactly once the old side was found
+    exactly: at a place the hunk claims (its line numbers, a file edge), where its copy would
+    put it, nearer its line number than that copy, anywhere else (``new_side_elsewhere``). A
+    new side that occurs nowhere in the file sits nowhere: no rule refuses the hunk or marks
+    it. A hunk whose sides are equal changes nothing and is asked nothing. Any other hunk is
+    left to the rules (the ladder's line search, with HunkCheck)."""
+    return old == new or not file.count(new, 1)
 
 
 _FEW = 64  # copies of a new side's rarest line sought in the whole file, at most
