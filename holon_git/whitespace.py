@@ -17,22 +17,19 @@ blank lines at the end of a file dropped. ``error`` refuses the patch (``whitesp
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 from .core.model import ADD, CONTEXT, FilePatch, Hunk, HunkLine, PackedLines, Patch
 from .errors import PatchError
 
-_PLUS = ord("+")
 ACTIONS = ("nowarn", "warn", "fix", "strip", "error", "error-all")
 DEFAULT = "warn"
 _BLANKS = b" \t\f\v"
 TAB_WIDTH = 8
-# what a line of a packed hunk body with a whitespace error holds, found without decoding
-# its lines (a large patch has hundreds of thousands): a blank before its line ending, or
-# a space before a tab (each then looked at only in an added line). Each group is sought
-# only when the body has its rarer byte at all (one memchr).
-_SUSPECT = ((b"\n", (b" \n",)), (b"\r", (b" \r\n",)), (b"\t", (b"\t\n", b"\t\r\n", b" \t")),
-            (b"\f", (b"\f\n", b"\f\r\n")), (b"\v", (b"\v\n", b"\v\r\n")))
+# a line of a packed hunk body that may end in whitespace, found without decoding its lines
+# (a large patch has hundreds of thousands): a blank right before a line ending
+_BLANK_AT_EOL = re.compile(rb"[ \t\f\v]\r?\n")
 
 
 @dataclass(frozen=True)
@@ -129,15 +126,8 @@ def _clean(fp: FilePatch, hunk: Hunk) -> bool:
     if not isinstance(hunk.lines, PackedLines):
         return False
     packed = hunk.lines.packed
-    for byte, suspects in _SUSPECT:
-        if byte not in packed:
-            continue
-        for suspect in suspects:
-            at = packed.find(suspect)
-            while at >= 0:  # a blank context line (its prefix, then its ending) is no error
-                if packed[packed.rfind(b"\n", 0, at) + 1] == _PLUS:
-                    return False  # in an added line: look closer
-                at = packed.find(suspect, at + 1)
+    if b" \t" in packed or _BLANK_AT_EOL.search(packed):
+        return False  # perhaps in an added line: look closer
     last = packed[packed.rfind(b"\n", 0, len(packed) - 1) + 1:]
     if last[-1:] in (b" ", b"\t", b"\f", b"\v"):
         return False  # a last line without a line ending

@@ -102,10 +102,6 @@ def test_an_unknown_action_is_a_usage_error(repo: Path):
 @pytest.mark.parametrize("body", [
     " a\n+b \n c\n", " a\n+b\n c \n", "+\tx\n+ \ty\n", " a\n+b\n+  \n", "-a \n+a\n",
     " a\n+b\t", " a\n+b\n", "+x\r\n+y \r\n",
-    # blank context lines (a prefix, then the ending) around added lines with and without
-    # errors: only an added line's blanks count
-    " a\n \n \n+b \n \n", " \n \n+x\t\r\n", " \n-a \n \n+a\n", " \n+ \ty\n \n", "+a\f\n",
-    " a\n \n \n+b\v\r\n", " \n \n+b\n \n", " a \n+b\n \r\n", "-\t\n+\tb\n", "+ \n \n",
 ])
 def test_the_packed_fast_path_agrees_with_reading_every_line(body: str):
     """problems() skips a packed hunk body it can tell is clean without decoding it; it must
