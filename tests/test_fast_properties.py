@@ -126,6 +126,8 @@ def file_and_patch(draw: st.DrawFn) -> tuple[bytes, bytes]:
         hunks.append(b"@@ -%d,%d +%d,%d @@\n" % (old_start, old_count, new_start, new_count)
                      + body)
         moved += new_count - old_count
+        if draw(st.integers(0, 7)) == 0:  # the same hunk again (a re-sent hunk)
+            hunks.append(hunks[-1])
     return b"".join(lines), b"--- a/f.py\n+++ b/f.py\n" + b"".join(hunks)
 
 
@@ -226,3 +228,27 @@ def test_a_copy_made_by_an_earlier_hunk_is_seen() -> None:
         assert reference[0] == "applied" and reference[2][1][0]["by_line_number"]
         assert outcome(lambda: apply_hunks(fp, content, False)) == reference  # noqa: B023
         assert apply_fast(fp, content) is None
+
+
+def test_a_new_side_inside_the_copy_is_asked_about_at_the_hinted_line() -> None:
+    """A deletion whose new side is part of its old side (the middle 'b' of three taken out):
+    the new side sits inside the copy, which says nothing, unless the hunk's line number
+    points inside the copy, where the new side sits too: then the ladder's rules decide (a
+    re-sent deletion among repeated lines looks so)."""
+    content = b"x\nb\nb\nb\ny\n"
+    at_copy = b"--- a/f\n+++ b/f\n@@ -2,3 +2,2 @@\n b\n-b\n b\n"
+    assert _apply(content, at_copy) is not None
+    inside = b"--- a/f\n+++ b/f\n@@ -3,3 +3,2 @@\n b\n-b\n b\n"
+    assert _apply(content, inside) is None
+    fp = parsed(inside, False)
+    assert outcome(lambda: apply_hunks(fp, content, False, "exhaustive"))[0] == "refused"
+
+
+def test_a_new_side_reaching_into_the_lines_an_earlier_hunk_wrote_is_seen() -> None:
+    """The same insertion above a line, sent twice in one patch: the second hunk's new side
+    ('}' then 'a') sits where it goes, made of the line the first hunk added and the line
+    after it."""
+    content = b"a\n"
+    patch = b"--- a/f\n+++ b/f\n@@ -1,1 +1,2 @@\n+}\n a\n@@ -1,1 +1,2 @@\n+}\n a\n"
+    assert _apply(content, patch) is None
+    assert outcome(lambda: apply_hunks(parsed(patch, False), content, False))[0] == "refused"

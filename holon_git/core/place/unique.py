@@ -85,18 +85,13 @@ class Unique:
         return self.done_lines + self._lines - self.tail_line
 
     # -- editing -----------------------------------------------------------------------------
-    def replace(self, at: int, line: int, old: Sequence[bytes], new: Sequence[bytes]) -> None:
+    def replace(self, at: int, line: int, old: Sequence[bytes], new: Sequence[bytes],
+                head: int, tail: int) -> None:
         """Replace the copy of ``old`` at offset ``at`` (line ``line`` of the original) with
-        ``new``. Only the lines that differ count as the edit, as RunningFile.replace records
-        it: the unchanged lines at either end stay the original's, where the next hunk may
-        find its own context."""
-        head = 0
-        most = min(len(old), len(new))
-        while head < most and old[head] == new[head]:
-            head += 1
-        tail = 0
-        while tail < most - head and old[-1 - tail] == new[-1 - tail]:
-            tail += 1
+        ``new``, whose first ``head`` and last ``tail`` lines are ``old``'s (counted as
+        RunningFile.replace counts them). Only the lines between count as the edit, as
+        RunningFile.replace records it: the unchanged lines at either end stay the
+        original's, where the next hunk may find its own context."""
         start = at + sum(map(len, old[:head]))
         end = at + sum(map(len, old[: len(old) - tail]))
         done = self.done

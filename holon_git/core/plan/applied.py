@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from ...errors import PatchError, let_go
 from ..change import FileChange, HunkResult, Reader
@@ -50,9 +50,6 @@ from ..place.match import (
     telling_levels,
 )
 from ..threeway import KnownVersions, Merged, Version
-
-if TYPE_CHECKING:
-    from ..place.unique import Unique
 
 
 def applied_error(reverse: bool, message: str, *, hint: str = "", path: str | None = None,
@@ -127,16 +124,23 @@ def _numbered(hunks: Sequence[int]) -> str:
     return ("hunk " if len(hunks) == 1 else "hunks ") + ", ".join(map(str, hunks))
 
 
-def nothing_to_ask(file: Unique, old: bytes, new: bytes) -> bool:
+def nothing_to_ask(hunk: Hunk, inside: Sequence[int], hinted: int | None) -> bool:
     """May a hunk placed by the top rung (fast.py: found exactly, at the only copy of its old
-    side ``old`` in the current ``file``) skip the hunk rules? Every rule of HunkCheck asks
-    whether its new side ``new`` sits somewhere, compared exactly once the old side was found
-    exactly: at a place the hunk claims (its line numbers, a file edge), where its copy would
-    put it, nearer its line number than that copy, anywhere else (``new_side_elsewhere``). A
-    new side that occurs nowhere in the file sits nowhere: no rule refuses the hunk or marks
-    it. A hunk whose sides are equal changes nothing and is asked nothing. Any other hunk is
-    left to the rules (the ladder's line search, with HunkCheck)."""
-    return old == new or not file.count(new, 1)
+    side in the current file) skip the hunk rules? ``inside``: where its new side sits in the
+    file, as lines from the copy's start, every one inside the copy (a new side found
+    anywhere else is left to the rules); ``hinted``: the line its number points to (moved by
+    the hunks before it), from the copy's start, or None.
+
+    Every rule of HunkCheck asks whether the new side sits somewhere (compared exactly, as the
+    old side was found): at a place the hunk claims (its line numbers, a file edge), where the
+    copy would put it, nearer its line number than the copy, anywhere else (which marks it,
+    ``new_side_elsewhere``). A new side that sits nowhere meets none of them. One that sits
+    only inside the copy, as lines the old side holds, says nothing (_first_applied), unless it
+    sits at the hinted line and the copy does not, and not as the very lines a deletion keeps:
+    then the rules decide."""
+    if hinted is None or hinted == 0 or hinted not in inside:
+        return True
+    return _kept_run(hunk) == hinted
 
 
 _FEW = 64  # copies of a new side's rarest line sought in the whole file, at most

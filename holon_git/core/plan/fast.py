@@ -45,6 +45,7 @@ def apply_fast(fp: FilePatch, content: bytes
     file = Unique(content)
     style: list[FileIndent] = []  # how the file indents, read when a new side has a tab
     results = []
+    drift = 0  # how far the hunks so far were from their line numbers (as the ladder keeps it)
     for number, hunk in enumerate(fp.hunks, 1):
         if (hunk.anchor_text or hunk.anchor_end or hunk.old_no_newline or hunk.new_no_newline
                 or hunk.unfinished):
@@ -52,28 +53,85 @@ def apply_fast(fp: FilePatch, content: bytes
         old, new = sides(hunk.lines)
         if not old or not new:
             return None  # an insertion, or a deletion with nothing left to recognise it by
-        old_bytes, new_bytes = b"".join(old), b"".join(new)
-        if not (old_bytes.endswith(b"\n") and new_bytes.endswith(b"\n")):
-            return None  # only the last line can lack a newline: these are whole lines
-        found = file.copies_after(old_bytes)
-        if len(found) != 1 or file.copies_before(old_bytes) \
-                or not applied.nothing_to_ask(file, old_bytes, new_bytes):
+        placed = _place(file, old, new)
+        if placed is None:
             return None
-        at = found[0]
+        at, sits, head, tail = placed
         line = file.original_line(at)
-        if b"\t" in new_bytes and not _tabs_allowed(hunk, old, new, line, content, style):
+        hinted = None
+        if hunk.old_start is not None:
+            raw_hint = max(hunk.old_start - 1, 0)
+            if raw_hint + drift >= file.tail_line:  # before it, the hint is no line of the copy
+                hinted = raw_hint + drift - line
+            drift = line - raw_hint
+        inside = [file.data.count(b"\n", at, where) for where in sits]
+        if not applied.nothing_to_ask(hunk, inside, hinted):
+            return None
+        if any(b"\t" in text for text in new) \
+                and not _tabs_allowed(hunk, old, new, line, content, style):
             return None
         start = file.current_line(line)
         off_edge = off_claimed_edge(
             hunk, hunk.lines, start, len(old), lambda: file.length,
             lambda removed: file.count(b"".join(removed)))
-        file.replace(at, line, old, new)
+        file.replace(at, line, old, new, head, tail)
         results.append(HunkResult(number, hunk.old_start, line + 1, repairs(hunk),
                                   off_edge=off_edge))
     # The typographic characters a transport may have put into the patch (punctuation.py's
     # smartened_mapping) are those of its old lines that the file has nowhere: every old side
     # is in the file here, so there are none to undo.
     return file.content(), results, []
+
+
+def _place(file: Unique, old: list[bytes], new: list[bytes]
+           ) -> tuple[int, list[int], int, int] | None:
+    """Where the only copy of ``old`` is (an offset of the original after the last edit),
+    where ``new`` sits inside it (offsets), and how many lines the two sides share at their
+    start and end; None when ``old`` is not there once, exactly, after the last edit, or
+    ``new`` sits anywhere else.
+
+    Both sides begin with the lines they share at their start (and end with those they share
+    at their end): when those lines occur once, one search finds every copy of both."""
+    old_bytes, new_bytes = b"".join(old), b"".join(new)
+    if not (old_bytes.endswith(b"\n") and new_bytes.endswith(b"\n")):
+        return None  # only the last line can lack a newline: these are whole lines
+    most = min(len(old), len(new))
+    head = 0
+    while head < most and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < most - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    data = file.data
+    if head or tail:
+        shared = b"".join(old[:head] if head else old[len(old) - tail :])
+        found = file.copies_after(shared)
+        if len(found) == 1 and not file.copies_before(shared):
+            end = found[0] + (0 if head else len(shared))  # where both copies start or end
+            at = end if head else end - len(old_bytes)
+            if at < file.tail or not data.startswith(old_bytes, at) or (
+                    at and data[at - 1] != 10):
+                return None  # no copy of the old side after the last edit
+            where = end if head else end - len(new_bytes)
+            if where < file.tail:
+                if file.done:
+                    return None  # a copy of the new side there would reach into the edits
+                return at, [], head, tail  # the file starts after ``where``: no copy there
+            if (where and data[where - 1] != 10) or not data.startswith(new_bytes, where):
+                return at, [], head, tail
+            if len(new_bytes) > len(old_bytes):
+                return None  # the new side holds the old side, and sits there
+            return at, [where], head, tail
+    found = file.copies_after(old_bytes)
+    if len(found) != 1 or file.copies_before(old_bytes):
+        return None
+    at = found[0]
+    room = max(len(old) - len(new) + 1, 0)  # places the new side can take inside the copy
+    sits = file.copies_after(new_bytes, room + 1)
+    if file.copies_before(new_bytes) or len(sits) > room or any(
+            not at <= where <= at + len(old_bytes) - len(new_bytes) for where in sits):
+        return None
+    return at, sits, head, tail
 
 
 def _tabs_allowed(hunk: Hunk, old: list[bytes], new: list[bytes], line: int, content: bytes,
