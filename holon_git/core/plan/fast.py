@@ -56,7 +56,7 @@ def apply_fast(fp: FilePatch, content: bytes
         placed = _place(file, old, new)
         if placed is None:
             return None
-        at, sits, head, tail = placed
+        at, sits, head, tail, new_bytes = placed
         line = file.original_line(at)
         hinted = None
         if hunk.old_start is not None:
@@ -67,8 +67,7 @@ def apply_fast(fp: FilePatch, content: bytes
         inside = [file.data.count(b"\n", at, where) for where in sits]
         if not applied.nothing_to_ask(hunk, inside, hinted):
             return None
-        if any(b"\t" in text for text in new) \
-                and not _tabs_allowed(hunk, old, new, line, content, style):
+        if b"\t" in new_bytes and not _tabs_allowed(hunk, old, new, line, content, style):
             return None
         start = file.current_line(line)
         off_edge = off_claimed_edge(
@@ -84,10 +83,10 @@ def apply_fast(fp: FilePatch, content: bytes
 
 
 def _place(file: Unique, old: list[bytes], new: list[bytes]
-           ) -> tuple[int, list[int], int, int] | None:
+           ) -> tuple[int, list[int], int, int, bytes] | None:
     """Where the only copy of ``old`` is (an offset of the original after the last edit),
-    where ``new`` sits inside it (offsets), and how many lines the two sides share at their
-    start and end; None when ``old`` is not there once, exactly, after the last edit, or
+    where ``new`` sits inside it (offsets), how many lines the two sides share at their start
+    and end, and ``new`` joined; None when ``old`` is not there once, exactly, after the last edit, or
     ``new`` sits anywhere else.
 
     Both sides begin with the lines they share at their start (and end with those they share
@@ -116,12 +115,12 @@ def _place(file: Unique, old: list[bytes], new: list[bytes]
             if where < file.tail:
                 if file.done:
                     return None  # a copy of the new side there would reach into the edits
-                return at, [], head, tail  # the file starts after ``where``: no copy there
+                return at, [], head, tail, new_bytes  # the file starts after ``where``: no copy there
             if (where and data[where - 1] != 10) or not data.startswith(new_bytes, where):
-                return at, [], head, tail
+                return at, [], head, tail, new_bytes
             if len(new_bytes) > len(old_bytes):
                 return None  # the new side holds the old side, and sits there
-            return at, [where], head, tail
+            return at, [where], head, tail, new_bytes
     found = file.copies_after(old_bytes)
     if len(found) != 1 or file.copies_before(old_bytes):
         return None
@@ -131,7 +130,7 @@ def _place(file: Unique, old: list[bytes], new: list[bytes]
     if file.copies_before(new_bytes) or len(sits) > room or any(
             not at <= where <= at + len(old_bytes) - len(new_bytes) for where in sits):
         return None
-    return at, sits, head, tail
+    return at, sits, head, tail, new_bytes
 
 
 def _tabs_allowed(hunk: Hunk, old: list[bytes], new: list[bytes], line: int, content: bytes,
