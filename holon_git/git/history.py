@@ -98,9 +98,40 @@ class Log:
             found = self._by_path[path] = list(_decoded(self.lines, _needle(path), path))
         return found
 
+    def holds(self, path: str, patch: str = "", after: str = "") -> bool:
+        """Is there a well-formed entry for ``path`` (with this ``patch`` digest, and this
+        ``after`` sha256, when given)? The lines that hold the path and those values, as this
+        tool writes them, are decoded newest first until one is: a path applied to again and
+        again (an agent's file) is not decoded entry by entry at every apply."""
+        known = self._by_path.get(path)
+        if known is not None:
+            return any(e.patch == patch and e.after == after if after else
+                       e.patch == patch if patch else True for e in known)
+        # sought by the rarest of them (a sha256 of the content written is all but unique)
+        also = [field for field in (_field("after", after), _field("patch", patch), _needle(path))
+                if field]
+        data, needle = self.lines, also.pop(0)
+        at = data.rfind(needle)
+        while at >= 0:
+            start = data.rfind(b"\n", 0, at) + 1
+            stop = data.find(b"\n", at)
+            line = data[start : len(data) if stop < 0 else stop]
+            if all(field in line for field in also):
+                entry = _decode(line)
+                if entry is not None and entry.path == path and (
+                        not patch or entry.patch == patch) and (not after or entry.after == after):
+                    return True
+            at = data.rfind(needle, 0, start)
+        return False
+
 
 def _needle(path: str) -> bytes:
     return b'"path": ' + json.dumps(path).encode("ascii")
+
+
+def _field(name: str, value: str) -> bytes:
+    """A field as record() writes it ("" for no value); the values sought are hex digits."""
+    return f'"{name}": "{value}"'.encode("ascii") if value else b""
 
 
 def _decoded(data: bytes, needle: bytes, path: str) -> Iterator[Entry]:

@@ -475,17 +475,15 @@ def refuse_a_recorded_resend(patch: Patch, read: Reader, reverse: bool,
 
     resent = set()
     for path, file_patches in modified_in_place(patch).items():
-        records = three_way.records(path)
-        if not records:
+        if not three_way.recorded(path):
             continue
         mine = digest(file_patches, reverse)
-        afters = {after for patch_digest, after in records if patch_digest == mine}
-        if not afters:
+        if not three_way.applied(path, mine):
             continue
         resent.add(path)
         existing = read(path)
-        if existing is None or existing.content is None \
-                or hashlib.sha256(existing.content).hexdigest() not in afters:
+        if existing is None or existing.content is None or not three_way.applied(
+                path, mine, hashlib.sha256(existing.content).hexdigest()):
             continue
         raise applied_error(
             reverse, f"this tool applied this very patch to {path!r} "

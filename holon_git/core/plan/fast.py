@@ -86,8 +86,8 @@ def _place(file: Unique, old: list[bytes], new: list[bytes]
            ) -> tuple[int, list[int], int, int, bytes] | None:
     """Where the only copy of ``old`` is (an offset of the original after the last edit),
     where ``new`` sits inside it (offsets), how many lines the two sides share at their start
-    and end, and ``new`` joined; None when ``old`` is not there once, exactly, after the last edit, or
-    ``new`` sits anywhere else.
+    and end, and ``new`` joined; None when ``old`` is not there once, exactly, after the last
+    edit, or ``new`` sits anywhere else.
 
     Both sides begin with the lines they share at their start (and end with those they share
     at their end): when those lines occur once, one search finds every copy of both."""
@@ -115,7 +115,7 @@ def _place(file: Unique, old: list[bytes], new: list[bytes]
             if where < file.tail:
                 if file.done:
                     return None  # a copy of the new side there would reach into the edits
-                return at, [], head, tail, new_bytes  # the file starts after ``where``: no copy there
+                return at, [], head, tail, new_bytes  # the file starts after ``where``
             if (where and data[where - 1] != 10) or not data.startswith(new_bytes, where):
                 return at, [], head, tail, new_bytes
             if len(new_bytes) > len(old_bytes):
