@@ -13,7 +13,11 @@ find the version of a file an agent last saw.
 
 Every apply asks it about the paths it changes, so a path's entries are looked up in those
 lines by the path as this tool writes it (``"path": <JSON string>``) and only the lines that
-hold it are decoded (``Log.entries``): an apply does not decode the whole log.
+hold it are decoded (``Log.entries``): an apply does not decode the whole log. Whether this
+tool applied a given patch to a path (and wrote a given content) is asked of the lines that
+hold the path, the patch's digest and the content's sha256 as this tool writes them, newest
+first, until one decodes as a well-formed entry (``Log.holds``): a file an agent patches again
+and again is not decoded entry by entry either.
 
 It is beside, not inside, the crash journals' directory (``holon-apply/``), so it is never
 taken for a pending journal, and is best effort: a failure to write it never fails an apply.
