@@ -148,9 +148,11 @@ def parsed(patch: bytes, reverse: bool):  # type: ignore[no-untyped-def]
     return fp.reversed() if reverse else fp
 
 
-@given(file_and_patch(), st.booleans())
-def test_the_fast_path_plans_as_the_ladder_does(case: tuple[bytes, bytes], reverse: bool
-                                                 ) -> None:
+@given(file_and_patch(), st.booleans(), st.booleans())
+def test_the_fast_path_plans_as_the_ladder_does(case: tuple[bytes, bytes], reverse: bool,
+                                                 seek: bool) -> None:
+    """``seek``: the history log could tell a re-send (the ladder then also looks for the new
+    side away from the hunk's line number, and marks it: new_side_elsewhere)."""
     content, patch = case
     fp = parsed(patch, reverse)
     if fp is None:
@@ -158,9 +160,9 @@ def test_the_fast_path_plans_as_the_ladder_does(case: tuple[bytes, bytes], rever
     if reverse:  # undone on what the patch made of the file, where it applies
         with contextlib.suppress(PatchError):
             content = apply_hunks(parsed(patch, False), content, False)[0]
-    reference = outcome(lambda: apply_hunks(fp, content, reverse, "exhaustive"))
-    assert outcome(lambda: apply_hunks(fp, content, reverse, "lines")) == reference
-    assert outcome(lambda: apply_hunks(fp, content, reverse, "auto")) == reference
+    reference = outcome(lambda: apply_hunks(fp, content, reverse, "exhaustive", seek))
+    assert outcome(lambda: apply_hunks(fp, content, reverse, "lines", seek)) == reference
+    assert outcome(lambda: apply_hunks(fp, content, reverse, "auto", seek)) == reference
     fast = apply_fast(fp, content)
     event(f"fast path: {'answered' if fast is not None else 'handed to the ladder'}"
           f"; reference {reference[0]} {reference[1] if reference[0] == 'refused' else ''}")
