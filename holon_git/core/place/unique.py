@@ -39,7 +39,8 @@ class Unique:
         done = self.done
         if not done:
             return False
-        if done.startswith(needle) or done.find(b"\n" + needle) >= 0:
+        after_newline = b"\n" + needle
+        if done.startswith(needle) or done.find(after_newline) >= 0:
             return True
         # across the seam: a line start in the last len(needle) - 1 bytes of ``done``
         size = len(needle)
@@ -47,7 +48,7 @@ class Unique:
         seam = bytes(done[len(done) - keep :]) + self.data[self.tail : self.tail + size - 1]
         if keep == len(done) and seam.startswith(needle):
             return True
-        return seam.find(b"\n" + needle, 0, keep - 1 + size) >= 0
+        return seam.find(after_newline, 0, keep - 1 + size) >= 0
 
     def copies_after(self, needle: bytes, limit: int = 2) -> list[int]:
         """Where copies of ``needle`` start in the original after the last edit (offsets of
@@ -57,10 +58,13 @@ class Unique:
         if tail == 0 and data.startswith(needle):
             out.append(0)
         # the byte before ``tail`` is a newline (the edit before ended a line) or none
-        at = data.find(b"\n" + needle, max(tail - 1, 0))
-        while at >= 0 and len(out) < limit:
+        after_newline = b"\n" + needle
+        at = max(tail - 1, 0) - 1
+        while len(out) < limit:
+            at = data.find(after_newline, at + 1)
+            if at < 0:
+                break
             out.append(at + 1)
-            at = data.find(b"\n" + needle, at + 1)
         return out
 
     def count(self, needle: bytes, limit: int = 2) -> int:
