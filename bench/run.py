@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import floor  # noqa: E402
 import inputs  # noqa: E402
 from inputs import git, git_env  # noqa: E402
 
@@ -31,7 +32,8 @@ HOLON = "holon-git"
 GIT = "git apply"
 PATCH = "GNU patch"
 PYGIT2 = "pygit2"
-TOOLS = (HOLON, GIT, PATCH, PYGIT2)
+FLOOR = "plain Python"  # bench/floor.py: the least a correct applier does, in Python
+TOOLS = (HOLON, GIT, PATCH, PYGIT2, FLOOR)
 SCENARIOS = ("large", "bigfile", "repeats", "limits", "startup", "inprocess", "commit")
 
 PYGIT2_APPLY = """\
@@ -54,6 +56,9 @@ class Run:
     ok: bool
     error: str = ""
     stdout: str = ""
+    # CPU seconds, user + system: of the child process (its rusage, from wait4), or of this
+    # process during an in-process call (every thread's); a pipeline's steps add up
+    cpu: float = 0.0
 
 
 TIME = "/usr/bin/time"
@@ -62,7 +67,8 @@ PROBE = {"memory": False}  # set during the warm-up round of alternate()
 
 def run_process(argv: Sequence[str], cwd: Path, env: dict[str, str] | None = None,
                 input: bytes | None = None) -> Run:
-    """Wall time of one child process; in the warm-up round, its peak RSS instead.
+    """Wall time and CPU time (user + system) of one child process; in the warm-up round,
+    its peak RSS instead.
 
     Peak RSS comes from GNU time run around the command: a child forked from this (large)
     Python process would report this process's RSS as its own peak.
@@ -80,7 +86,7 @@ def run_process(argv: Sequence[str], cwd: Path, env: dict[str, str] | None = Non
     ok = proc.returncode == 0
     return Run(seconds, usage.ru_maxrss, ok,
                "" if ok else err.decode(errors="replace").strip()[-300:],
-               out.decode(errors="replace"))
+               out.decode(errors="replace"), usage.ru_utime + usage.ru_stime)
 
 
 def _probe_memory(argv: Sequence[str], cwd: Path, env: dict[str, str] | None,
@@ -134,6 +140,13 @@ class Cell:
         return statistics.median(r.seconds for r in self.runs) if self.ok else None
 
     @property
+    def cpu_median(self) -> float | None:
+        """The median CPU time (user + system); None when no run measured any."""
+        if not self.ok or not any(r.cpu for r in self.runs):
+            return None
+        return statistics.median(r.cpu for r in self.runs)
+
+    @property
     def peak_kb(self) -> int | None:
         return self.probe.peak_kb if self.ok and self.probe and self.probe.ok else None
 
@@ -151,7 +164,9 @@ class Cell:
             said = lines[-1] if lines and lines[0].startswith("Traceback") else (
                 lines[0] if lines else "exit status != 0")
             return f"failed: {said[:70]}"
-        return format_seconds(self.median)
+        cpu = self.cpu_median
+        return format_seconds(self.median) + ("" if cpu is None else
+                                              f" (CPU {format_seconds(cpu)})")
 
 
 @dataclass
@@ -239,6 +254,11 @@ def pygit2_argv(repo: Path, patch: Path, where: str, mode: str = "apply") -> lis
     return [sys.executable, "-c", PYGIT2_APPLY, str(repo), str(patch), where, mode]
 
 
+def floor_argv(patch: Path | str) -> list[str]:
+    """bench/floor.py as a command (the same interpreter, no site packages of note)."""
+    return [sys.executable, str(Path(floor.__file__).resolve()), str(patch)]
+
+
 def skipped(reason: str) -> Cell:
     return Cell(note=reason)
 
@@ -286,6 +306,7 @@ def scenario_large(cache: Path, reps: int, flags: set[str], pyg: bool) -> list[R
     }
     if pyg:
         tools[PYGIT2] = lambda: run_process(pygit2_argv(repo, lp.patch, "worktree"), repo)
+    tools[FLOOR] = lambda: run_process(floor_argv(patch), repo)
 
     def verify_tree(_: str) -> str:
         tree = tree_of_worktree(repo)
@@ -335,7 +356,8 @@ def scenario_commit(cache: Path, reps: int, flags: set[str]) -> list[Row]:
         runs.append(run_process(["git", "update-ref", "refs/heads/main",
                                  runs[-1].stdout.strip(), lp.old_commit], bare, env))
         return Run(sum(r.seconds for r in runs), max(r.peak_kb for r in runs),
-                   all(r.ok for r in runs), "; ".join(r.error for r in runs if not r.ok))
+                   all(r.ok for r in runs), "; ".join(r.error for r in runs if not r.ok),
+                   cpu=sum(r.cpu for r in runs))
 
     def reset(_: str) -> None:
         git(bare, "update-ref", "refs/heads/main", lp.old_commit)
@@ -484,7 +506,8 @@ def scenario_limits(cache: Path, reps: int) -> list[Row]:
         except ValueError:
             return got
         if code == "patch_too_large":
-            return Run(got.seconds, got.peak_kb, True, stdout="refused patch_too_large")
+            return Run(got.seconds, got.peak_kb, True, stdout="refused patch_too_large",
+                       cpu=got.cpu)
         return got
 
     cells = alternate({HOLON: check}, reps)
@@ -541,8 +564,23 @@ def scenario_startup(cache: Path, reps: int, pyg: bool) -> list[Row]:
     return rows
 
 
-def scenario_inprocess(cache: Path, reps: int, pyg: bool) -> list[Row]:
-    """Library calls in this process: holon-git's API and pygit2's Repository.apply."""
+TMPFS_CACHE = f"/dev/shm/holon-git-bench-{os.getuid()}"  # --tmpfs
+HISTORY_APPLIES = 1_000  # applies made in the in-process repository before it is timed
+
+
+def timed(call: Callable[[], bool]) -> Run:
+    """A call in this process: its wall time and this process's CPU time meanwhile."""
+    start, cpu = time.perf_counter(), time.process_time()
+    ok = call()
+    return Run(time.perf_counter() - start, 0, ok, cpu=time.process_time() - cpu)
+
+
+def scenario_inprocess(cache: Path, reps: int, pyg: bool,
+                       history: int = HISTORY_APPLIES) -> list[Row]:
+    """Library calls in this process: holon-git's API, the plain-Python floor of the same edit
+    (bench/floor.py) and pygit2's Repository.apply, in a repository where holon-git has
+    applied patches ``history`` times already (an agent's steady state: its history log
+    holds them)."""
     from holon_git import apply_patch, check_patch
 
     repo = inputs.small_repo(cache / "inprocess-repo", 2000)
@@ -555,16 +593,21 @@ def scenario_inprocess(cache: Path, reps: int, pyg: bool) -> list[Row]:
     age = time.time() - (repo / ".git" / "config").stat().st_mtime
     time.sleep(max(0.0, 2.1 - age))
 
-    def timed(call: Callable[[], bool]) -> Run:
-        start = time.perf_counter()
-        ok = call()
-        return Run(time.perf_counter() - start, 0, ok)
-
     def reset(_: str) -> None:
         target.write_bytes(original)
 
+    for _ in range(history):  # untimed: the history a repository has after many applies
+        reset("")
+        if not apply_patch(patch, repo).ok:
+            raise RuntimeError("holon-git refused the in-process patch")
+    expected = target.read_bytes()
+
+    def verify(_: str) -> str:
+        return "" if target.read_bytes() == expected else "content differs"
+
     tools: dict[str, Callable[[], Run]] = {
         HOLON: lambda: timed(lambda: apply_patch(patch, repo).ok),
+        FLOOR: lambda: timed(lambda: floor.apply(patch, repo) is None),
         GIT: lambda: run_process(["git", "apply", "-"], repo, input=patch),
     }
     if pyg:
@@ -580,7 +623,7 @@ def scenario_inprocess(cache: Path, reps: int, pyg: bool) -> list[Row]:
     for _ in range(3):  # warm up: imports, caches
         reset("")
         tools[HOLON]()
-    cells = alternate(tools, reps, reset)
+    cells = alternate(tools, reps, reset, verify)
     reset("")
     check_cells = {HOLON: Cell(runs=[timed(lambda: check_patch(patch, repo).ok)
                                      for _ in range(reps)])}
@@ -589,7 +632,8 @@ def scenario_inprocess(cache: Path, reps: int, pyg: bool) -> list[Row]:
         reset("")
         durable_runs.append(timed(lambda: apply_patch(patch, repo, durable=True).ok))
     reset("")
-    detail = "3 hunks, 2,000-line file; git apply is a subprocess for reference"
+    detail = (f"3 hunks, 2,000-line file, after {history:,} applies; git apply is a "
+              "subprocess for reference")
     return [Row("in process: apply_patch()", detail, cells, memory=False),
             Row("in process: apply_patch(durable=True)", "with fsync (--fsync)",
                 {HOLON: Cell(runs=durable_runs)}, memory=False),
@@ -597,18 +641,38 @@ def scenario_inprocess(cache: Path, reps: int, pyg: bool) -> list[Row]:
 
 
 # -- report ------------------------------------------------------------------------------------
+RATIOS = ((GIT, "wall"), (GIT, "cpu"), (PATCH, "cpu"), (FLOOR, "cpu"))
+
+
+def ratio_label(tool: str, kind: str) -> str:
+    return f"holon / {'git' if tool == GIT else 'patch' if tool == PATCH else 'floor'}" + (
+        " CPU" if kind == "cpu" else "")
+
+
+def ratios(row: Row) -> list[str]:
+    """holon-git's median over each other tool's, in wall time and in CPU time."""
+    holon = row.cells.get(HOLON, Cell())
+    out = []
+    for tool, kind in RATIOS:
+        other = row.cells.get(tool, Cell())
+        r = (ratio(holon.median, other.median) if kind == "wall"
+             else ratio(holon.cpu_median, other.cpu_median))
+        out.append(f"{r:.2f}x" if r is not None else "-")
+    return out
+
+
 def table(rows: list[Row]) -> str:
-    head = ["scenario", *TOOLS, "holon / git", "peak RSS holon", "peak RSS git"]
+    head = ["scenario", *TOOLS, *(ratio_label(t, k) for t, k in RATIOS), "peak RSS holon",
+            "peak RSS git"]
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
         holon, gitc = row.cells.get(HOLON, Cell()), row.cells.get(GIT, Cell())
-        r = ratio(holon.median, gitc.median)
         mem = [f"{c.peak_kb / 1024:.0f} MB" if row.memory and c.peak_kb else "-"
                for c in (holon, gitc)]
         out.append("| " + " | ".join([
             f"{row.scenario} ({row.detail})",
             *(row.cells.get(t, Cell()).describe() for t in TOOLS),
-            f"{r:.2f}x" if r is not None else "-", *mem]) + " |")
+            *ratios(row), *mem]) + " |")
     return "\n".join(out)
 
 
@@ -624,9 +688,14 @@ def find(rows: list[Row], prefix: str) -> Row | None:
     return next((r for r in rows if r.scenario.startswith(prefix)), None)
 
 
-def median_of(rows: list[Row], prefix: str, tool: str = HOLON) -> float | None:
+def median_of(rows: list[Row], prefix: str, tool: str = HOLON, cpu: bool = False
+              ) -> float | None:
+    """The median wall time (``cpu``: CPU time) of ``tool`` in the first row named so."""
     row = find(rows, prefix)
-    return row.cells.get(tool, Cell()).median if row else None
+    if row is None:
+        return None
+    cell = row.cells.get(tool, Cell())
+    return cell.cpu_median if cpu else cell.median
 
 
 def filesystem_of(path: Path) -> str:
@@ -710,6 +779,7 @@ def targets(rows: list[Row], touched_bytes: int | None, filesystem: str = "") ->
         out.append(Target("1M empty envelope adds, --check",
                           "refused patch_too_large, or <= 5 s and <= 500 MB", "not measured",
                           None))
+    out += targets_29(rows, tmpfs)
     large = find(rows, "large patch, working tree")
     base = find(rows, "startup: apply")
     if large and base and touched_bytes and large.cells[HOLON].peak_kb and \
@@ -718,6 +788,52 @@ def targets(rows: list[Row], touched_bytes: int | None, filesystem: str = "") ->
         add("peak memory above baseline / touched bytes", "<= 1.50x", above / touched_bytes, 1.5)
     else:
         add("peak memory above baseline / touched bytes", "<= 1.50x", None, 1.5)
+    return out
+
+
+IDENTICAL = ("100k identical lines, 64", "100k identical lines, 5,000",
+             "100k identical lines, 10,000", "200k identical lines, 5,000",
+             "100k identical lines and added copies, 5,000",
+             "100k identical lines and added copies, 10,000")
+
+
+def targets_29(rows: list[Row], tmpfs: bool) -> list[Target]:
+    """Issue 29's targets, judged on CPU time (user + system), which a shared machine's load
+    disturbs less than wall time: every ratio is of medians of one run."""
+    out = []
+
+    def add(name: str, goal: str, value: float | None, limit: float | None,
+            unit: str = "x") -> None:
+        out.append(Target(name, goal, "not measured" if value is None else
+                          f"{value:.2f}{unit}",
+                          None if value is None or limit is None else value <= limit))
+
+    def cpu_ratio(prefix: str, over: str = GIT, prefix_over: str | None = None
+                  ) -> float | None:
+        return ratio(median_of(rows, prefix, cpu=True),
+                     median_of(rows, prefix_over or prefix, over, cpu=True))
+
+    where = " (on tmpfs)" if tmpfs else " (not on tmpfs: see --tmpfs)"
+    add("issue 29: large patch, working tree, CPU" + where, "<= 3.00x git apply",
+        cpu_ratio("large patch, working tree"), 3.0)
+    add("issue 29: large patch, working tree, CPU over the plain-Python floor",
+        "(no goal: reported)", cpu_ratio("large patch, working tree", FLOOR), None)
+    add("issue 29: large patch, --cached, CPU", "<= 3.00x git apply",
+        cpu_ratio("large patch, --cached"), 3.0)
+    add("issue 29: in process, apply_patch() over the plain-Python floor, CPU", "<= 3.00x",
+        cpu_ratio("in process: apply_patch()", FLOOR), 3.0)
+    for label in IDENTICAL:
+        row = find(rows, label)
+        add(f"issue 29: {row.scenario if row else label}, CPU", "<= 5.00x git apply",
+            cpu_ratio(label), 5.0)
+    for label, double, base in (
+            ("2x hunks", "100k identical lines, 10,000", "100k identical lines, 5,000"),
+            ("2x hunks, added copies", "100k identical lines and added copies, 10,000",
+             "100k identical lines and added copies, 5,000")):
+        add(f"issue 29: identical lines, {label}, CPU", "<= 2.00x the time",
+            cpu_ratio(double, HOLON, base), 2.0)
+    add("issue 29: startup --check / import click, CPU", "<= 1.25x",
+        cpu_ratio("startup: --check", HOLON, "baseline: python -c 'import click'"), 1.25)
     return out
 
 
@@ -755,9 +871,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=None,
                         help="where inputs are built (default $HOLON_BENCH_CACHE or "
                         "~/.cache/holon-git-bench)")
+    parser.add_argument("--tmpfs", action="store_true",
+                        help=f"build the inputs on tmpfs, in {TMPFS_CACHE} (unless --cache "
+                        "names a folder), so that CPU decides the large patch's figures")
     parser.add_argument("--json", type=Path, default=None, help="also write results as JSON")
     args = parser.parse_args(argv)
-    cache = (args.cache or inputs.default_cache()).resolve()
+    cache = (args.cache or (Path(TMPFS_CACHE) if args.tmpfs else inputs.default_cache())
+             ).resolve()
+    if args.tmpfs and filesystem_of(cache) != "tmpfs":
+        parser.error(f"{cache} is not on a tmpfs")
     cache.mkdir(parents=True, exist_ok=True)
     for tool in ("git", "patch"):
         if shutil.which(tool) is None:
@@ -794,7 +916,9 @@ def main(argv: list[str] | None = None) -> int:
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     print(f"\n## holon-git benchmark, {stamp}\n\n{machine()}\n")
     print(f"Medians; {args.reps} rounds (startup {args.startup_reps}, in-process "
-          f"{args.inprocess_reps}), tools alternating; took {time.time() - started:.0f} s.\n")
+          f"{args.inprocess_reps}), tools alternating; took {time.time() - started:.0f} s. "
+          f"Each cell: wall time (CPU time, user + system). Inputs in {cache} "
+          f"({filesystem_of(cache) or 'filesystem unknown'}).\n")
     print(table(rows))
     print("\n| target | goal | this run | met |\n|---|---|---|---|")
     checks = targets(rows, touched, filesystem_of(cache))
@@ -805,7 +929,8 @@ def main(argv: list[str] | None = None) -> int:
         args.json.write_text(json.dumps({
             "date": stamp, "machine": machine(),
             "rows": [{"scenario": r.scenario, "detail": r.detail, "tools": {
-                t: {"median_s": c.median, "peak_kb": c.peak_kb if r.memory else None,
+                t: {"median_s": c.median, "cpu_median_s": c.cpu_median,
+                    "peak_kb": c.peak_kb if r.memory else None,
                     "runs": len(c.runs), "status": c.describe()}
                 for t, c in r.cells.items()}} for r in rows],
             "targets": [t.__dict__ for t in checks]}, indent=2))

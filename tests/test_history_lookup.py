@@ -96,3 +96,44 @@ def test_an_apply_decodes_only_its_own_paths_entries(
     assert receipt.ok, receipt.error
     assert decoded == []
     assert history.read(str(repo / ".git"))[-1].path == "f.txt"
+
+
+def applied_entry(path: str, n: int, patch: str, after: str) -> bytes:
+    return json.dumps({"time": 1_700_000_000 + n, "path": path, "blob": f"{n:040x}",
+                       "patch": patch, "after": after}).encode() + b"\n"
+
+
+def test_a_file_applied_to_again_and_again_is_not_decoded_entry_by_entry(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An agent's file: every entry of the log is for it, most of the same patch. Whether the
+    log holds the path, the patch, or the patch with a given result is told by decoding the
+    newest line that holds them all, not every entry of the path."""
+    git_dir = tmp_path / "g"
+    git_dir.mkdir()
+    same, other = "a" * 64, "b" * 64
+    (git_dir / history.LOG_NAME).write_bytes(
+        applied_entry("f.txt", 0, other, "c" * 64)
+        + b"".join(applied_entry("f.txt", n, same, f"{n:064x}") for n in range(1, 199))
+        + b'{"time": 1, "path": "f.txt", "blob": "not hex", "patch": "' + same.encode()
+        + b'", "after": "' + b"e" * 64 + b'"}\n')
+    decoded = counting_decoder(monkeypatch)
+    log = history.open_log(str(git_dir))
+    assert log.holds("f.txt") and log.holds("f.txt", same)
+    assert len(decoded) == 4  # the malformed newest line, then a good one; twice
+    assert log.holds("f.txt", same, f"{5:064x}") and not log.holds("f.txt", same, "c" * 64)
+    assert log.holds("f.txt", other, "c" * 64) and not log.holds("f.txt", same, "e" * 64)
+    assert not log.holds("f.txt", "d" * 64) and not log.holds("g.txt")
+    assert len(decoded) == 4 + 3  # only lines that hold every value sought
+    assert log.entries("f.txt") and log.holds("f.txt", other, "c" * 64)  # from the entries
+
+
+def test_an_agents_file_applied_to_a_thousand_times_is_still_refused_when_resent(
+        tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"f.txt": P})
+    original = (repo / "f.txt").read_bytes()
+    for _ in range(300):
+        (repo / "f.txt").write_bytes(original)
+        assert apply_patch(PATCH, repo).ok
+    again = apply_patch(PATCH, repo)
+    assert again.error is not None and again.error.code == "already_applied"
+    assert again.error.details.get("history") == "same patch, same result"

@@ -53,9 +53,10 @@ class KnownVersions(Protocol):
         the log has no record of was not applied by this tool through it)?"""
         ...
 
-    def records(self, path: str) -> list[tuple[str, str]]:
-        """(patch digest, sha256 of the content written) of this tool's recorded applies to
-        the path (the history log), newest first; plan/resend.py."""
+    def applied(self, path: str, patch: str, after: str = "") -> bool:
+        """Has this tool recorded applying the file patches whose digest is ``patch``
+        (plan/resend.py) to the path (the history log), writing content whose sha256 is
+        ``after`` (when given)?"""
         ...
 
 

@@ -13,7 +13,11 @@ find the version of a file an agent last saw.
 
 Every apply asks it about the paths it changes, so a path's entries are looked up in those
 lines by the path as this tool writes it (``"path": <JSON string>``) and only the lines that
-hold it are decoded (``Log.entries``): an apply does not decode the whole log.
+hold it are decoded (``Log.entries``): an apply does not decode the whole log. Whether this
+tool applied a given patch to a path (and wrote a given content) is asked of the lines that
+hold the path, the patch's digest and the content's sha256 as this tool writes them, newest
+first, until one decodes as a well-formed entry (``Log.holds``): a file an agent patches again
+and again is not decoded entry by entry either.
 
 It is beside, not inside, the crash journals' directory (``holon-apply/``), so it is never
 taken for a pending journal, and is best effort: a failure to write it never fails an apply.
@@ -98,9 +102,40 @@ class Log:
             found = self._by_path[path] = list(_decoded(self.lines, _needle(path), path))
         return found
 
+    def holds(self, path: str, patch: str = "", after: str = "") -> bool:
+        """Is there a well-formed entry for ``path`` (with this ``patch`` digest, and this
+        ``after`` sha256, when given)? The lines that hold the path and those values, as this
+        tool writes them, are decoded newest first until one is: a path applied to again and
+        again (an agent's file) is not decoded entry by entry at every apply."""
+        known = self._by_path.get(path)
+        if known is not None:
+            return any(e.patch == patch and e.after == after if after else
+                       e.patch == patch if patch else True for e in known)
+        # sought by the rarest of them (a sha256 of the content written is all but unique)
+        also = [field for field in (_field("after", after), _field("patch", patch), _needle(path))
+                if field]
+        data, needle = self.lines, also.pop(0)
+        at = data.rfind(needle)
+        while at >= 0:
+            start = data.rfind(b"\n", 0, at) + 1
+            stop = data.find(b"\n", at)
+            line = data[start : len(data) if stop < 0 else stop]
+            if all(field in line for field in also):
+                entry = _decode(line)
+                if entry is not None and entry.path == path and (
+                        not patch or entry.patch == patch) and (not after or entry.after == after):
+                    return True
+            at = data.rfind(needle, 0, start)
+        return False
+
 
 def _needle(path: str) -> bytes:
     return b'"path": ' + json.dumps(path).encode("ascii")
+
+
+def _field(name: str, value: str) -> bytes:
+    """A field as record() writes it ("" for no value); the values sought are hex digits."""
+    return f'"{name}": "{value}"'.encode("ascii") if value else b""
 
 
 def _decoded(data: bytes, needle: bytes, path: str) -> Iterator[Entry]:

@@ -119,7 +119,7 @@ class RepositoryVersions:
                           entry.blob, recorded=True)
 
     def recorded(self, path: str) -> bool:
-        return bool(self._entries(path))
+        return self.git_dir is not None and self._open().holds(path)
 
     def records_applies(self) -> bool:
         """The target logs its applies, and can: its pre-images can be written (loose.py
@@ -131,19 +131,20 @@ class RepositoryVersions:
         assert self.git_dir is not None
         return Store.of(self.git_dir) is not None
 
-    def records(self, path: str) -> list[tuple[str, str]]:
-        if self.git_dir is None:
-            return []
-        return [(e.patch, e.after) for e in reversed(self._entries(path))
-                if e.patch and e.after]
+    def applied(self, path: str, patch: str, after: str = "") -> bool:
+        return self.git_dir is not None and self._open().holds(path, patch, after)
 
     def _entries(self, path: str) -> list[history.Entry]:
         """The history log's entries for ``path``, oldest first."""
         if self.git_dir is None:
             return []
+        return self._open().entries(path)
+
+    def _open(self) -> history.Log:
         if self._log is None:
+            assert self.git_dir is not None
             self._log = history.open_log(self.git_dir)
-        return self._log.entries(path)
+        return self._log
 
     def _protected(self, path: str) -> bool:
         if self._protection_of is None:

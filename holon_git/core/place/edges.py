@@ -16,7 +16,7 @@ from the version where it sat at line 1 would conflict with those lines for noth
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from ..model import ADD, CONTEXT, KIND_OF_PREFIX, REMOVE, Hunk, HunkLine, PackedLines
@@ -71,10 +71,20 @@ def away_from(hunk: Hunk, lines: Sequence[HunkLine], running: RunningFile, start
     """Is the copy of the hunk's old side (``size`` lines at ``start`` of the running file,
     found at ``level``) away from a file edge the hunk claims, where the claim binds: it does
     not for a hunk anchored by removed lines that occur once in the file."""
-    if claimed_edges(hunk, lines).hold(start, size, running.length):
+    return off_claimed_edge(hunk, lines, start, size, lambda: running.length,
+                            lambda removed: len(running.matches(removed, level).some(2)))
+
+
+def off_claimed_edge(hunk: Hunk, lines: Sequence[HunkLine], start: int, size: int,
+                     length: Callable[[], int], copies: Callable[[list[bytes]], int]) -> bool:
+    """away_from, for any kind of running file: ``length()`` is its lines, ``copies(lines)``
+    the copies of ``lines`` in it (two at most are asked for); both are asked only for a
+    hunk that claims an edge."""
+    edges = claimed_edges(hunk, lines)
+    if not (edges.start or edges.end) or edges.hold(start, size, length()):
         return False
     removed = _removed_block(lines)
-    return not removed or len(running.matches(removed, level).some(2)) != 1
+    return not removed or copies(removed) != 1
 
 
 def _removed_block(lines: Sequence[HunkLine]) -> list[bytes]:

@@ -134,6 +134,25 @@ def _numbered(hunks: Sequence[int]) -> str:
     return ("hunk " if len(hunks) == 1 else "hunks ") + ", ".join(map(str, hunks))
 
 
+def nothing_to_ask(hunk: Hunk, inside: Sequence[int], hinted: int | None) -> bool:
+    """May a hunk placed by the top rung (fast.py: found exactly, at the only copy of its old
+    side in the current file) skip the hunk rules? ``inside``: where its new side sits in the
+    file, as lines from the copy's start, every one inside the copy (a new side found
+    anywhere else is left to the rules); ``hinted``: the line its number points to (moved by
+    the hunks before it), from the copy's start, or None.
+
+    Every rule of HunkCheck asks whether the new side sits somewhere (compared exactly, as the
+    old side was found): at a place the hunk claims (its line numbers, a file edge), where the
+    copy would put it, nearer its line number than the copy, anywhere else (which marks it,
+    ``new_side_elsewhere``). A new side that sits nowhere meets none of them. One that sits
+    only inside the copy, as lines the old side holds, says nothing (_first_applied), unless it
+    sits at the hinted line and the copy does not, and not as the very lines a deletion keeps:
+    then the rules decide."""
+    if hinted is None or hinted == 0 or hinted not in inside:
+        return True
+    return _kept_run(hunk) == hinted
+
+
 _FEW = 64  # copies of a new side's rarest line sought in the whole file, at most
 
 
@@ -464,19 +483,17 @@ def refuse_a_recorded_resend(patch: Patch, read: Reader, reverse: bool,
 
     resent = set()
     for path, file_patches in modified_in_place(patch).items():
-        records = three_way.records(path)
-        if not records:
+        if not three_way.recorded(path):
             continue
         mine = digest(file_patches, reverse)
-        afters = {after for patch_digest, after in records if patch_digest == mine}
-        if not afters:
+        if not three_way.applied(path, mine):
             continue
         resent.add(path)
         import hashlib  # loads OpenSSL: only for a patch the history log records
 
         existing = read(path)
-        if existing is None or existing.content is None \
-                or hashlib.sha256(existing.content).hexdigest() not in afters:
+        if existing is None or existing.content is None or not three_way.applied(
+                path, mine, hashlib.sha256(existing.content).hexdigest()):
             continue
         raise applied_error(
             reverse, f"this tool applied this very patch to {path!r} "

@@ -28,6 +28,7 @@ from ..place.match import (
 )
 from ..place.splice import dominant_eol, new_window
 from .applied import HunkCheck, hunk_in_file
+from .fast import apply_fast, repairs
 
 if TYPE_CHECKING:
     from ..place.reindent import FileIndent
@@ -56,14 +57,17 @@ def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "a
     ``rejected`` (--reject): a refused hunk is added to it, with its refusal, and left out;
     the hunks after it still apply (each hunk is independent, as git apply --reject has it).
     """
-    if (matching == "auto" and not (salvage or exact_repeats) and rejected is None
-            and _bytes_first(fp, content)):
-        from ..place.exact import ByteFile, Unusual
+    if matching == "auto" and not (salvage or exact_repeats) and rejected is None:
+        fast = apply_fast(fp, content)  # the top rung: the common case, on bytes
+        if fast is not None:
+            return fast
+        if _bytes_first(fp, content):
+            from ..place.exact import ByteFile, Unusual
 
-        try:
-            return apply_on(ByteFile(content), fp, content, reverse, seek_elsewhere)
-        except (Unusual, PatchError):
-            pass  # the line search decides, and words any refusal
+            try:
+                return apply_on(ByteFile(content), fp, content, reverse, seek_elsewhere)
+            except (Unusual, PatchError):
+                pass  # the line search decides, and words any refusal
     running = RunningFile(split_lines(content))
     running.exhaustive = matching == "exhaustive"
     try:
@@ -223,7 +227,7 @@ class _HunkApplier:
         window = running.window(placed.start, len(old))
         lines, new, tolerances = self._adapt(placed, reading, window)
         added_eol = self._added_eol(placed, reading, lines, tolerances)
-        tolerances += _repaired(hunk)
+        tolerances += repairs(hunk)
         self._splice(hunk, number, placed, window, lines, new, added_eol)
         raw_hint = reading.hints[0]
         if raw_hint is not None:
@@ -431,12 +435,6 @@ def _overlapping(earlier: list[int], number: int) -> PatchError:
     return PatchError("overlapping_edits", f"hunk {number} changes lines that hunk"
                       f"{'s' if len(earlier) > 1 else ''} {named} of this file also "
                       "change", details={"hunks": hunks})
-
-
-def _repaired(hunk: Hunk) -> list[str]:
-    """The tolerances of the parser's repairs of the hunk's body."""
-    return (["blank_context_line"] if hunk.blank_context_lines else []) \
-        + (["unprefixed_context_line"] if hunk.unprefixed_context_lines else [])
 
 
 class _Reading(NamedTuple):
