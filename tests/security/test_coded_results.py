@@ -87,8 +87,9 @@ def test_a_refusal_whose_report_cannot_be_printed_still_exits_1(tmp_path: Path):
 # -- MCP ----------------------------------------------------------------------------------------
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "r", {"f.txt": "a\nb\nc\n"})
+def repo_files() -> dict[str, str]:
+    """What the shared `repo` fixture commits here."""
+    return {"f.txt": "a\nb\nc\n"}
 
 
 def test_integral_float_lines_are_lines(repo: Path):

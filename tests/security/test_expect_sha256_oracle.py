@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 from clisupport import holon
 from gitsupport import everything
-from repos.builders import make_repo
 
 from holon_git import apply_patch
 from holon_git.mcp_server.calls import answer
@@ -30,9 +29,9 @@ TARGETS = [{}, {"check": True}, {"target": "index"}, {"target": "both"},
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "r", {"notes.txt": "a\n", "secret.env": SECRET,
-                                      ".holon/protect": "secret.env\nvault/\n"})
+def repo_files() -> dict[str, str]:
+    """What the shared `repo` fixture commits here."""
+    return {"notes.txt": "a\n", "secret.env": SECRET, ".holon/protect": "secret.env\nvault/\n"}
 
 
 @pytest.mark.parametrize("options", TARGETS, ids=lambda o: "-".join(map(str, o.values())) or

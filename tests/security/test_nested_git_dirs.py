@@ -41,10 +41,14 @@ TARGETS = {"worktree": {}, "check": {"check": True}, "index": {"target": "index"
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    """A repository committing a bare fixture repository, with its config reduced to one
-    line (so a patch can name it) and an empty hooks directory."""
-    repo = make_repo(tmp_path / "r", {"README": "r\n"})
+def repo_files() -> dict[str, str]:
+    return {"README": "r\n"}
+
+
+@pytest.fixture
+def repo(repo: Path) -> Path:
+    """The shared repository, committing a bare fixture repository too, with its config
+    reduced to one line (so a patch can name it) and an empty hooks directory."""
     fixture = repo / FIXTURE
     git(repo, "init", "-q", "--bare", str(fixture))
     (fixture / "config").write_text("[core]\n")

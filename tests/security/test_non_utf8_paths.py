@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 from clisupport import holon_process
-from repos.builders import git, make_repo
 from test_mcp_server import Client, server, session, text
 
 from holon_git import apply_patch
@@ -32,12 +31,9 @@ RENAME = ('diff --git a/plain.txt "b/caf\\351-2.txt"\nsimilarity index 100%\n'
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    repo = make_repo(tmp_path / "r", {"plain.txt": "p\n"})
-    (repo / os.fsdecode(NAME)).write_bytes(b"a\n")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "latin-1 name")
-    return repo
+def repo_files() -> dict[str, str]:
+    """What the shared `repo` fixture commits here: a file whose name is not UTF-8."""
+    return {"plain.txt": "p\n", os.fsdecode(NAME): "a\n"}
 
 
 def content(repo: Path) -> bytes:

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from repos.builders import git_env, make_repo, snapshot
+from repos.builders import git_env, snapshot
 
 from holon_git import apply_patch
 from holon_git.recover import recover
@@ -69,8 +69,9 @@ def recover_in_new_pid_namespace(repo: Path) -> dict:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "r", {"d/f.txt": "one\ntwo\n"})
+def repo_files() -> dict[str, str]:
+    """What the shared `repo` fixture commits here."""
+    return {"d/f.txt": "one\ntwo\n"}
 
 
 def test_a_recovery_in_another_pid_namespace_leaves_a_live_apply_alone(repo: Path):

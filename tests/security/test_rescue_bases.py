@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 
 import pytest
-from repos.builders import git, make_repo, snapshot
+from repos.builders import git, snapshot
 
 from holon_git import apply_patch
 from holon_git.core.model import FileKind, FilePatch
@@ -43,9 +43,9 @@ def shown(receipt_json: str) -> None:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "r", {"notes.txt": NOTES, "secret.env": SECRET,
-                                      ".holon/protect": "secret.env\n"})
+def repo_files() -> dict[str, str]:
+    """What the shared `repo` fixture commits here."""
+    return {"notes.txt": NOTES, "secret.env": SECRET, ".holon/protect": "secret.env\n"}
 
 
 def blob_of(repo: Path, spec: str) -> str:
