@@ -428,6 +428,30 @@ def test_tests_readme_names_every_module_and_only_test_files_that_exist():
         assert (ROOT / "tests" / name).is_file(), name
 
 
+def test_tests_readme_one_repo_fixture_and_one_apply_helper_pair():
+    """tests/README.md's rules for the shared pieces: a module never builds its own `repo`
+    fixture (it overrides `repo_files`, or extends the shared one: ``def repo(repo)``), and
+    the library tests' `applied`/`refused` are gitsupport's (a module's own of those names
+    calls them)."""
+    builds_own, own_helpers = [], []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        if path.name in ("conftest.py", "gitsupport.py") or "scenarios" in path.parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not isinstance(node, ast.FunctionDef):
+                continue
+            params = [a.arg for a in node.args.args]
+            if node.name == "repo" and params[:1] != ["repo"]:
+                builds_own.append(str(path.relative_to(ROOT)))
+            calls = {n.func.id for n in ast.walk(node)
+                     if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+            if node.name in ("applied", "refused") and params[:1] == ["repo"] and not calls & {
+                    "applied_patch", "refused_patch", "applied", "refused"}:
+                own_helpers.append(f"{path.relative_to(ROOT)}: {node.name}")
+    assert builds_own == [], "a module builds its own repo fixture"
+    assert own_helpers == [], "a module has its own apply helper"
+
+
 def test_hooks_md_pins_a_commit_as_the_repository_has_no_tags():
     """pre-commit's rev must name something that exists: the repository has no release tags,
     so the example gives a full commit id."""
@@ -459,17 +483,3 @@ def test_architecture_md_ladder_table_names_every_rung_in_order():
     assert named[:len(LEVELS)] == list(LEVELS)
     assert [row.split(",")[0] for row in named[len(LEVELS):len(LEVELS) + len(last)]] == last
 
-
-def test_one_repo_fixture_every_module_extends():
-    """tests/README.md: `repo` is built in conftest.py only; a module's own `repo` fixture
-    extends the shared one (its one parameter is `repo`) instead of building a repository."""
-    tests = ROOT / "tests"
-    builders = []
-    for source in sorted(tests.rglob("*.py")):
-        if source == tests / "conftest.py":
-            continue
-        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.FunctionDef) and node.name == "repo"
-                    and [arg.arg for arg in node.args.args] != ["repo"]):
-                builders.append(f"{source.relative_to(tests)}:{node.lineno}")
-    assert builders == []
