@@ -30,8 +30,9 @@ def pytest_configure(config: pytest.Config) -> None:
     """The run's temporary files go into one directory of its own, removed when the run
     passes (kept, and named at the end, when it fails): pytest's under ``run/`` (xdist's
     workers get theirs inside it), everything else made through TMPDIR under ``tmp/``
-    (scratch directories of the processes the tests start, killed ones included).
-    ``--basetemp`` given on the command line is left alone."""
+    (scratch directories of the processes the tests start, killed ones included), the run's
+    bytecode cache under ``pycache/``. ``--basetemp`` given on the command line is left
+    alone."""
     if config.option.basetemp is None and not hasattr(config, "workerinput"):
         root = tempfile.mkdtemp(prefix="holon-git-tests-", dir=_fast_temp_root())
         scratch = os.path.join(root, "tmp")
@@ -57,17 +58,19 @@ def _bytecode_cached_in(prefix: str) -> None:
 
 _OWN_BASETEMP = pytest.StashKey[str]()
 _SHM = "/dev/shm"
+_SHM_NEEDED = 2 << 30  # bytes free on /dev/shm; a run's peak is far less (about 120 MB)
 
 
 def _fast_temp_root() -> str | None:
     """Where the run's directory goes: TMPDIR when the user set one; else /dev/shm when it is
     a tmpfs that allows executables and has room; else the system's temporary directory.
-    Why: the tests make and remove hundreds of thousands of files, and on a disk filesystem
-    that costs far more kernel time than the tests themselves (ext4 without a journal scans
-    past every recently deleted inode to make a new one: over a third of the CPU time of a run on
-    the 2-core machines this suite is measured on). tmpfs is a real filesystem with the
-    same calls (rename, exchange, links, modes, fsync); only power loss, which no test can
-    show, is out of its reach."""
+    Why: the tests make and remove tens of thousands of files, and on a disk filesystem that
+    can cost more kernel time than the tests themselves (ext4 without a journal scans past
+    every recently deleted inode to make a new one: over a third of the CPU time of a run on
+    the 2-core machines this suite is measured on). tmpfs is a real filesystem with the same
+    calls (rename, exchange, links, modes, fsync); only power loss, which no test can show,
+    is out of its reach. (A run killed outright leaves its directory there, in memory, as it
+    would leave it in /tmp.)"""
     if os.environ.get("TMPDIR") or not os.path.isdir(_SHM) or not os.access(_SHM, os.W_OK):
         return None
     try:
@@ -80,9 +83,6 @@ def _fast_temp_root() -> str | None:
     if not mount or mount[-1][2] != "tmpfs" or "noexec" in mount[-1][3].split(","):
         return None
     return _SHM if room.f_bavail * room.f_frsize >= _SHM_NEEDED else None
-
-
-_SHM_NEEDED = 2 << 30  # bytes free on /dev/shm; a run's peak is far less
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -8,6 +8,7 @@ new, or an unrecovered journal under .git/holon-apply/ is left, plain applies re
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import random
@@ -273,7 +274,7 @@ def test_sigint_to_the_cli(tmp_path: Path):
         proc = subprocess.Popen([sys.executable, "-m", "holon_git", "-q", str(fifo)], cwd=repo,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE)
-        with open(fifo, "wb") as pipe:  # returns once the command has opened it: ready
+        with open(opened_by(proc, fifo), "wb") as pipe:  # the command has opened it: ready
             pipe.write(sc.patch)
         time.sleep(rng.uniform(0, work * 1.1))
         proc.send_signal(signal.SIGINT)
@@ -291,6 +292,24 @@ def test_sigint_to_the_cli(tmp_path: Path):
             assert snapshot(repo) == sc.new
     print(f"\nSIGINTs after start-up: exit statuses {sorted(codes)}")
     assert codes
+
+
+def opened_by(proc: subprocess.Popen[bytes], fifo: Path, timeout: float = 120) -> int:
+    """``fifo`` opened for writing (blocking) once ``proc`` has opened it for reading; the test
+    fails instead of hanging if the process ends or times out first."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)  # ENXIO while no one reads it
+            break
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:
+                raise
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else proc.returncode
+        assert time.monotonic() < deadline, "the command never opened its patch"
+        time.sleep(0.001)
+    os.set_blocking(fd, True)
+    return fd
 
 
 def test_recover_with_nothing_to_do(scenario: Scenario, tmp_path: Path):
