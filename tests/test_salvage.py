@@ -191,21 +191,37 @@ SCAN = """def scan(items):
 """
 
 
-def test_a_short_neighbour_edited_while_the_rest_of_its_side_is_there_is_refused():
-    """The context line next to the change is the file's line rewritten whole (a short line:
-    no words in common), and the side's other lines are the file's lines there: the file
-    changed beside the edit, not context invented (the result would be break + elif)."""
-    hunk = body("     for it in items:\n"
-                "         if it.skip:\n"
-                "             continue\n"
-                "-        if it.kind in (\"L\", \"D\"):\n"
-                "+        elif it.kind in (\"L\", \"D\"):\n"
-                "             total += 1\n"
-                "     return total\n")
+CONVERT = """class Markdown:
+    def convert_file(
+        self_v2,
+        source: str | None = None,
+        encoding: str | None = None,
+    ) -> None:
+        pass
+"""
+
+
+@pytest.mark.parametrize("text, hunk, said", [
+    # far lines in place, the neighbour rewritten whole (a short line: no words in common);
+    # the result would be break + elif
+    (SCAN, "     for it in items:\n         if it.skip:\n             continue\n"
+     "-        if it.kind in (\"L\", \"D\"):\n+        elif it.kind in (\"L\", \"D\"):\n"
+     "             total += 1\n     return total\n",
+     "'            continue', is line 5 of the file, '            break', edited"),
+    # one far line in place beside a short, common neighbour ('self,') renamed in the file
+    (CONVERT, "     def convert_file(\n         self,\n-        source: str | None = None,\n"
+     "+        source: bytes | None = None,\n         encoding: str | None = None,\n"
+     "     ) -> None:\n",
+     "'        self,', is line 3 of the file, '        self_v2,', edited"),
+], ids=["continue-turned-break", "self-renamed"])
+def test_a_short_neighbour_edited_beside_its_side_in_place_is_refused(text: str, hunk: str,
+                                                                      said: str):
+    """The context line next to the change differs from the file's line there and the
+    side's other lines are the file's lines there: the file changed beside the edit, not
+    context invented."""
     with pytest.raises(Unplaced) as unsure:
-        climb_last(lines_of(SCAN), hunk)
-    assert "'            continue', is line 5 of the file, '            break', edited" \
-        in unsure.value.note
+        climb_last(lines_of(text), body(hunk))
+    assert said in unsure.value.note
 
 
 TWINS = """class Table:
@@ -667,28 +683,3 @@ def test_a_block_unwrapped_by_its_removed_lines_alone_applies(tmp_path: Path):
         "                raise InvalidContext(label, pos)\n")
     refused(repo, patch, "already_applied")
 
-
-CONVERT = """class Markdown:
-    def convert_file(
-        self_v2,
-        source: str | None = None,
-        encoding: str | None = None,
-    ) -> None:
-        pass
-"""
-
-
-def test_a_short_neighbour_renamed_beside_one_line_in_place_is_refused():
-    """The leading side's far line is the file's line there and its line next to the change
-    is a short, common one ('self,') renamed in the file: the file changed beside the edit,
-    though the two lines share no word and only one other line is in place."""
-    hunk = body("     def convert_file(\n"
-                "         self,\n"
-                "-        source: str | None = None,\n"
-                "+        source: bytes | None = None,\n"
-                "         encoding: str | None = None,\n"
-                "     ) -> None:\n")
-    with pytest.raises(Unplaced) as unsure:
-        climb_last(lines_of(CONVERT), hunk)
-    assert "'        self,', is line 3 of the file, '        self_v2,', edited" \
-        in unsure.value.note
