@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -133,3 +134,36 @@ def test_outside_the_main_thread_a_hold_does_nothing() -> None:
     thread.start()
     thread.join()
     assert seen == [None]
+
+
+def test_ctrl_c_while_a_large_apply_claims_its_directory_leaves_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A patch of many files stages them as they are planned, from a transaction taken
+    before planning. A Ctrl-C that arrives just after that transaction claimed its
+    directory under .git/holon-apply is an interrupt, and leaves the repository exactly
+    as it was (no directory left for --recover). The signal is sent from inside the claim
+    (a real SIGINT at that moment; the directory and the repository are real)."""
+    from gitsupport import everything
+    from repos.builders import make_repo
+
+    from holon_git import apply_patch
+    from holon_git.fs import journal
+
+    files = {f"f{n:02}.txt": "one\ntwo\n" for n in range(20)}
+    repo = make_repo(tmp_path / "r", files)
+    patch = "".join(f"--- a/{name}\n+++ b/{name}\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n"
+                    for name in files)
+    before = everything(repo)
+    take = journal.Liveness.take.__func__  # type: ignore[attr-defined]
+
+    def take_then_interrupted(cls, git_dir: str, txid: str):
+        claimed = take(cls, git_dir, txid)
+        interrupt()
+        return claimed
+
+    monkeypatch.setattr(journal.Liveness, "take", classmethod(take_then_interrupted))
+    with pytest.raises((KeyboardInterrupt, Interrupted)):
+        apply_patch(patch, repo)
+    assert everything(repo) == before
+    assert not (repo / ".git" / "holon-apply").exists() or \
+        list((repo / ".git" / "holon-apply").iterdir()) == []

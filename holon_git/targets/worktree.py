@@ -84,12 +84,15 @@ class WorktreeTarget(Target):
         self.removals = frozenset(patch.removed_paths())
         if not stage:  # a --check: the write machinery stays unloaded
             return None
-        from ..fs import transaction
+        from ..fs import signals, transaction
 
         files = [(fp.kind, fp.old_path, fp.path) for fp in patch.files]
         if sum(kind is not FileKind.DELETE for kind, _, _ in files) < transaction.PARALLEL_STAGING:
             return None
-        txn = self.early = self._transaction(alone=True)
+        # a Ctrl-C while the transaction claims its directory is raised once it is ours to
+        # remove (close() abandons it), not left behind for --recover
+        with signals.HeldSignals(at_end=signals.RAISE):
+            txn = self.early = self._transaction(alone=True)
         txn.stages_early = True
         txn.numbers = transaction.entry_numbers(files)
         txn.removed = set(self.removals)
