@@ -536,7 +536,27 @@ def tool_call_command(call_file: str, provider: str, repo: str, check: bool) -> 
     return EXIT_OK if error is None else error.exit_status
 
 
-MCP_INSTALL = "pip install 'holon-git[mcp]'"
+# holon-git is installed from a clone (it is on no package index): the extra comes from there.
+MCP_INSTALL = "pip install -e '.[mcp]'"
+# The modules whose absence means the extra is not installed: mcp, and anyio, which mcp
+# brings and which the server imports first.
+MCP_MODULES = ("mcp", "anyio")
+
+
+def _mcp_missing(exc: ImportError) -> PatchError:
+    """The usage error for `mcp` when the SDK cannot be imported, with the command to run."""
+    import shlex  # only this rare path quotes a path
+
+    clone = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if os.path.isfile(os.path.join(clone, "pyproject.toml")):  # installed from this clone
+        install = "pip install -e " + shlex.quote(clone + "[mcp]")
+    else:
+        install = f"{MCP_INSTALL} from a clone of holon-git"
+    if (exc.name or "").split(".")[0] in MCP_MODULES:
+        message = "the MCP server needs the mcp package (the mcp extra), which is not installed"
+    else:  # installed, but broken or of another major version
+        message = f"the MCP server could not import the mcp package: {exc}"
+    return usage(message, hint=f"install the mcp extra into this environment: {install}")
 
 
 @cli.command("mcp", context_settings=CONTEXT)
@@ -547,14 +567,14 @@ def mcp_command(repos: tuple[str, ...]) -> int:
     """Serve apply_patch, check_patch and read_region to an MCP client over stdio.
 
     Register the command 'git-holon-apply mcp --repo PATH' with the client (docs/mcp.md).
-    The client's roots narrow the served repositories further. Needs the mcp extra:
-    pip install 'holon-git[mcp]'. Exits 0 when the client closes the connection.
+    The client's roots narrow the served repositories further. Needs the mcp extra: from
+    the holon-git clone, pip install -e '.[mcp]'. Exits 0 when the client closes the
+    connection.
     """
     try:  # the MCP SDK is imported here only: no other command pays for it
         from .mcp_server.server import serve
     except ImportError as exc:
-        raise usage(f"the MCP server needs the mcp package ({exc})",
-                    hint=f"install it with: {MCP_INSTALL}") from None
+        raise _mcp_missing(exc) from None
     try:
         serve(repos)
     except PatchError as err:

@@ -15,6 +15,9 @@ from repos.builders import git_env, make_bare_repo
 # `import mcp` fails as it would without the extra: a None entry in sys.modules stops it.
 WITHOUT_MCP = ("import sys\nsys.modules['mcp'] = None\nfrom holon_git.cli import main\n"
                "main(sys.argv[1:])\n")
+# Without the extra anyio is missing too (mcp brings it), and the server imports it first.
+WITHOUT_ANYIO = WITHOUT_MCP.replace("'mcp'", "'anyio'")
+CLONE = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -23,10 +26,17 @@ def repo_files() -> dict[str, str | bytes]:
     return {"a.txt": "a\n"}
 
 
-def test_without_the_extra_it_says_how_to_install_it(repo: Path):
-    done = holon_process(repo, "mcp", command=[sys.executable, "-c", WITHOUT_MCP])
+@pytest.mark.parametrize("script", [WITHOUT_MCP, WITHOUT_ANYIO], ids=["mcp", "anyio"])
+def test_without_the_extra_it_says_how_to_install_it(repo: Path, script: str):
+    """It names the mcp package, whichever of its modules failed first, and the command that
+    installs the extra from the clone holon-git runs from (it is on no package index)."""
+    done = holon_process(repo, "mcp", command=[sys.executable, "-c", script])
     assert done.returncode == 2, done.stderr
-    assert "pip install 'holon-git[mcp]'" in done.stderr
+    error, hint = done.stderr.splitlines()
+    assert error == ("error: usage_error: the MCP server needs the mcp package (the mcp extra), "
+                     "which is not installed")
+    assert hint == ("hint: install the mcp extra into this environment: "
+                    f"pip install -e '{CLONE}[mcp]'")
     assert done.stdout == ""
 
 
@@ -91,3 +101,14 @@ def test_raw_stdio_initialize_list_and_exit_at_end_of_input(repo: Path):
     proc.stdin.close()
     assert proc.wait(timeout=30) == 0
     assert proc.stderr is not None and "Traceback" not in proc.stderr.read()
+
+
+def test_no_document_says_to_install_from_a_package_index():
+    """holon-git is on no package index: every page that says how to get the extra says the
+    command that works from the clone."""
+    pages = [CLONE / "README.md", *sorted((CLONE / "docs").glob("*.md")),
+             CLONE / "man" / "man1" / "git-holon-apply.1"]
+    for page in pages:
+        text = page.read_text(encoding="utf-8").replace("\\-", "-")
+        assert "pip install 'holon-git" not in text, page
+    assert "pip install -e '.[mcp]'" in (CLONE / "docs" / "mcp.md").read_text(encoding="utf-8")
