@@ -8,6 +8,7 @@ snapshot of this working copy with one PRE_COMMIT_HOME cache for the whole sessi
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -19,6 +20,9 @@ from repos.builders import git, git_env, make_repo
 ROOT = Path(__file__).resolve().parent.parent
 GOOD = "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n"
 BAD = "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\nb\n-x\n+B\n"
+# docs/hooks.md's configurations name these; the tests put a real clone and commit in their place
+DOC_CLONE = "/home/me/src/holon-git"
+DOC_REV = "0123456789abcdef0123456789abcdef01234567"
 STALE = "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-q\n+Q\n"  # parses, does not apply
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -116,3 +120,37 @@ def test_installed_framework_hook_blocks_git_commit(repo: Path, hook_repo: tuple
                           text=True, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert git(repo, "rev-parse", "HEAD") != head
+
+
+def documented_configs() -> list[str]:
+    """The `.pre-commit-config.yaml` blocks of docs/hooks.md: the clone's hooks, then local."""
+    text = (ROOT / "docs" / "hooks.md").read_text(encoding="utf-8")
+    return re.findall(r"```yaml\n(.*?)```", text, flags=re.S)
+
+
+@pytest.mark.parametrize("which", [0, 1], ids=["clone", "local"])
+def test_the_documented_configurations_work(repo: Path, hook_repo: tuple[Path, str],
+                                            cache: Path, which: int):
+    """Each configuration docs/hooks.md shows, with its clone path and commit id made real
+    (the local one runs the command this interpreter installed), guards a commit."""
+    configs = documented_configs()
+    assert len(configs) == 2
+    clone, rev = hook_repo
+    config = (configs[which]
+              .replace(f"{DOC_CLONE}/.venv/bin", str(Path(sys.executable).parent))
+              .replace(DOC_CLONE, str(clone)).replace(DOC_REV, rev))
+    assert DOC_CLONE in configs[which] and DOC_CLONE not in config
+    (repo / ".pre-commit-config.yaml").write_text(config)
+    git(repo, "config", "holon.protect", "secret.txt")
+    (repo / "bad.diff").write_text(BAD)
+    (repo / "secret.txt").write_text("s\n")
+    git(repo, "add", ".")
+    done = pre_commit(repo, cache, "run")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "bad.diff:5: malformed_hunk:" in done.stdout
+    assert "secret.txt: protected_path:" in done.stdout
+    (repo / "bad.diff").write_text(GOOD)
+    git(repo, "rm", "-q", "--cached", "secret.txt")
+    git(repo, "add", "bad.diff")
+    done = pre_commit(repo, cache, "run")
+    assert done.returncode == 0, done.stdout + done.stderr
