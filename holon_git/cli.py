@@ -629,8 +629,9 @@ def install_hooks_command(names: tuple[str, ...], force: bool) -> int:
     """Install holon-git's plain git hooks into this repository.
 
     HOOK is pre-commit or pre-merge-commit (default: both). They go into the repository's
-    hooks directory (core.hooksPath honoured) and run patch-check and protect-check. An
-    existing hook that is not holon-git's is left alone unless --force is given.
+    hooks directory (core.hooksPath honoured) and run patch-check and protect-check with
+    this environment's git-holon-apply, named by its absolute path (the one on PATH once it
+    is gone). An existing hook that is not holon-git's is left alone unless --force is given.
     """
     from .hooks.install import install_hooks
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,8 @@ import pytest
 from clisupport import holon
 from repos.builders import git, git_env, git_state, snapshot
 
-from holon_git.hooks.scripts import HOOKS, MARKER
+from holon_git.hooks.install import install_hooks
+from holon_git.hooks.scripts import HOOKS, MARKER, NAMES, script
 
 GOOD = "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n"
 BAD = "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\nb\n-x\n+B\n"  # line 5: lost its prefix
@@ -19,6 +21,9 @@ BAD_LINE = ("bad.diff:5: malformed_hunk: hunk 1 of f.txt: line 'b' inside hunk 1
             "context, removed or added line (every hunk body line starts with ' ' (context), "
             "'-' (remove) or '+' (add); re-emit the hunk with each line's prefix)")
 BIN = str(Path(sys.executable).parent)  # where this environment's git-holon-apply lives
+COMMAND = os.path.join(BIN, "git-holon-apply")
+# the hooks install-hooks writes here: calling this environment's command by its path
+INSTALLED = {name: script(name, COMMAND) for name in NAMES}
 
 
 def hook_env(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -107,8 +112,9 @@ def test_install_hooks_writes_executable_scripts_and_is_idempotent(repo: Path):
     assert done.returncode == 0, done.stderr
     hooks = repo / ".git" / "hooks"
     assert done.stdout.splitlines() == [f"installed: {hooks / name}" for name in HOOKS]
-    for name, text in HOOKS.items():
+    for name, text in INSTALLED.items():
         assert (hooks / name).read_text() == text
+        assert f"\nINSTALLED={COMMAND}\n" in text
         assert os.access(hooks / name, os.X_OK)
     again = holon(repo, "install-hooks")
     assert again.stdout.splitlines() == [f"unchanged: {hooks / name}" for name in HOOKS]
@@ -129,7 +135,7 @@ def test_install_hooks_never_overwrites_a_foreign_hook_without_force(repo: Path)
     assert forced.returncode == 0
     assert forced.stdout.splitlines() == [f"unchanged: {hooks / 'pre-commit'}",
                                           f"replaced: {hooks / 'pre-merge-commit'}"]
-    assert (hooks / "pre-merge-commit").read_text() == HOOKS["pre-merge-commit"]
+    assert (hooks / "pre-merge-commit").read_text() == INSTALLED["pre-merge-commit"]
 
 
 def test_install_hooks_names_the_pre_commit_framework(repo: Path):
@@ -147,7 +153,7 @@ def test_install_hooks_replaces_a_symlink_without_writing_through_it(repo: Path,
     assert holon(repo, "install-hooks", "pre-commit").returncode == 1
     assert link.is_symlink()
     assert holon(repo, "install-hooks", "pre-commit", "--force").returncode == 0
-    assert not link.is_symlink() and link.read_text() == HOOKS["pre-commit"]
+    assert not link.is_symlink() and link.read_text() == INSTALLED["pre-commit"]
     assert elsewhere.read_text() == "#!/bin/sh\nexit 0\n"
 
 
@@ -156,7 +162,7 @@ def test_install_hooks_honours_core_hooks_path(repo: Path):
     (repo / "sub").mkdir()
     done = holon(repo / "sub", "install-hooks", "pre-commit")
     assert done.returncode == 0, done.stderr
-    assert (repo / "tools" / "githooks" / "pre-commit").read_text() == HOOKS["pre-commit"]
+    assert (repo / "tools" / "githooks" / "pre-commit").read_text() == INSTALLED["pre-commit"]
     assert not (repo / ".git" / "hooks" / "pre-commit").exists()
 
 
@@ -211,17 +217,64 @@ def test_pre_commit_hook_checks_the_index_git_commit_a_builds(repo: Path):
     assert git(repo, "rev-parse", "HEAD") == head
 
 
-def test_hook_says_so_when_holon_git_is_not_on_path(repo: Path):
-    assert holon(repo, "install-hooks", "pre-commit").returncode == 0
-    (repo / "f.txt").write_text("changed\n")
-    git(repo, "add", "f.txt")
+def without_holon_on_path() -> dict[str, str]:
+    """git's environment with no git-holon-apply on PATH: a shell where the venv is not active."""
     env = git_env()
     env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep)
                                   if not (Path(p) / "git-holon-apply").exists())
+    return env
+
+
+def test_installed_hook_runs_the_installing_command_without_path(repo: Path):
+    """A commit from a shell where holon-git's environment is not active is still checked."""
+    assert holon(repo, "install-hooks", "pre-commit").returncode == 0
+    (repo / "bad.diff").write_text(BAD)
+    git(repo, "add", "bad.diff")
+    env = without_holon_on_path()
     done = subprocess.run(["git", "commit", "-q", "-m", "x"], cwd=repo, capture_output=True,
                           text=True, env=env)
     assert done.returncode != 0
-    assert "git-holon-apply is not on PATH" in done.stderr
+    assert BAD_LINE in done.stderr
+    (repo / "bad.diff").write_text(GOOD)
+    git(repo, "add", "bad.diff")
+    done = subprocess.run(["git", "commit", "-q", "-m", "x"], cwd=repo, capture_output=True,
+                          text=True, env=env)
+    assert done.returncode == 0, done.stderr
+
+
+def test_hook_falls_back_to_path_when_its_command_is_gone(repo: Path, tmp_path: Path):
+    (tmp_path / "old-venv").mkdir()
+    gone = tmp_path / "old-venv" / "git-holon-apply"
+    shutil.copy2(COMMAND, gone)
+    install_hooks(str(repo), ("pre-commit",), command=str(gone))
+    assert f"INSTALLED={gone}\n" in (repo / ".git" / "hooks" / "pre-commit").read_text()
+    gone.unlink()  # the environment that installed the hook was removed
+    (repo / "bad.diff").write_text(BAD)
+    git(repo, "add", "bad.diff")
+    done = commit(repo)  # PATH has this environment's git-holon-apply
+    assert done.returncode != 0
+    assert BAD_LINE in done.stderr
+    done = subprocess.run(["git", "commit", "-q", "-m", "x"], cwd=repo, capture_output=True,
+                          text=True, env=without_holon_on_path())
+    assert done.returncode != 0
+    assert (f"holon-git hook: git-holon-apply is not on PATH and {gone} is gone; install "
+            "holon-git, or remove .git/hooks/pre-commit to stop running this hook"
+            in done.stderr), done.stderr
+
+
+def test_reinstalling_from_another_environment_updates_the_hook(repo: Path, tmp_path: Path):
+    hooks = repo / ".git" / "hooks"
+    install_hooks(str(repo), command=str(tmp_path / "old-venv" / "git-holon-apply"))
+    done = holon(repo, "install-hooks")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [f"updated: {hooks / name}" for name in NAMES]
+    assert all((hooks / name).read_text() == INSTALLED[name] for name in NAMES)
+    # one that was edited is not holon-git's to replace any more
+    (hooks / "pre-commit").write_text(INSTALLED["pre-commit"] + "make lint\n")
+    done = holon(repo, "install-hooks", "pre-commit")
+    assert done.returncode == 1
+    assert "holon-git's, but edited or written by another version: --force" in done.stderr
+    assert (hooks / "pre-commit").read_text().endswith("make lint\n")
 
 
 # protect-check
