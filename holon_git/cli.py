@@ -157,8 +157,10 @@ ACCEPTED_GIT_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--recount",), {"is_flag": True, "help": "Accepted, no effect: wrong counts in '@@' "
      "headers are already tolerated; a hunk is read from its body."}),
     (("--ignore-whitespace", "--ignore-space-change", "ignore_space"), {"is_flag": True,
-     "help": "Accepted, no effect: context lines that differ from the file only in "
-     "whitespace already match (and are reported)."}),
+     "help": "Accepted, no effect: lines that differ from the file only in whitespace "
+     "already match (and are reported) when their indentation maps to the file's one way; "
+     "when it does not, the hunk is refused (indentation_mismatch) with or without it, "
+     "unlike git (docs/cli.md)."}),
     (("--unidiff-zero",), {"is_flag": True, "help": "Accepted, no effect: a patch with no "
      "context line at all (diff -U0) is always taken as this flag tells git to take it, its "
      "insertions going after the line their header names (docs/patch-format.md, section 3); "

@@ -173,7 +173,8 @@ def reindent(lines: Sequence[HunkLine], window: Sequence[bytes], first_line: int
     changed; raises indentation_mismatch when the matched lines show no one mapping, or when
     the reversed hunk (-R) would not give the file's removed lines back."""
     lines = list(lines)
-    mappings = indentation_mappings(list(zip(old_side(lines), window, strict=True)))
+    pairs = list(zip(old_side(lines), window, strict=True))
+    mappings = indentation_mappings(pairs)
     out: list[HunkLine] = []
     for line in lines:
         if line.kind != ADD:
@@ -186,7 +187,8 @@ def reindent(lines: Sequence[HunkLine], window: Sequence[bytes], first_line: int
         if _blank(line.text):
             new_indent = b"" if new_indent is None else new_indent
         elif new_indent is None or not style.allows(new_indent, units=mappings is None):
-            raise _mismatch(line.text, window, first_line, _why(mappings, disagree))
+            raise _mismatch(line.text, window, first_line,
+                            _why(mappings, disagree, pairs, first_line))
         out.append(HunkLine(ADD, new_indent + line.text[len(indent):]))
     _check_reversible(lines, out, window, first_line)
     return out, out != lines
@@ -226,9 +228,8 @@ def _check_reversible(lines: Sequence[HunkLine], out: Sequence[HunkLine],
         if not _blank(patch_line) and _mapped(mappings, _indent(patch_line)) \
                 != {_indent(file_line)}:
             raise _mismatch(patch_line, window, first_line,
-                            "they show a mapping, but the hunk's other lines would not show it "
-                            "again to undo it (-R): add context lines at other indentation "
-                            "levels")
+                            "the hunk undone (-R) would not indent this removed line the "
+                            "file's way again: add context lines at other indentation levels")
 
 
 def refuse_tabs_in_spaces(lines: Sequence[HunkLine], window: Sequence[bytes], first_line: int,
@@ -253,26 +254,61 @@ def refuse_tabs_in_spaces(lines: Sequence[HunkLine], window: Sequence[bytes], fi
                          "line": line.text.rstrip(b"\r\n").decode("utf-8", "replace")})
 
 
-def _why(mappings: list[Mapping] | None, disagree: bool) -> str:
+def _why(mappings: list[Mapping] | None, disagree: bool,
+         pairs: Sequence[tuple[bytes, bytes]], first_line: int) -> str:
+    """Which rule the matched lines broke, in a few words."""
     if mappings == []:
-        return "they show no one mapping (the same, a constant shift, or tabs for N spaces)"
+        return _uneven(pairs, first_line)
     if disagree:
-        return ("they fit both a constant shift and a change of width, which indent the added "
-                "lines differently")
+        return ("their indentation fits both a constant shift and a change of width, which "
+                "indent the added lines differently")
     if mappings is None:
-        return ("none of them is indented, and the added line's indentation is not in the "
-                "file's style (a space first in a file indented with tabs; a tab, or a width "
-                "not a multiple of the file's, in one indented with spaces)")
-    return ("an added line's indentation has no counterpart under their mapping, or is not in "
-            "the file's style")
+        return ("none of them is indented, and an added line's indentation is not in the "
+                "file's style (a space first where the file indents with tabs; a tab, or a "
+                "width not a multiple of the file's, where it indents with spaces)")
+    return ("an added line's indentation has no counterpart under the mapping they show, or is "
+            "not in the file's style")
+
+
+def _uneven(pairs: Sequence[tuple[bytes, bytes]], first_line: int) -> str:
+    """The matched line whose indentation keeps the others from showing one mapping (the
+    same, a constant shift, another unit), said as its two indentations: the one line without
+    which they show one, among those indented unlike the file (a few: this is a refusal's
+    path); else the first line that breaks the mapping the lines before it show."""
+    indents = [(_indent(ours), _indent(theirs)) for ours, theirs in pairs]
+    differing = [i for i, (ours, theirs) in enumerate(indents)
+                 if ours != theirs and not _blank(pairs[i][0]) and not _blank(pairs[i][1])]
+    if len(differing) <= 20:
+        odd = [i for i in differing
+               if indentation_mappings([*pairs[:i], *pairs[i + 1:]]) != []]
+        if len(odd) == 1:
+            return _line_indented(odd[0], indents, first_line, "the others")
+    for end in range(1, len(pairs) + 1):
+        if indentation_mappings(pairs[:end]) == []:
+            return _line_indented(end - 1, indents, first_line, "the lines before it")
+    return "their indentation shows no one mapping"  # unreachable: all of them show none
+
+
+def _line_indented(i: int, indents: Sequence[tuple[bytes, bytes]], first_line: int,
+                   unlike: str) -> str:
+    ours, theirs = indents[i]
+    return (f"line {first_line + i} is indented {_said(ours)} in the hunk, {_said(theirs)} in "
+            f"the file, unlike {unlike}")
+
+
+def _said(indent: bytes) -> str:
+    """An indentation in words: '4 spaces', '1 tab', '1 tab and 2 spaces', 'not at all'."""
+    tabs, spaces = indent.count(b"\t"), indent.count(b" ")
+    words = [f"{n} {name}{'s' if n != 1 else ''}"
+             for n, name in ((tabs, "tab"), (spaces, "space")) if n]
+    return " and ".join(words) or "not at all"
 
 
 def _mismatch(text: bytes, window: Sequence[bytes], first_line: int, why: str) -> PatchError:
     return PatchError(
         "indentation_mismatch",
-        f"the hunk's old lines match lines {first_line}-{first_line + len(window) - 1} only "
-        f"with whitespace ignored, and their indentation does not say how to indent the "
-        f"hunk's lines: {why}",
+        f"its old lines match lines {first_line}-{first_line + len(window) - 1} only with "
+        f"whitespace ignored, and {why}",
         details={"region": _region(window, first_line),
                  "line": text.rstrip(b"\r\n").decode("utf-8", "replace")})
 

@@ -48,10 +48,16 @@ def _check(attempt: Attempt, start: int) -> list[bytes]:
         if line.kind == CONTEXT and not beside and _deeper(line.text, have):
             deeper.append(line.text)
             continue
-        raise Unplaced(f"its line {quote([line.text])} matches line {at} of the file only "
-                       "with whitespace ignored, and is a removed line, a context line "
-                       "next to a change, or not indented deeper than the file's", [at])
+        raise Unplaced("context_indent forgives only deeper context away from a change, "
+                       f"and line {at} {_which(line.kind, beside)}", [at])
     return deeper
+
+
+def _which(kind: str, beside: bool) -> str:
+    """Which of context_indent's conditions a line that differs from the file's broke."""
+    if kind != CONTEXT:
+        return "is a removed line"
+    return "is next to a change" if beside else "is not indented deeper than the file's"
 
 
 def _deeper(patch_line: bytes, file_line: bytes) -> bool:
