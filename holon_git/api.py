@@ -8,7 +8,7 @@
 
     # straight onto a branch of a bare repository, as one commit or not at all
     receipt = apply_patch(text, repo="srv/project.git", ref="main", message="Fix the parser")
-    print(receipt.extra["commit"])
+    print(receipt.commit)
 """
 
 from __future__ import annotations
@@ -97,8 +97,8 @@ def apply_request(patch: PatchInput, request: ApplyRequest) -> Receipt:
     ``request.check`` plans without writing. A refused patch leaves everything as it was and
     the receipt's ``error`` says why, and its ``errors`` every refusal: each file patch is
     planned first. ``atomic=False`` applies file by file in patch order and stops at the first
-    refusal (working tree only); the receipt's ``files`` and ``unapplied`` then say which files
-    changed and which did not. ``reject=True`` (--reject) applies what applies, file by file
+    refusal (working tree only); the receipt's ``files`` and ``unapplied_files`` then say which
+    files changed and which did not. ``reject=True`` (--reject) applies what applies, file by file
     through the whole patch, and writes each refused hunk to its file's ``.rej``
     (core/plan/reject.py); the receipt's ``rejects`` names them. ``expect_sha256`` refuses the
     whole patch with ``stale_file`` on any mismatch. ``progress(stage, done, total)`` is called
@@ -108,7 +108,7 @@ def apply_request(patch: PatchInput, request: ApplyRequest) -> Receipt:
     never fsyncs working-tree files. ``three_way=False`` turns off the three-way rescue
     (docs/patch-format.md, section 3). ``retry=N`` (with ``ref``): when another writer moved
     the branch first (``head_moved``, ``ref_locked``), plan again on the new tip, up to N more
-    times; ``receipt.extra`` records the ``attempts``.
+    times; ``receipt.attempts`` says how many times it was tried.
     """
     if isinstance(patch, os.PathLike):
         try:
@@ -309,7 +309,7 @@ def _file_by_file(parsed: Patch, destination: Target, receipt: Receipt, *, check
     refusals: list[PatchError] = []
     for group in _path_groups(parsed.files):
         # the group being applied first, then the rest in patch order
-        receipt.unapplied = [_file_ref(fp) for fp in [*refused, *group]] + [
+        receipt.unapplied_files = [_file_ref(fp) for fp in [*refused, *group]] + [
             _file_ref(fp) for fp in remaining if all(fp is not member for member in group)]
         remaining = [fp for fp in remaining if all(fp is not member for member in group)]
         try:
@@ -348,7 +348,7 @@ def _file_by_file(parsed: Patch, destination: Target, receipt: Receipt, *, check
         receipt.rejects.extend(plan.rejects)
         refusals.extend(left_out.error for change in plan.receipt_files
                         for left_out in change.rejected)
-        receipt.unapplied = [_file_ref(fp) for fp in [*refused, *remaining]]
+        receipt.unapplied_files = [_file_ref(fp) for fp in [*refused, *remaining]]
         if progress is not None:
             progress("checking" if check else "applying", len(receipt.files),
                      len(parsed.files))

@@ -19,11 +19,11 @@ PARTIAL = "partial"  # --no-atomic only: some files were written before a refusa
 
 def _file_dict(change: FileChange) -> dict[str, Any]:
     out: dict[str, Any] = {
-        "action": change.kind.value,
+        "action": change.action,
         "old_path": change.old_path,
         "new_path": change.new_path,
-        "added_lines": change.added,
-        "removed_lines": change.removed,
+        "added_lines": change.added_lines,
+        "removed_lines": change.removed_lines,
         "hunks": [hunk.to_dict() for hunk in change.hunks],
         "ignored_metadata": change.ignored_metadata,
         "diagnostics": [d.to_dict() for d in change.diagnostics],
@@ -31,12 +31,16 @@ def _file_dict(change: FileChange) -> dict[str, Any]:
     if change.three_way is not None:
         out["three_way"] = change.three_way
     if change.rejected:
-        out["rejected_hunks"] = [left_out.index for left_out in change.rejected]
+        out["rejected_hunks"] = change.rejected_hunks
     return out
 
 
 @dataclass
 class Receipt:
+    """One vocabulary with the JSON (docs/receipt.md): each field of ``to_dict()`` is an
+    attribute of the same name and value, at every level (files, hunks, errors, rejects);
+    those a target or option adds (``commit``, ``deleted_blobs``, ...) read ``extra``."""
+
     status: str  # applied | checked | refused | partial
     target: str = "worktree"
     format: str = "unified"
@@ -44,7 +48,7 @@ class Receipt:
     atomic: bool = True
     files: list[FileChange] = field(default_factory=list)
     # Non-atomic runs: the file patches not applied (the refused one first), as in "files".
-    unapplied: list[dict[str, Any]] = field(default_factory=list)
+    unapplied_files: list[dict[str, Any]] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     # the refusal; when the whole patch was planned, the first of them, the others in its
     # ``more`` (``errors``)
@@ -57,6 +61,60 @@ class Receipt:
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    @property
+    def receipt_version(self) -> int:
+        return RECEIPT_VERSION
+
+    @property
+    def tool(self) -> str:
+        return f"holon-git {__version__}"
+
+    # What a target or option adds to the receipt (``extra``; None or empty when absent).
+    @property
+    def commit(self) -> str | None:
+        """--commit, --ref: the new commit's id."""
+        return self.extra.get("commit")
+
+    @property
+    def tree(self) -> str | None:
+        """--commit, --ref: the new commit's tree id."""
+        return self.extra.get("tree")
+
+    @property
+    def ref(self) -> str | None:
+        """--commit, --ref: the branch's full name."""
+        return self.extra.get("ref")
+
+    @property
+    def parent(self) -> str | None:
+        """--commit, --ref: the parent commit's id (None for a first commit)."""
+        return self.extra.get("parent")
+
+    @property
+    def deleted_blobs(self) -> list[dict[str, Any]]:
+        """Working-tree applies: each deleted file's saved pre-image, ``{"path", "blob"}``."""
+        return list(self.extra.get("deleted_blobs", []))
+
+    @property
+    def intent_to_add(self) -> list[str]:
+        """-N: the files the patch created, marked intended to be added."""
+        return list(self.extra.get("intent_to_add", []))
+
+    @property
+    def intent_to_add_failed(self) -> str | None:
+        """-N: git's message when it refused to mark them."""
+        return self.extra.get("intent_to_add_failed")
+
+    @property
+    def attempts(self) -> int | None:
+        """--retry: how many times the patch was planned and committed."""
+        return self.extra.get("attempts")
+
+    @property
+    def holon_output(self) -> dict[str, Any] | None:
+        """--holon-output: the run's directory, manifest status and patch file."""
+        return self.extra.get("holon_output")
 
     @property
     def errors(self) -> list[PatchError]:
@@ -81,7 +139,7 @@ class Receipt:
             "diagnostics": [d.to_dict() for d in self.diagnostics],
         }
         if not self.atomic:
-            out["unapplied_files"] = self.unapplied
+            out["unapplied_files"] = self.unapplied_files
         if self.reject:
             out["rejects"] = [reject.to_dict() for reject in self.rejects]
         out.update(self.extra)

@@ -131,8 +131,8 @@ def summary_lines(receipt: Receipt, verbose: bool) -> list[str]:
         name = display_name(change.kind, *(quote_path(p, terminal=True) if p else p
                                            for p in (change.old_path, change.new_path)))
         if verbose:
-            out.append(f"  {_KIND_LETTER[change.kind]} {name} (+{change.added} "
-                       f"-{change.removed})")
+            out.append(f"  {_KIND_LETTER[change.kind]} {name} (+{change.added_lines} "
+                       f"-{change.removed_lines})")
         for hunk in change.hunks:
             notes = list(hunk.tolerances)
             if hunk.by_line_number:
@@ -165,7 +165,8 @@ def summary_lines(receipt: Receipt, verbose: bool) -> list[str]:
 def partial_lines(receipt: Receipt) -> list[str]:
     """For --no-atomic: exactly which files changed before the refusal and which did not."""
     done = [change.display_name for change in receipt.files]
-    left = [display_name(u["action"], u["old_path"], u["new_path"]) for u in receipt.unapplied]
+    left = [display_name(u["action"], u["old_path"], u["new_path"])
+            for u in receipt.unapplied_files]
     if not done:
         out = ["nothing changed"]
     elif receipt.status == "partial":
@@ -195,7 +196,8 @@ def reject_lines(receipt: Receipt) -> list[str]:
         replaced = ", replacing the file there" if rejects.replaced else ""
         out.append(f"{verb} {rejects.path}: {_hunks(rejects.hunks, 'rejected ')} of "
                    f"{rejects.file}{replaced}")
-    left = [display_name(u["action"], u["old_path"], u["new_path"]) for u in receipt.unapplied]
+    left = [display_name(u["action"], u["old_path"], u["new_path"])
+            for u in receipt.unapplied_files]
     if left:
         out.append(f"not applied: {', '.join(left)}")
     return out

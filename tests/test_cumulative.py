@@ -43,7 +43,7 @@ def test_the_whole_change_since_head_with_one_new_hunk_is_merged(tmp_path: Path)
     assert (repo / PATH).read_bytes() == STEP2
     (change,) = receipt.files
     assert change.three_way is not None and change.three_way["base"] == "index"
-    assert [h.already_in for h in change.hunks] == [True, False]
+    assert [h.already_applied for h in change.hunks] == [True, False]
     hunks = receipt.to_dict()["files"][0]["hunks"]
     assert [h.get("already_applied", False) for h in hunks] == [True, False]
     codes = [d.code for d in change.diagnostics]
@@ -58,7 +58,7 @@ def test_a_longer_session_merges_each_cumulative_patch(tmp_path: Path) -> None:
     applied(repo, patch(HEAD, STEP2))
     receipt = applied(repo, patch(HEAD, STEP3))
     assert (repo / PATH).read_bytes() == STEP3
-    assert [h.already_in for h in receipt.files[0].hunks] == [True, False, True]
+    assert [h.already_applied for h in receipt.files[0].hunks] == [True, False, True]
 
 
 def test_a_cumulative_patch_sent_again_changes_nothing(tmp_path: Path) -> None:

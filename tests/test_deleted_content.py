@@ -52,7 +52,7 @@ def test_envelope_delete_saves_the_blob(tmp_path: Path) -> None:
     receipt = apply_patch(b"*** Begin Patch\n*** Delete File: untracked.bin\n"
                           b"*** Delete File: a.txt\n*** End Patch\n", repo)
     assert receipt.ok, receipt.error
-    saved = receipt.extra["deleted_blobs"]
+    saved = receipt.deleted_blobs
     assert [s["path"] for s in saved] == ["untracked.bin", "a.txt"]
     assert cat_file(repo, saved[0]["blob"]) == CONTENT
     assert cat_file(repo, saved[1]["blob"]) == b"a\n"
@@ -74,7 +74,7 @@ def test_blob_is_saved_in_a_linked_worktree(tmp_path: Path) -> None:
     (linked / "u.bin").write_bytes(CONTENT)
     receipt = apply_patch(b"*** Begin Patch\n*** Delete File: u.bin\n*** End Patch\n", linked)
     assert receipt.ok, receipt.error
-    (saved,) = receipt.extra["deleted_blobs"]
+    (saved,) = receipt.deleted_blobs
     assert cat_file(linked, saved["blob"]) == CONTENT
     assert cat_file(repo, saved["blob"]) == CONTENT  # one object database for both
 
@@ -84,7 +84,7 @@ def test_reverse_of_an_add_saves_the_blob(tmp_path: Path) -> None:
     receipt = apply_patch(b"--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hello\n", repo,
                           reverse=True)
     assert receipt.ok, receipt.error
-    (saved,) = receipt.extra["deleted_blobs"]
+    (saved,) = receipt.deleted_blobs
     assert cat_file(repo, saved["blob"]) == b"hello\n"
 
 
@@ -108,7 +108,7 @@ def test_no_delete_no_blobs_and_no_pygit2_import(tmp_path: Path) -> None:
         "r = apply_patch(b'*** Begin Patch\\n*** Update File: a.txt\\n@@\\n-a\\n+b\\n"
         "*** End Patch\\n', '.')\n"
         "assert r.ok, r.error\n"
-        "print(r.extra['deleted_blobs'], 'pygit2' in sys.modules)\n"
+        "print(r.deleted_blobs, 'pygit2' in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], cwd=repo, capture_output=True,
                           text=True, check=True)
@@ -156,7 +156,7 @@ DELETE_SCRIPT = (
     "from holon_git import apply_patch\n"
     "r = apply_patch(sys.stdin.buffer.read(), '.')\n"
     "assert r.ok, r.error\n"
-    "print(*[d['blob'] for d in r.extra['deleted_blobs']], 'pygit2' in sys.modules)\n"
+    "print(*[d['blob'] for d in r.deleted_blobs], 'pygit2' in sys.modules)\n"
 )
 
 

@@ -245,7 +245,7 @@ def test_delete_file_removes_whatever_it_holds(tmp_path: Path) -> None:
     assert not (repo / "d").exists()  # the emptied directory goes too, as with git
     assert (repo / "keep.txt").exists()
     change = receipt.files[0]
-    assert (change.kind, change.removed) == ("delete", 2)
+    assert (change.action, change.removed_lines) == ("delete", 2)
     (saved,) = receipt.extra["deleted_blobs"]
     blob = subprocess.run(["git", "cat-file", "-p", saved["blob"]], cwd=repo,
                           capture_output=True, check=True).stdout

@@ -229,7 +229,7 @@ def test_a_protected_rej_path_refuses_the_file_patch(repo: Path):
 def test_rej_files_are_not_marked_intent_to_add(repo: Path):
     patch = "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+n\n" + PATCH
     receipt = apply_patch(patch, repo, reject=True, intent_to_add=True)
-    assert receipt.extra["intent_to_add"] == ["new.txt"]
+    assert receipt.intent_to_add == ["new.txt"]
     assert "f.txt.rej" not in git(repo, "ls-files")
 
 
@@ -383,4 +383,4 @@ def test_a_failed_write_stops_and_is_reported_after_the_refusals_before_it(
     assert receipt.status == "partial" and [c.path for c in receipt.files] == ["f.txt"]
     assert (repo / "f.txt.rej").exists() and not (repo / "g.txt.rej").exists()
     assert (repo / "h.txt").read_text() == "one\ntwo\n"  # after the failure: not applied
-    assert [u["new_path"] for u in receipt.unapplied] == ["g.txt", "nope.txt", "h.txt"]
+    assert [u["new_path"] for u in receipt.unapplied_files] == ["g.txt", "nope.txt", "h.txt"]

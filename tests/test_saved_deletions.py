@@ -29,7 +29,7 @@ def repo_executable() -> set[str]:
 
 def test_reverse_restores_content_and_mode(repo: Path):
     receipt = applied(repo, DELETE)
-    blob = receipt.extra["deleted_blobs"][0]["blob"]
+    blob = receipt.deleted_blobs[0]["blob"]
     assert not (repo / "tool.sh").exists()
     back = applied(repo, DELETE, reverse=True)
     assert (repo / "tool.sh").read_bytes() == CONTENT
@@ -66,7 +66,7 @@ def test_without_a_recorded_deletion_it_is_refused_with_the_way_back(repo: Path)
 
 def test_a_pruned_blob_is_refused(repo: Path):
     receipt = applied(repo, DELETE)
-    blob = receipt.extra["deleted_blobs"][0]["blob"]
+    blob = receipt.deleted_blobs[0]["blob"]
     os.unlink(git_dir(repo) / "objects" / blob[:2] / blob[2:])  # as git gc --prune=now would
     err = refused(repo, DELETE, "usage_error", reverse=True)
     assert "pruned" in err.message

@@ -219,7 +219,7 @@ def test_sequences_on_the_commit_targets(tmp_path: Path, how: str) -> None:
     git(other, "commit", "-qm", "by git")
     kwargs = {"commit": True} if how == "commit" else {"ref": "main"}
     receipt = applied(repo, patch, message="swap", **kwargs)
-    assert tree_entries(repo, receipt.extra["commit"]) == tree_entries(other, "HEAD")
+    assert tree_entries(repo, receipt.commit) == tree_entries(other, "HEAD")
 
 
 def test_edit_after_a_swap(tmp_path: Path) -> None:
@@ -302,7 +302,7 @@ def test_no_atomic_applies_a_sequence_together(tmp_path: Path) -> None:
     assert (repo / "g").read_text() == "2\n"  # applied before the sequence
     assert (repo / "f").read_text() == "a\nb\nc\n"  # the sequence: all or nothing
     assert (repo / "h").read_text() == "x\n"  # after it
-    assert [u["new_path"] for u in receipt.unapplied] == ["f", "f", "h"]
+    assert [u["new_path"] for u in receipt.unapplied_files] == ["f", "f", "h"]
     ok = apply_patch(good_g.replace("-1\n+2", "-2\n+3") + first_f + good_h, repo, atomic=False)
     assert ok.ok and [c.path for c in ok.files] == ["g", "f", "h"]
 

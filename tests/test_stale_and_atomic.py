@@ -180,7 +180,7 @@ def test_non_atomic_first_file_failing_is_a_plain_refusal(tmp_path: Path) -> Non
                           atomic=False)
     assert receipt.status == "refused" and receipt.error is not None
     assert receipt.error.code == "not_found"
-    assert [u["old_path"] for u in receipt.unapplied] == ["missing.txt", "c.txt"]
+    assert [u["old_path"] for u in receipt.unapplied_files] == ["missing.txt", "c.txt"]
     assert snapshot(repo) == before
 
 
@@ -215,7 +215,7 @@ def test_non_atomic_write_failure_after_a_written_file(tmp_path: Path) -> None:
     assert receipt.status == "partial"
     assert receipt.error is not None and receipt.error.code == "io_error"
     assert [f.path for f in receipt.files] == ["a.txt"]
-    assert [u["old_path"] for u in receipt.unapplied] == ["u.bin", "c.txt"]
+    assert [u["old_path"] for u in receipt.unapplied_files] == ["u.bin", "c.txt"]
     assert (repo / "a.txt").read_bytes() == b"A\n"
     assert (repo / "u.bin").exists() and (repo / "c.txt").exists()
 

@@ -65,7 +65,7 @@ def test_commit_makes_the_same_tree_as_git(repo: Path):
     assert receipt.target == "both"
     assert receipt.extra == {"commit": head(repo), "tree": head(repo, "HEAD^{tree}"),
                              "parent": parent, "ref": "refs/heads/main"}
-    assert receipt.extra["tree"] == head(other, "HEAD^{tree}")
+    assert receipt.tree == head(other, "HEAD^{tree}")
     assert git(repo, "rev-list", "--parents", "-1", "HEAD").split() == [head(repo), parent]
     assert git(repo, "log", "-1", "--format=%B") == "Apply the fix\n\nBody text.\n\n"
     assert git(repo, "status", "--porcelain") == ""
@@ -93,7 +93,7 @@ def test_commit_defaults_to_both_targets_and_needs_a_message(repo: Path):
 def test_commit_cached_leaves_the_working_tree_alone(repo: Path):
     files = snapshot(repo)
     receipt = applied(repo, PATCH, target="index", commit=True, message="cached")
-    assert receipt.target == "index" and receipt.extra["commit"] == head(repo)
+    assert receipt.target == "index" and receipt.commit == head(repo)
     assert snapshot(repo) == files
     assert git(repo, "diff", "--cached") == ""
     # the working tree still has the old content: it now differs from the index
@@ -178,7 +178,7 @@ def test_detached_head_is_refused_unless_ref(tmp_path: Path):
     assert "--ref" in err.hint
     detached = head(repo)
     receipt = applied(repo, MODIFY, ref="main", message="onto main")
-    assert head(repo, "main") == receipt.extra["commit"] != detached
+    assert head(repo, "main") == receipt.commit != detached
     assert head(repo) == detached and git(repo, "symbolic-ref", "-q", "HEAD", check=False) == ""
 
 
@@ -186,8 +186,8 @@ def test_first_commit_in_an_empty_repository(tmp_path: Path):
     repo = make_empty_repo(tmp_path / "r")
     assert not (git_dir(repo) / "index").exists()
     receipt = applied(repo, ADD, commit=True, message="first")
-    assert receipt.extra["parent"] is None
-    assert git(repo, "rev-list", "--parents", "HEAD").split() == [receipt.extra["commit"]]
+    assert receipt.parent is None
+    assert git(repo, "rev-list", "--parents", "HEAD").split() == [receipt.commit]
     assert tree_entries(repo, "HEAD") == index_entries(repo)
     assert git(repo, "status", "--porcelain") == ""
     assert reflog(repo, "refs/heads/main")[-1].endswith("\tholon-apply (initial): first")
@@ -219,7 +219,7 @@ def test_ref_matches_git_tree(tmp_path: Path):
     bare = tmp_path / "b.git"
     git(tmp_path, "clone", "-q", "--bare", str(repo), str(bare))
     receipt = applied(bare, PATCH, ref="main", message="m")
-    assert receipt.extra["tree"] == head(other, "HEAD^{tree}")
+    assert receipt.tree == head(other, "HEAD^{tree}")
 
 
 def test_ref_never_touches_working_tree_or_index(repo: Path):
@@ -229,7 +229,7 @@ def test_ref_never_touches_working_tree_or_index(repo: Path):
     after = everything(repo)
     assert after["files"] == before["files"] and after["index"] == before["index"]
     assert after["git"]["index"] == before["git"]["index"]
-    assert head(repo, "side") == receipt.extra["commit"] and head(repo) != head(repo, "side")
+    assert head(repo, "side") == receipt.commit and head(repo) != head(repo, "side")
 
 
 def test_ref_errors(tmp_path: Path):
@@ -246,7 +246,7 @@ def test_ref_errors(tmp_path: Path):
 def test_ref_first_commit_in_an_empty_bare_repository(tmp_path: Path):
     bare = make_empty_repo(tmp_path / "e.git", bare=True)
     receipt = applied(bare, ADD, ref="main", message="first")
-    assert receipt.extra["parent"] is None
+    assert receipt.parent is None
     assert list(tree_entries(bare, "main")) == ["src/new.py"]
     refused(bare, ADD, "usage_error", ref="other", message="m")  # only HEAD's unborn branch
 
@@ -343,7 +343,7 @@ def test_commit_in_a_linked_worktree(repo: Path):
     main_before = everything(repo)
     receipt = applied(linked, MODIFY, commit=True, message="on side")
     assert receipt.extra["ref"] == "refs/heads/side"
-    assert head(repo, "side") == receipt.extra["commit"]
+    assert head(repo, "side") == receipt.commit
     assert git(linked, "status", "--porcelain") == ""
     assert reflog(repo, "refs/heads/side")[-1].endswith("holon-apply: on side")
     assert everything(repo)["files"] == main_before["files"]

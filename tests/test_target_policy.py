@@ -142,7 +142,7 @@ def test_protect_in_a_bare_repository_with_ref(tmp_path: Path):
     git(bare, "config", "holon.protect", "src/a.py")
     refused(bare, A, "protected_path", ref="main", message="edit")
     receipt = applied(bare, B, ref="main", message="edit b")
-    assert receipt.extra["commit"] == head(bare, "main")
+    assert receipt.commit == head(bare, "main")
 
 
 def test_protect_file_on_the_ref_branch_not_head(tmp_path: Path):
@@ -225,7 +225,7 @@ def test_cached_and_ref_store_lf_blobs(crlf_repo: Path):
     assert snapshot(crlf_repo) == files
     git(crlf_repo, "reset", "-q")
     receipt = applied(crlf_repo, CRLF_EDIT, ref="main", message="edit")
-    assert blob(crlf_repo, tree_entries(crlf_repo, receipt.extra["commit"])["doc.txt"][1]) == \
+    assert blob(crlf_repo, tree_entries(crlf_repo, receipt.commit)["doc.txt"][1]) == \
         b"one\nTWO\nthree\n"
 
 
@@ -236,7 +236,7 @@ def test_commit_in_a_crlf_repo_matches_git_commit(crlf_repo: Path):
     (other / "new.txt").write_bytes(b"fresh\r\nlines\r\n")
     git(other, "add", "-A")
     git(other, "commit", "-q", "-m", "edit")
-    assert receipt.extra["tree"] == head(other, "HEAD^{tree}")
+    assert receipt.tree == head(other, "HEAD^{tree}")
     assert snapshot(crlf_repo) == snapshot(other)
     assert git(crlf_repo, "status", "--porcelain") == ""
 

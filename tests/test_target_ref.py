@@ -28,8 +28,8 @@ def test_the_checked_out_branch_moves_with_its_index_and_working_tree(tmp_path: 
     git(by_git, "commit", "-q", "-m", "by git")
     parent = head(repo)
     receipt = applied(repo, PATCH, ref="main", message="bot: fix")
-    assert receipt.target == "ref" and receipt.extra["parent"] == parent
-    assert head(repo) == head(repo, "main") == receipt.extra["commit"]
+    assert receipt.target == "ref" and receipt.parent == parent
+    assert head(repo) == head(repo, "main") == receipt.commit
     assert head(repo, "HEAD^{tree}") == head(by_git, "HEAD^{tree}")
     assert snapshot(repo) == snapshot(by_git) and index_entries(repo) == index_entries(by_git)
     assert git(repo, "status", "--porcelain") == ""
@@ -88,7 +88,7 @@ def test_base_creates_the_branch_at_a_revision(tmp_path: Path):
     git(repo, "commit", "-q", "--allow-empty", "-m", "later")
     before = snapshot(repo)
     receipt = applied(repo, MODIFY, ref="topic", base=start, message="topic fix")
-    assert head(repo, "topic") == receipt.extra["commit"] and receipt.extra["parent"] == start
+    assert head(repo, "topic") == receipt.commit and receipt.parent == start
     assert git(repo, "rev-parse", "topic~1") == start + "\n"
     assert snapshot(repo) == before  # not checked out: nothing else moved
     done = holon(repo, "--ref", "t2", "--base", "main~1", "-m", "m", "-", stdin=MODIFY)
@@ -114,7 +114,7 @@ def test_a_branch_checked_out_in_another_worktree_is_refused(tmp_path: Path):
     err = refused(repo, MODIFY, "uncommitted_changes", ref="side", message="m")
     assert str(other) in err.message and f"--repo {other}" in err.hint
     receipt = applied(other, MODIFY, ref="side", message="there")  # there, it moves with both
-    assert head(other) == receipt.extra["commit"] and git(other, "status", "--porcelain") == ""
+    assert head(other) == receipt.commit and git(other, "status", "--porcelain") == ""
     err = refused(other, MODIFY.replace("line 6", "line 7"), "uncommitted_changes", ref="main",
                   message="m")  # and the main worktree's branch from the other one
     assert str(repo) in err.message

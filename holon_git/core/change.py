@@ -53,7 +53,7 @@ class HunkResult:
     # plan asks the file's other versions whether one places it at that edge, rescue.py)
     off_edge: bool = False
     # its change was in the file already; the rest of the patch was merged (rescue.py)
-    already_in: bool = False
+    already_applied: bool = False
 
     @property
     def offset(self) -> int | None:
@@ -71,7 +71,7 @@ class HunkResult:
             out["by_line_number"] = True
         if self.by_anchor:
             out["by_anchor"] = True
-        if self.already_in:
+        if self.already_applied:
             out["already_applied"] = True
         return out
 
@@ -84,6 +84,15 @@ class RejectedHunk:
     index: int  # 1-based
     hunk: Hunk
     error: PatchError
+
+    # the receipt's names (its "rejects" list each hunk as index, patch_line and code)
+    @property
+    def patch_line(self) -> int | None:
+        return self.hunk.patch_line
+
+    @property
+    def code(self) -> str:
+        return self.error.code
 
 
 @dataclass(slots=True)
@@ -101,8 +110,8 @@ class FileChange:
     hunks: list[HunkResult] = field(default_factory=list)
     ignored_metadata: list[str] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    added: int = 0
-    removed: int = 0
+    added_lines: int = 0
+    removed_lines: int = 0
     three_way: dict[str, str] | None = None  # merged from this base (the rescue)
     patch_digest: str = ""  # what the patch did to the file, for the history log (resend.py)
     after_sha256: str = ""  # of ``after``, taken with the digest (``after`` may be let go)
@@ -111,6 +120,18 @@ class FileChange:
     @property
     def path(self) -> str:
         return known_path(self.old_path, self.new_path)
+
+    # The receipt's names for what the planner keeps otherwise (docs/receipt.md): every field
+    # of a file in the JSON receipt is an attribute of the same name and value.
+    @property
+    def action(self) -> str:
+        """``kind``'s value: modify, add, delete or rename."""
+        return self.kind.value
+
+    @property
+    def rejected_hunks(self) -> list[int]:
+        """--reject: the numbers of the hunks left out (``rejected``)."""
+        return [left_out.index for left_out in self.rejected]
 
     @property
     def display_name(self) -> str:

@@ -101,8 +101,8 @@ def _tolerated(change: FileChange) -> list[str]:
 
 
 def _file_line(change: FileChange) -> str:
-    counts = [f"+{change.added}" if change.added else "", f"-{change.removed}" if change.removed
-              else ""]
+    counts = [f"+{change.added_lines}" if change.added_lines else "",
+              f"-{change.removed_lines}" if change.removed_lines else ""]
     what = " ".join(c for c in counts if c) or (
         "content unchanged" if change.kind is FileKind.RENAME else "empty file")
     if change.hunks:
@@ -118,7 +118,7 @@ def _file_line(change: FileChange) -> str:
 
 def _merged_line(change: FileChange) -> str:
     assert change.three_way is not None
-    there = [h.index for h in change.hunks if h.already_in]
+    there = [h.index for h in change.hunks if h.already_applied]
     already = (f" Hunk{'s' if len(there) > 1 else ''} {', '.join(map(str, there))} "
                f"{'were' if len(there) > 1 else 'was'} in the file already." if there else "")
     return (f"note: {change.path} had changed since the version your patch was written "

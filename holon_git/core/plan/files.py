@@ -58,7 +58,8 @@ def _change(fp: FilePatch, before: SourceFile | None, after: bytes | None,
     return FileChange(
         fp.kind, fp.old_path, fp.new_path, before, after, mode,
         ignored_metadata=list(fp.ignored_metadata), diagnostics=list(fp.diagnostics),
-        added=sum(h.added for h in applying), removed=sum(h.removed for h in applying),
+        added_lines=sum(h.added for h in applying),
+        removed_lines=sum(h.removed for h in applying),
     )
 
 
@@ -109,7 +110,7 @@ def _plan_delete(fp: FilePatch, read: Reader,
         raise _missing(fp, path, "delete")
     if not fp.check_deleted_content:  # envelope '*** Delete File': whatever the file holds
         change = _change(fp, existing, None, None)
-        change.removed = len(split_lines(existing.data))
+        change.removed_lines = len(split_lines(existing.data))
         return change
     old = [line.text for hunk in fp.hunks for line in hunk.lines if line.kind != ADD]
     current = split_lines(existing.data)

@@ -89,7 +89,7 @@ def rescue_partly_applied(fp: FilePatch, change: FileChange, ours: bytes,
     if merged is None:
         raise other or applied.partly_applied_error(fp, there, reverse)
     for result in merged.hunks:
-        result.already_in = result.index in there
+        result.already_applied = result.index in there
     merged.diagnostics.append(_already_in(fp, there, reverse))
     return merged
 
