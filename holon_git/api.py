@@ -78,10 +78,14 @@ def apply_patch(patch: PatchInput, repo: str | os.PathLike[str] = ".",
     ``three_way``, ``whitespace``, ``directory``, ``allow_empty``, ``intent_to_add``,
     ``emit_diff`` and ``progress``. An invalid combination is refused with
     ``usage_error`` before anything is read. Same as
-    ``apply_request(patch, ApplyRequest(repo=repo, **options))``.
+    ``apply_request(patch, ApplyRequest(repo=repo, **options))``, except that a str of one
+    line naming a file is refused (``empty_patch``), saying to pass it as a Path: a str is
+    the patch's text.
     """
     try:
         request = ApplyRequest(repo=os.fspath(repo), **options)
+        if isinstance(patch, str):
+            _not_a_file_name(patch, request.repo)
     except PatchError as err:
         target = options.get("target", "worktree")
         return Receipt(REFUSED, target=target if isinstance(target, str) else "worktree",
@@ -215,6 +219,28 @@ def _apply_once(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
         receipt.status = PARTIAL if (not atomic and not check and receipt.files) else REFUSED
         receipt.error = err
     return receipt
+
+
+def _not_a_file_name(text: str, repo: str) -> None:
+    """Patch text of one line is no patch; when it names a file (here, or in ``repo``), the
+    caller meant that file: refused (empty_patch, as the text holds no patch), saying that a
+    str is read as the patch's text and a Path names a file. Library callers only: a model's
+    tool call (provider/, mcp_server/) goes through apply_request, and is told nothing about
+    which files exist."""
+    name = text.strip()
+    if not name or "\n" in name or len(name) > 4096:
+        return
+    for where in (name, os.path.join(repo, name)):
+        try:
+            found = os.path.isfile(where)
+        except (ValueError, OSError):  # a NUL byte, a name too long
+            return
+        if found:
+            raise PatchError("empty_patch", f"the patch text {name!r} holds no patch: it is "
+                             "the name of a file, and a str is read as the patch's text",
+                             hint="to apply the patch in that file, pass its path as a Path: "
+                             f"apply_patch(pathlib.Path({where!r}), ...)",
+                             details={"file": where})
 
 
 def check_expected_paths(expect_sha256: Mapping[str, str], protection: Protection) -> None:

@@ -339,3 +339,25 @@ def test_the_library_takes_the_path_of_a_patch_file(repo: Path, tmp_path: Path):
     assert (repo / "keep.txt").read_text() == "touched\n"
     err = refused(repo, PurePath(tmp_path / "missing.diff"), "usage_error")
     assert "cannot read patch" in err.message
+
+
+def test_a_str_naming_a_patch_file_says_to_pass_a_path(repo: Path, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch):
+    """A str is the patch's text: `apply_patch("fix.diff")` with a file of that name here
+    (or in the repository) is refused, and the hint names the Path that would read it."""
+    text = "--- a/keep.txt\n+++ b/keep.txt\n@@ -1 +1 @@\n-untouched\n+touched\n"
+    (tmp_path / "fix.diff").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    err = refused(repo, "fix.diff", "empty_patch")
+    assert err.message == ("the patch text 'fix.diff' holds no patch: it is the name of a "
+                           "file, and a str is read as the patch's text")
+    assert err.hint == ("to apply the patch in that file, pass its path as a Path: "
+                        "apply_patch(pathlib.Path('fix.diff'), ...)")
+    assert refused(repo, "fix.diff", "empty_patch", allow_empty=True).details == {
+        "file": "fix.diff"}  # not "nothing to apply": the file was meant
+    (repo / "in-repo.diff").write_text(text)
+    err = refused(repo, "in-repo.diff", "empty_patch", check=True)
+    assert f"pathlib.Path({str(repo / 'in-repo.diff')!r})" in err.hint
+    # text that names no file, and a Path, are what they were
+    assert refused(repo, "nothing.diff", "empty_patch").details.get("file") is None
+    applied(repo, Path("fix.diff"))

@@ -327,3 +327,20 @@ def test_errors_md_examples_of_the_mcp_codes(repo: Path):
     (repo / "assets/logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR")
     got = answer(call["name"], check_arguments(call["name"], call["arguments"]), str(repo))
     assert got.is_error and got.structured["error"]["code"] == "binary_file"
+
+
+@pytest.mark.parametrize("arguments, message", [
+    ({"diff": "--- a/f.txt"}, "unknown argument 'diff': apply_patch takes patch, check_only, "
+     "target, expect_sha256, repo; the required 'patch' is missing: rename 'diff' to 'patch'"),
+    ({"patch": "x", "diff": "y"}, "unknown argument 'diff': apply_patch takes patch, "
+     "check_only, target, expect_sha256, repo"),
+    ({"diff": "x", "file": "f"}, "unknown arguments 'diff', 'file': apply_patch takes patch, "
+     "check_only, target, expect_sha256, repo; the required 'patch' is missing"),
+], ids=["renamed", "extra", "two"])
+def test_an_unknown_argument_is_named_beside_the_missing_one(arguments: dict, message: str):
+    """{"diff": ...} for {"patch": ...}: the model learns which of its arguments is wrong,
+    not only that 'patch' is missing."""
+    with pytest.raises(PatchError) as caught:
+        check_arguments(APPLY, arguments)
+    assert caught.value.code == "invalid_tool_input"
+    assert caught.value.message == message

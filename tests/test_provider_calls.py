@@ -139,7 +139,7 @@ def test_openai_input_shapes(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("call", "what"), [
     ("--- a/x\n+++ b/x\n", "not valid JSON"),
-    ('{"diff": "--- a/x"}', "'patch' property is missing"),
+    ('{"diff": "--- a/x"}', "'patch' property is missing (it has 'diff' instead)"),
     ({"patch": 42}, "'patch' property is a int, not a string"),
     ([EDIT], "must be a JSON object"),
     ('"--- a/x"', "must be a JSON object"),

@@ -82,6 +82,24 @@ def bad_arguments(message: str, tool: str) -> PatchError:
                       hint=f"call {tool} with arguments that match its input schema (tools/list)")
 
 
+def _refuse_unknown(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> None:
+    """Arguments the tool does not take, named with the ones it does, and with a required
+    one that is missing ({"diff": ...} for {"patch": ...}): the schema's first error would
+    name only the missing one."""
+    unknown = [key for key in arguments if key not in schema["properties"]]
+    if not unknown:
+        return
+    names = ", ".join(repr(str(key)[:60]) for key in unknown)
+    message = (f"unknown argument{'s' if len(unknown) > 1 else ''} {names}: {tool} takes "
+               f"{', '.join(schema['properties'])}")
+    missing = [key for key in schema["required"] if key not in arguments]
+    if missing:
+        message += f"; the required {', '.join(map(repr, missing))} is missing"
+        if len(unknown) == len(missing) == 1:
+            message += f": rename {names} to {missing[0]!r}"
+    raise bad_arguments(message, tool)
+
+
 def check_arguments(tool: str, arguments: Any) -> dict[str, Any]:
     """The arguments of a call to ``tool``, checked against its input schema, or
     PatchError('invalid_tool_input') naming the first argument that does not fit."""
@@ -90,6 +108,7 @@ def check_arguments(tool: str, arguments: Any) -> dict[str, Any]:
     if not isinstance(arguments, dict):
         raise bad_arguments("the arguments must be a JSON object", tool)
     schema = _specs()[tool].input_schema
+    _refuse_unknown(tool, arguments, schema)
     validator = validators.validator_for(schema)(schema)
     error = exceptions.best_match(validator.iter_errors(arguments))
     if error is not None:

@@ -68,6 +68,9 @@ def patch_from_call(provider: str, call: Any) -> str:
     patch = call.get("patch")
     if not isinstance(patch, str):
         what = "is missing" if patch is None else f"is a {type(patch).__name__}, not a string"
+        others = [repr(str(key)[:60]) for key in call if key != "patch"]
+        if patch is None and others:  # {"diff": ...}: say what it has instead
+            what += f" (it has {', '.join(others)} instead)"
         raise _bad_input(f"the tool input's 'patch' property {what}")
     return patch
 
