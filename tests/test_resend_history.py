@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from clisupport import holon
 from gitsupport import applied, everything, refused
 from repos.builders import git, make_repo
 
@@ -154,3 +155,31 @@ def test_a_reversed_patch_resent_after_an_edit(tmp_path: Path) -> None:
     (repo / "f.py").write_text("import os\n" * 8 + block.replace("2", "3") + "\n" + block)
     err = refused(repo, patch, "not_applied", reverse=True)
     assert "this very patch" in err.message
+
+
+def test_undo_after_a_hard_reset_points_to_the_history_log_docs(tmp_path: Path) -> None:
+    """apply, -R, apply, `git reset --hard`, -R: the file is what the first undo left, so the
+    patch is not in it; the refusal names the history log and the docs section that says what
+    it is and how to clear it, and clearing it as that section says is all it takes."""
+    repo = make_repo(tmp_path / "r", {"f.txt": "a\nb\nc\n"})
+    (tmp_path / "p.diff").write_text("--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n")
+    for args in ([], ["-R"], []):
+        assert holon(repo, *args, str(tmp_path / "p.diff")).returncode == 0
+    git(repo, "reset", "-q", "--hard")
+    done = holon(repo, "-R", str(tmp_path / "p.diff"))
+    assert done.returncode == 1
+    error, hint = done.stderr.splitlines()
+    assert error.startswith("error: not_applied: f.txt: ")
+    assert error.endswith("a re-send (the history log .git/holon-apply-history records it)")
+    assert hint.endswith("docs/cli.md, 'The history log', says what it is and how to clear it")
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "cli.md").read_text()
+    section = docs[docs.index("\n## The history log\n"):]
+    section = section[:section.index("\n## ", 1)]
+    clear = 'rm "$(git rev-parse --git-path holon-apply-history)"'
+    assert clear in section and "git reset --hard" in section
+    log = Path(git(repo, "rev-parse", "--git-path", "holon-apply-history").strip())
+    assert (repo / log).is_file()
+    (repo / log).unlink()  # what `clear` does
+    done = holon(repo, "-R", str(tmp_path / "p.diff"))
+    assert done.returncode == 1 and "not_applied" in done.stderr
+    assert "history log" not in done.stderr.splitlines()[0]  # judged by the file alone

@@ -498,12 +498,13 @@ def refuse_a_recorded_resend(patch: Patch, read: Reader, reverse: bool,
         raise applied_error(
             reverse, f"this tool applied this very patch to {path!r} "
             f"{'(reversed) ' if reverse else ''}and the file is still what it wrote then: a "
-            "re-send (the history log records it)",
+            "re-send (the history log .git/holon-apply-history records it)",
             path=path, details={"history": "same patch, same result"},
-            hint=("this tool already undid this patch and the file is unchanged since: there is "
-                  "nothing to undo" if reverse else
-                  "this tool already applied this patch and the file is unchanged since: there "
-                  "is nothing to do; re-read the file before writing the next patch"))
+            hint=("this tool already undid this patch and the file is unchanged since (a "
+                  "reset or checkout can bring it back): there is nothing to undo" if reverse
+                  else "this tool already applied this patch and the file is unchanged since: "
+                  "there is nothing to do; re-read the file before writing the next patch")
+            + "; docs/cli.md, 'The history log', says what it is and how to clear it")
     return LogSays(frozenset(resent), len(patch.files) <= recorded_files)
 
 
