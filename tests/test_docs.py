@@ -320,6 +320,51 @@ def test_quick_start_is_two_commands_in_a_virtual_environment_and_ci_runs_the_se
     assert ci[-1] == test
 
 
+@pytest.mark.parametrize("installed", [True, False], ids=["runs", "fails"])
+def test_quick_start_script_leaves_no_temporary_directory(tmp_path: Path, installed: bool):
+    """examples/quickstart.sh removes its throwaway repository when it ends, also when it
+    fails (here: no git-holon-apply on PATH)."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = git_env({"TMPDIR": str(scratch)})
+    path = [p for p in env.get("PATH", "").split(os.pathsep)
+            if not (Path(p) / "git-holon-apply").exists()]
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent)] * installed + path)
+    done = subprocess.run(["sh", str(ROOT / "examples" / "quickstart.sh")], env=env,
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert (done.returncode == 0) is installed, done.stderr
+    assert ('"status": "applied"' in done.stdout) is installed
+    assert list(scratch.iterdir()) == []
+
+
+# Models retired or announced for retirement by their SDKs (anthropic 1.13's
+# DEPRECATED_MODELS, with their end-of-life dates), which the docs must not show; when the SDK
+# is installed, its own list is used too.
+RETIRED_MODELS = {
+    "claude-3-sonnet-20240229", "claude-3-opus-20240229", "claude-2.1", "claude-2.0",
+    "claude-3-7-sonnet-latest", "claude-3-7-sonnet-20250219", "claude-3-5-haiku-latest",
+    "claude-3-5-haiku-20241022", "claude-opus-4-0", "claude-opus-4-20250514",
+    "claude-sonnet-4-0", "claude-sonnet-4-20250514", "claude-mythos-preview",
+    "claude-sonnet-4-5", "claude-sonnet-4-5-20250929",
+}
+
+
+def test_docs_name_no_retired_model():
+    retired = set(RETIRED_MODELS)
+    try:
+        from anthropic.resources.messages.messages import DEPRECATED_MODELS
+    except ImportError:  # the SDK is no dependency: the list above stands for it
+        pass
+    else:
+        retired |= set(DEPRECATED_MODELS)
+    named = set()
+    for doc in [*DOCS.glob("*.md"), ROOT / "README.md"]:
+        named |= set(re.findall(r'model="([^"]+)"|"model": "([^"]+)"', doc.read_text()))
+    models = {one for pair in named for one in pair if one}
+    assert models, "no model named: the pattern no longer finds them"
+    assert models & retired == set()
+
+
 def test_receipt_md_example_has_the_fields_of_a_real_receipt(tmp_path: Path):
     """The example in receipt.md lists a real receipt's fields, in their order: top level,
     per file and per hunk (a fenced markdown patch whose first hunk drifted)."""
