@@ -256,6 +256,27 @@ def test_generated_files_are_up_to_date():
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def test_docs_tables_and_transcripts_are_generated_blocks():
+    """providers.md's cost table and mcp.md's transcript are blocks gen_docs.py writes from
+    what the tool answers (test_generated_files_are_up_to_date compares them with a new run),
+    and a block whose body differs from that is rewritten."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import gen_docs
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    wanted = {"providers.md": {"provider-cost"},
+              "mcp.md": {"mcp-refused", "mcp-read-region", "mcp-repaired"}}
+    for doc, names in wanted.items():
+        blocks = {m["name"]: m["body"] for m in gen_docs.MARKED.finditer((DOCS / doc).read_text())}
+        assert set(blocks) == names, doc
+        assert all(body.strip() for body in blocks.values()), doc
+    stale = ("<!-- generated: provider-cost (x) -->\n| tool call | 578 |\n"
+             "<!-- end: provider-cost -->\n")
+    assert gen_docs.filled(stale) == ("<!-- generated: provider-cost (x) -->\n"
+                                      + gen_docs.cost_table() + "<!-- end: provider-cost -->\n")
+
+
 def test_man_page_carries_every_option_of_the_help():
     page = (ROOT / "man" / "man1" / "git-holon-apply.1").read_text()
     for _, opt in every_option():

@@ -269,7 +269,8 @@ def test_long_region_is_clipped(tmp_path: Path) -> None:
 
 
 def test_typical_failure_stays_cheap(repo: Path) -> None:
-    """The figures in docs/providers.md: a refused 3-line hunk costs a few hundred characters."""
+    """A refused 3-line hunk in a small file costs a few hundred characters (docs/providers.md
+    shows what typical calls cost, as tools/gen_docs.py measures them)."""
     text = handle_tool_call("anthropic", {"patch": STALE}, repo)
     assert len(text) < 700
 

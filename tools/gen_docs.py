@@ -2,7 +2,11 @@
 
 - man/man1/git-holon-apply.1: the man page `git help holon-apply` shows, from the same click
   commands, docstrings and option help that `git holon-apply -h` prints;
-- hooks/*: the plain git hook scripts, from holon_git.hooks.scripts.
+- hooks/*: the plain git hook scripts, from holon_git.hooks.scripts;
+- the marked blocks of the docs (between `<!-- generated: NAME ... -->` and
+  `<!-- end: NAME -->`), from what the tool itself answers: docs/providers.md's cost table
+  (tools/measure_tool_results.py) and docs/mcp.md's transcript (tools/mcp_session.py, which
+  runs the MCP server: it needs the mcp extra).
 
     python tools/gen_docs.py          # rewrite them
     python tools/gen_docs.py --check  # exit 1 if any is out of date (tests/test_docs.py)
@@ -10,13 +14,18 @@
 
 from __future__ import annotations
 
+import re
 import sys
+import tempfile
+from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 
 import click
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
 
 from holon_git import __version__  # noqa: E402
 from holon_git.cli import cli  # noqa: E402
@@ -98,14 +107,65 @@ def man_page() -> str:
     return "\n".join(lines) + "\n"
 
 
+# A block of a document that the tool writes: the marker lines stay, what is between them is
+# replaced.
+MARKED = re.compile(r"(?P<open><!-- generated: (?P<name>[a-z0-9-]+)[^\n]*-->\n)(?P<body>.*?)"
+                    r"(?P<close><!-- end: (?P=name) -->)", re.S)
+
+
+def cost_table() -> str:
+    from measure_tool_results import table
+
+    return table(tokens=False)  # tiktoken is no dependency: the column would vary
+
+
+@cache
+def mcp_session() -> dict[int, str]:
+    """The MCP session's exchanges by request id, as docs/mcp.md shows them."""
+    from mcp_session import exchange_lines, exchanges, repository
+
+    with tempfile.TemporaryDirectory() as scratch:
+        session = exchanges(repository(Path(scratch)))
+    return {message["id"]: exchange_lines(message, reply)
+            for message, reply in session if "id" in message}
+
+
+def _mcp_call(number: int) -> Callable[[], str]:
+    return lambda: "```\n" + mcp_session()[number] + "```\n"
+
+
+BLOCKS: dict[str, Callable[[], str]] = {
+    "provider-cost": cost_table,
+    "mcp-refused": _mcp_call(3),
+    "mcp-read-region": _mcp_call(4),
+    "mcp-repaired": _mcp_call(6),
+}
+
+
+def filled(text: str) -> str:
+    """``text`` with each marked block's body written anew."""
+    def fill(match: re.Match[str]) -> str:
+        name = match["name"]
+        if name not in BLOCKS:
+            raise SystemExit(f"unknown generated block {name!r}")
+        return match["open"] + BLOCKS[name]() + match["close"]
+
+    return MARKED.sub(fill, text)
+
+
 def generated() -> dict[Path, str]:
     files = {MAN_PAGE: man_page()}
     files.update({ROOT / "hooks" / name: text for name, text in HOOKS.items()})
+    for doc in sorted([*(ROOT / "docs").glob("*.md"), ROOT / "README.md"]):
+        text = doc.read_text(encoding="utf-8")
+        if MARKED.search(text):
+            files[doc] = filled(text)
     return files
 
 
 def main(argv: list[str]) -> int:
-    stale = [path for path, text in generated().items()
+    files = generated()
+    stale = [path for path, text in files.items()
              if not path.exists() or path.read_text(encoding="utf-8") != text]
     if "--check" in argv:
         for path in stale:
@@ -113,7 +173,7 @@ def main(argv: list[str]) -> int:
         return 1 if stale else 0
     for path in stale:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(generated()[path], encoding="utf-8", newline="\n")
+        path.write_text(files[path], encoding="utf-8", newline="\n")
         if path.parent.name == "hooks":
             path.chmod(0o755)
         print(f"wrote {path.relative_to(ROOT)}")

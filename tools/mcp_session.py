@@ -72,11 +72,22 @@ def startup(repo: Path, runs: int) -> None:
           f"max {max(times) * 1000:.0f})")
 
 
-def transcript(repo: Path) -> None:
+def exchanges(repo: Path) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
+    """The session, run: each message sent with the server's reply (None for a
+    notification), the long parts of initialize and tools/list shortened."""
     proc = start(repo)
-
-    def show(message: dict[str, Any]) -> dict[str, Any] | None:
-        print("->", json.dumps(message))
+    out: list[tuple[dict[str, Any], dict[str, Any] | None]] = []
+    messages: list[dict[str, Any]] = [INITIALIZE,
+                                      {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                                      {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+    calls = [("apply_patch", {"patch": REFUSED}),
+             ("read_region", {"path": "src/greet.py", "start_line": 4, "end_line": 8}),
+             ("check_patch", {"patch": REPAIRED}),
+             ("apply_patch", {"patch": REPAIRED})]
+    messages += [{"jsonrpc": "2.0", "id": number, "method": "tools/call",
+                  "params": {"name": name, "arguments": arguments}}
+                 for number, (name, arguments) in enumerate(calls, 3)]
+    for message in messages:
         reply = send(proc, message)
         if reply is not None:
             result = reply.get("result", {})
@@ -85,26 +96,26 @@ def transcript(repo: Path) -> None:
                                    for tool in result["tools"]]
             if "instructions" in result:
                 result["instructions"] = result["instructions"][:60] + "..."
-            print("<-", json.dumps(reply))
-        print()
-        return reply
-
-    show(INITIALIZE)
-    show({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    show({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
-    calls = [("apply_patch", {"patch": REFUSED}),
-             ("read_region", {"path": "src/greet.py", "start_line": 4, "end_line": 8}),
-             ("check_patch", {"patch": REPAIRED}),
-             ("apply_patch", {"patch": REPAIRED})]
-    for number, (name, arguments) in enumerate(calls, 3):
-        reply = show({"jsonrpc": "2.0", "id": number, "method": "tools/call",
-                      "params": {"name": name, "arguments": arguments}})
-        assert reply is not None
-        print(f"   (the text the model reads, isError={reply['result']['isError']}):")
-        print("   " + reply["result"]["content"][0]["text"].replace("\n", "\n   ") + "\n")
+        out.append((message, reply))
     assert proc.stdin is not None
     proc.stdin.close()
-    print(f"(stdin closed; the server exited with status {proc.wait()})")
+    status = proc.wait()
+    assert status == 0, f"the server exited with status {status}"
+    return out
+
+
+def exchange_lines(message: dict[str, Any], reply: dict[str, Any] | None) -> str:
+    """One exchange as docs/mcp.md shows it: the line sent, then the line received."""
+    return f"-> {json.dumps(message)}\n" + (f"<- {json.dumps(reply)}\n" if reply else "")
+
+
+def transcript(repo: Path) -> None:
+    for message, reply in exchanges(repo):
+        print(exchange_lines(message, reply))
+        if reply is not None and message.get("method") == "tools/call":
+            print(f"   (the text the model reads, isError={reply['result']['isError']}):")
+            print("   " + reply["result"]["content"][0]["text"].replace("\n", "\n   ") + "\n")
+    print("(stdin closed; the server exited with status 0)")
 
 
 def main(argv: list[str]) -> int:

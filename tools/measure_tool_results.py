@@ -83,16 +83,25 @@ def _tokens(text: str) -> str:
     return str(len(encoding.encode(text)))
 
 
-def main() -> None:
-    print("| tool call | result chars | tokens (cl100k) | chars/4 | JSON receipt chars |")
-    print("|---|---:|---:|---:|---:|")
+def table(tokens: bool = True) -> str:
+    """The markdown table: one row per case (``tokens``: with the cl100k_base column, "-"
+    without tiktoken). tools/gen_docs.py writes it without that column into docs/providers.md."""
+    head = ["tool call", "result chars", *(["tokens (cl100k)"] * tokens), "chars/4",
+            "JSON receipt chars"]
+    lines = [f"| {' | '.join(head)} |", "|---" + "|---:" * (len(head) - 1) + "|"]
     with tempfile.TemporaryDirectory() as tmp:
         for n, (name, (provider, call)) in enumerate(cases().items()):
             repo = make_repo(Path(tmp) / f"r{n}", {"app/handlers.py": MODULE, "README": "x\n"})
             outcome = run_tool_call(provider, call, repo)
             text = outcome.text
-            print(f"| {name} | {len(text)} | {_tokens(text)} | {len(text) // 4} | "
-                  f"{len(outcome.receipt.to_json())} |")
+            cells = [name, str(len(text)), *([_tokens(text)] * tokens), str(len(text) // 4),
+                     str(len(outcome.receipt.to_json()))]
+            lines.append(f"| {' | '.join(cells)} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    print(table(), end="")
     if "-v" in sys.argv:
         with tempfile.TemporaryDirectory() as tmp:
             for n, (name, (provider, call)) in enumerate(cases().items()):
