@@ -265,7 +265,8 @@ def test_docs_tables_and_transcripts_are_generated_blocks():
         import gen_docs
     finally:
         sys.path.remove(str(ROOT / "tools"))
-    wanted = {"providers.md": {"provider-cost"},
+    wanted = {"providers.md": {"provider-cost", "provider-call", "provider-refusal",
+                               "provider-retry-call", "provider-retry"},
               "mcp.md": {"mcp-refused", "mcp-read-region", "mcp-repaired"}}
     for doc, names in wanted.items():
         blocks = {m["name"]: m["body"] for m in gen_docs.MARKED.finditer((DOCS / doc).read_text())}

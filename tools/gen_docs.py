@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import tempfile
@@ -134,8 +135,36 @@ def _mcp_call(number: int) -> Callable[[], str]:
     return lambda: "```\n" + mcp_session()[number] + "```\n"
 
 
+# docs/providers.md's refusal and retry: the model misremembers line 9 of examples/repo's
+# src/greet.py, then copies it from the refusal's text.
+MISREMEMBERED = ("--- a/src/greet.py\n+++ b/src/greet.py\n@@ -8,3 +8,3 @@\n def farewell(name):\n"
+                 "-    return \"Bye, \" + name\n+    return f\"Goodbye, {name}!\"\n \n")
+COPIED = MISREMEMBERED.replace('"Bye, "', '"Goodbye, "')
+
+
+@cache
+def provider_exchange() -> tuple[str, str]:
+    """The tool results of the two calls, in a copy of examples/repo."""
+    from mcp_session import repository
+
+    from holon_git.provider import run_tool_call
+
+    with tempfile.TemporaryDirectory() as scratch:
+        repo = repository(Path(scratch))
+        return (run_tool_call("anthropic", {"patch": MISREMEMBERED}, repo).text,
+                run_tool_call("anthropic", {"patch": COPIED}, repo).text)
+
+
+def _fenced(kind: str, text: Callable[[], str]) -> Callable[[], str]:
+    return lambda: f"```{kind}\n{text()}\n```\n"
+
+
 BLOCKS: dict[str, Callable[[], str]] = {
     "provider-cost": cost_table,
+    "provider-call": _fenced("json", lambda: json.dumps({"patch": MISREMEMBERED})),
+    "provider-refusal": _fenced("", lambda: provider_exchange()[0]),
+    "provider-retry-call": _fenced("json", lambda: json.dumps({"patch": COPIED})),
+    "provider-retry": _fenced("", lambda: provider_exchange()[1]),
     "mcp-refused": _mcp_call(3),
     "mcp-read-region": _mcp_call(4),
     "mcp-repaired": _mcp_call(6),
