@@ -13,6 +13,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -167,3 +168,43 @@ def test_ctrl_c_while_a_large_apply_claims_its_directory_leaves_nothing(
     assert everything(repo) == before
     assert not (repo / ".git" / "holon-apply").exists() or \
         list((repo / ".git" / "holon-apply").iterdir()) == []
+
+
+def test_a_hold_entered_next_takes_over_what_the_enclosing_one_received() -> None:
+    with HeldSignals() as outer:
+        interrupt()  # before the inner hold: only the outer one records it
+        with pytest.raises(Interrupted), HeldSignals(terminate=True, at_end=RAISE) as inner:
+            inner.checkpoint()
+        assert outer.received is None  # acted on once, by the inner hold
+    with HeldSignals(terminate=True) as outer:
+        os.kill(os.getpid(), signal.SIGTERM)
+        with HeldSignals() as inner:  # holds SIGINT only: the SIGTERM is not its to take
+            assert inner.received is None
+        outer.received = None  # answered here; not ended by it
+
+
+def test_ctrl_c_between_the_api_hold_and_the_write_hold_stops_the_apply(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 35, item 11: a Ctrl-C that lands after the API's hold began and before the
+    working tree's write entered its own (here: as the write opens its transaction) was
+    recorded by the API's hold, which has no checkpoint after it, and dropped: the apply
+    completed and reported applied. It is an interrupt, and nothing is changed."""
+    from gitsupport import everything
+    from repos.builders import make_repo
+
+    from holon_git import apply_patch
+    from holon_git.targets.worktree import WorktreeTarget
+
+    repo = make_repo(tmp_path / "r", {"f.txt": "one\ntwo\n"})
+    before = everything(repo)
+    opened = WorktreeTarget._transaction
+
+    def opened_then_interrupted(self: WorktreeTarget, *args: Any, **kwargs: Any) -> Any:
+        txn = opened(self, *args, **kwargs)
+        interrupt()
+        return txn
+
+    monkeypatch.setattr(WorktreeTarget, "_transaction", opened_then_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        apply_patch("--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n", repo)
+    assert everything(repo) == before
