@@ -208,3 +208,48 @@ def test_ctrl_c_between_the_api_hold_and_the_write_hold_stops_the_apply(
     with pytest.raises(KeyboardInterrupt):
         apply_patch("--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n", repo)
     assert everything(repo) == before
+
+
+# A Ctrl-C sent the moment the process starts to import MODULE (a sitecustomize on PYTHONPATH
+# puts a finder first on sys.meta_path that sends it).
+SIGINT_AT_IMPORT = """
+import os, signal, sys
+
+class SigintAt:
+    def find_spec(self, name, path=None, target=None):
+        if name == os.environ.get("HOLON_SIGINT_AT"):
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, SigintAt())
+"""
+SCRIPT = Path(sys.executable).with_name("git-holon-apply")
+
+
+@pytest.mark.parametrize("module", ["holon_git.api", "holon_git.core.plan.plan", "click",
+                                    "holon_git.request"])
+@pytest.mark.parametrize("how", ["console script", "python -m"])
+def test_ctrl_c_while_the_command_loads_is_a_clean_exit_130(tmp_path: Path, module: str,
+                                                            how: str) -> None:
+    """Issue 35, item 11: a Ctrl-C during `import holon_git` (or the command line's own
+    imports) printed a KeyboardInterrupt traceback. It ends the command with 130 and the
+    command line's message; nothing was done."""
+    from clisupport import PATCH, holon_process
+    from gitsupport import everything
+    from repos.builders import make_repo
+
+    if how == "console script" and not SCRIPT.is_file():
+        pytest.skip("the console script is not installed beside this interpreter")
+    repo = make_repo(tmp_path / "r", {"f.txt": "one\ntwo\nthree\nfour\nfive\n"})
+    before = everything(repo)
+    (tmp_path / "fix.diff").write_text(PATCH)
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(SIGINT_AT_IMPORT)
+    path = os.pathsep.join(filter(None, [str(hooks), os.environ.get("PYTHONPATH")]))
+    done = holon_process(repo, str(tmp_path / "fix.diff"),
+                         env={"PYTHONPATH": path, "HOLON_SIGINT_AT": module},
+                         command=[str(SCRIPT)] if how == "console script" else None)
+    assert (done.returncode, done.stderr) == (130, "interrupted; nothing was changed\n")
+    assert everything(repo) == before
