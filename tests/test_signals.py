@@ -253,3 +253,17 @@ def test_ctrl_c_while_the_command_loads_is_a_clean_exit_130(tmp_path: Path, modu
                          command=[str(SCRIPT)] if how == "console script" else None)
     assert (done.returncode, done.stderr) == (130, "interrupted; nothing was changed\n")
     assert everything(repo) == before
+
+
+def test_a_program_using_the_library_keeps_its_keyboard_interrupt(tmp_path: Path) -> None:
+    """The clean exit is the command's: a program importing holon_git gets the
+    KeyboardInterrupt Python raises, to handle as it will."""
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(SIGINT_AT_IMPORT)
+    path = os.pathsep.join(filter(None, [str(hooks), os.environ.get("PYTHONPATH")]))
+    code = ("try:\n    import holon_git\nexcept KeyboardInterrupt:\n    print('raised')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "PYTHONPATH": path,
+                                           "HOLON_SIGINT_AT": "holon_git.api"})
+    assert (done.returncode, done.stdout, done.stderr) == (0, "raised\n", "")
