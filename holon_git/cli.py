@@ -23,7 +23,7 @@ import click
 
 from . import api
 from .errors import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, PatchError
-from .fast_exit import run_then_exit
+from .fast_exit import loading_guard, run_then_exit
 from .inputs import ParsedInputs, parse_inputs, read_patch_files
 from .progress import TerminalProgress, wanted
 from .quoting import safe, safe_text
@@ -644,11 +644,12 @@ def install_hooks_command(names: tuple[str, ...], force: bool) -> int:
 
 # -- the one handler ------------------------------------------------------------------------
 
-def run(argv: Sequence[str] | None = None, interrupts: Sequence[int] = ()) -> int:
+def run(argv: Sequence[str] | None = None, interrupts: Sequence[int] = (),
+        session: Session | None = None) -> int:
     """Run the command line ``argv`` in this process and return its exit status; every
     outcome, success, refusal, usage error (click's included) or Ctrl-C, is reported here.
     ``interrupts``: the Ctrl-Cs received so far (see ``main``)."""
-    session = Session()
+    session = session or Session()
     try:
         status = cli.main(args=list(argv) if argv is not None else None,
                           prog_name=_prog_name(), standalone_mode=False, obj=session)
@@ -747,16 +748,29 @@ def main(argv: list[str] | None = None) -> None:
         run_then_exit(lambda: main(sys.argv[1:]))
     collecting = gc.isenabled()
     gc.disable()  # as in api.apply_request: the parse, too, makes many objects and no cycles
+    session = Session()
     interrupts = _note_interrupts()
     try:
-        status = run(argv, interrupts)
+        status = run(argv, interrupts, session)
+    except KeyboardInterrupt:  # just before run's own handling began, or just after it ended
+        status = _interrupted(session)
     finally:
-        if collecting:
-            gc.enable()
         # the command is over: a Ctrl-C now would only print a traceback from the interpreter's
         # shutdown
-        _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
+        _ignore_ctrl_c()
+        if collecting:
+            gc.enable()
     sys.exit(status)
+
+
+def _ignore_ctrl_c() -> None:
+    """SIGINT ignored from now on; setting it runs a handler still pending, which raises."""
+    while True:
+        try:
+            _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
+            return
+        except KeyboardInterrupt:
+            continue
 
 
 def _note_interrupts() -> list[int]:
@@ -768,7 +782,7 @@ def _note_interrupts() -> list[int]:
         received.append(signum)
         raise KeyboardInterrupt
 
-    if _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
+    if _signal.getsignal(_signal.SIGINT) in (_signal.default_int_handler, loading_guard()):
         _signal.signal(_signal.SIGINT, interrupt)
     return received
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .quoting import safe
+from .quoting import quote_path, requote, safe
 
 # code -> default one-line recovery hint naming the rule that failed.
 # docs/errors.md documents every code; a test keeps the two in step.
@@ -152,6 +152,8 @@ class PatchError(Exception):
             raise ValueError(f"unregistered error code {self.code!r}")
         if not self.hint:
             self.hint = HINTS[self.code]
+        # a path that is not UTF-8, which the message wrote as {path!r}, as git quotes it
+        self.message = requote(self.message)
         if not self.exit_status:
             self.exit_status = EXIT_USAGE if self.code == "usage_error" else EXIT_REFUSED
         super().__init__(self.message)
@@ -173,7 +175,7 @@ class PatchError(Exception):
         if self.hunk is not None:
             parts.append(f"hunk {self.hunk}")
         if self.path is not None:
-            parts.append(("of " if parts else "") + self.path)
+            parts.append(("of " if parts else "") + quote_path(self.path, terminal=True))
         if with_patch_line and self.patch_line is not None:
             parts.append(f"(patch line {self.patch_line})")
         return " ".join(parts)

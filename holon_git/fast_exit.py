@@ -17,8 +17,61 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
-from typing import NoReturn
+
+# typing and collections.abc cost a tenth of the package's import: the guard below must be in
+# force before that much has loaded
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, NoReturn
+
+COMMANDS = ("git-holon-apply", "holon-apply")  # the console scripts (pyproject.toml)
+_VALUED = ("-W", "-X", "--check-hash-based-pycs")  # interpreter options that take a value
+
+
+def is_the_command() -> bool:
+    """Is this process the command (a console script, or ``python -m holon_git``) rather
+    than a program using the library? Asked while the package loads, before any of it runs:
+    the console script's name is its ``sys.argv[0]``; under ``-m``, ``sys.argv[0]`` is still
+    ``-m`` then, and ``sys.orig_argv`` names the module."""
+    name = os.path.basename(sys.argv[0]) if sys.argv else ""
+    if os.path.splitext(name)[0] in COMMANDS:
+        return True
+    args = iter(getattr(sys, "orig_argv", [])[1:])
+    for arg in args:
+        if arg == "-m":
+            return next(args, None) == "holon_git"
+        if arg.startswith("-m"):
+            return arg == "-mholon_git"
+        if arg in _VALUED:
+            next(args, None)
+        elif not arg.startswith("-") or arg == "-c":
+            return False
+    return False
+
+
+def _interrupted_while_loading(signum: int, frame: Any) -> None:
+    """Ctrl-C before the command line handles it (the package still loading): nothing was
+    done yet, so the command ends as the command line ends an interrupt, without a
+    traceback."""
+    sys.stderr.write("interrupted; nothing was changed\n")
+    raise SystemExit(130)
+
+
+def exit_cleanly_on_ctrl_c_while_loading() -> None:
+    """For the command only: until the command line takes Ctrl-C over (cli.main), one ends
+    the process with status 130 and its usual message, not with a KeyboardInterrupt's
+    traceback from the middle of an import. A program using the library keeps Python's
+    KeyboardInterrupt."""
+    import _signal
+
+    if is_the_command() and _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
+        _signal.signal(_signal.SIGINT, _interrupted_while_loading)
+
+
+def loading_guard() -> Callable[[int, Any], None]:
+    """The Ctrl-C handler in force while the command loads (cli.main replaces it)."""
+    return _interrupted_while_loading
 
 
 def run_then_exit(command: Callable[[], None]) -> NoReturn:

@@ -11,6 +11,7 @@ each such byte written as git's octal escape. Text that is valid UTF-8 is return
 from __future__ import annotations
 
 import re
+from ast import literal_eval
 from typing import Any
 
 PATH_KEYS = frozenset({"path", "old_path", "new_path"})
@@ -29,8 +30,36 @@ def _octal(ch: str) -> str:
     return f"\\{code:03o}"
 
 
+# A Python literal ('caf\\udce9.txt', or "it's\\udce9" when it holds a quote), as a message's
+# f"{path!r}" writes a path holding a byte that is not UTF-8: such a byte is the only way a
+# \\udc80-\\udcff escape gets into a repr, and a literal cannot hold its own unescaped quote,
+# so an apostrophe elsewhere in the message ("the hunk's") never starts one.
+_ESCAPED_BYTE = r"\\udc[89a-f][0-9a-f]"
+_REPR_WITH_BYTE = re.compile(
+    rf"'(?:[^'\\\n]|\\.)*?{_ESCAPED_BYTE}(?:[^'\\\n]|\\.)*'"
+    rf'|"(?:[^"\\\n]|\\.)*?{_ESCAPED_BYTE}(?:[^"\\\n]|\\.)*"')
+
+
+def _requoted(match: re.Match[str]) -> str:
+    try:
+        value = literal_eval(match.group(0))
+    except (ValueError, SyntaxError):
+        return match.group(0)
+    return quote_path(value) if isinstance(value, str) else match.group(0)
+
+
+def requote(text: str) -> str:
+    """``text`` with each path a message wrote as a Python literal holding a byte that is not
+    UTF-8 (``'caf\\udce9.txt'``) written as git quotes it (``"caf\\351.txt"``) instead."""
+    if "\\udc" not in text:
+        return text
+    return _REPR_WITH_BYTE.sub(_requoted, text)
+
+
 def safe_text(text: str) -> str:
-    """``text`` with every byte that is not UTF-8 written as an octal escape (``\\351``)."""
+    """``text`` with every byte that is not UTF-8 written as an octal escape (``\\351``), and
+    a path written as a Python literal holding one quoted as git quotes it (``requote``)."""
+    text = requote(text)
     if text.isascii() or not _SURROGATE.search(text):
         return text
     return _SURROGATE.sub(lambda m: _octal(m.group(0)), text)

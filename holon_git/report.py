@@ -52,7 +52,8 @@ def stat_lines(files: Sequence[FilePatch]) -> list[str]:
 
 def numstat_lines(files: Sequence[FilePatch]) -> list[str]:
     """--numstat, as git apply prints it: 'added<TAB>deleted<TAB>path' (the new path)."""
-    return [f"{added}\t{removed}\t{fp.path}" for fp in files for added, removed in [_counts(fp)]]
+    return [f"{added}\t{removed}\t{quote_path(fp.path, True)}"
+            for fp in files for added, removed in [_counts(fp)]]
 
 
 def _mode_of(fp: FilePatch) -> str:
@@ -66,16 +67,17 @@ def summary_listing(files: Sequence[FilePatch]) -> list[str]:
         modes = {line.split(" ", 2)[0]: line.rsplit(" ", 1)[-1] for line in fp.ignored_metadata
                  if line.startswith(("old mode ", "new mode "))}
         if fp.kind is FileKind.ADD:
-            out.append(f" create mode {_mode_of(fp)} {fp.path}")
+            out.append(f" create mode {_mode_of(fp)} {quote_path(fp.path, True)}")
         elif fp.kind is FileKind.DELETE:
-            out.append(f" delete mode {_mode_of(fp)} {fp.path}")
+            out.append(f" delete mode {_mode_of(fp)} {quote_path(fp.path, True)}")
         elif fp.kind is FileKind.RENAME:
             similarity = next((line.rsplit(" ", 1)[-1] for line in fp.ignored_metadata
                                if line.startswith("similarity index ")), None)
-            out.append(f" rename {fp.old_path} => {fp.new_path}"
+            out.append(f" rename {quote_path(fp.old_path or '', True)} => "
+                       f"{quote_path(fp.new_path or '', True)}"
                        + (f" ({similarity})" if similarity else ""))
         if "old" in modes and "new" in modes and modes["old"] != modes["new"]:
-            where = "" if fp.kind is FileKind.RENAME else f" {fp.path}"
+            where = "" if fp.kind is FileKind.RENAME else f" {quote_path(fp.path, True)}"
             out.append(f" mode change {modes['old']} => {modes['new']}{where}")
     return out
 

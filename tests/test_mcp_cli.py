@@ -4,6 +4,7 @@ start-up and end over raw stdio, and no other command paying for the SDK."""
 from __future__ import annotations
 
 import json
+import select
 import subprocess
 import sys
 from pathlib import Path
@@ -112,3 +113,80 @@ def test_no_document_says_to_install_from_a_package_index():
         text = page.read_text(encoding="utf-8").replace("\\-", "-")
         assert "pip install 'holon-git" not in text, page
     assert "pip install -e '.[mcp]'" in (CLONE / "docs" / "mcp.md").read_text(encoding="utf-8")
+
+
+# Issue 35, item 9: lines the SDK's transport could not read got no answer at all (the client
+# waited forever): JSON-RPC says what each gets.
+PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+CALL = {"jsonrpc": "2.0", "method": "tools/call"}
+LINES: list[tuple[str, bytes, object]] = [
+    ("surrogate in an argument", json.dumps({**CALL, "id": 10, "params": {
+        "name": "read_region", "arguments": {"path": "a\ud800.txt"}}}).encode(), "tool"),
+    ("surrogate in a patch", json.dumps({**CALL, "id": 11, "params": {
+        "name": "apply_patch", "arguments": {"patch": "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@"
+                                             "\n-a\n+\ud800\n"}}}).encode(), "tool"),
+    ("surrogate in the id", b'{"jsonrpc": "2.0", "id": "x\\ud800", "method": "tools/list"}',
+     "x\ud800"),
+    ("not JSON", b"not json", (None, PARSE_ERROR)),
+    ("cut short", b'{"jsonrpc": "2.0", "id": 12, "method": "tools/list"', (None, PARSE_ERROR)),
+    ("not UTF-8", b'\xff{"jsonrpc": "2.0", "id": 13, "method": "tools/list"}',
+     (None, PARSE_ERROR)),
+    ("nested past the parser's depth", b"[" * 100_000 + b"]" * 100_000, (None, PARSE_ERROR)),
+    ("an empty batch", b"[]", (None, INVALID_REQUEST)),
+    ("a number", b"42", (None, INVALID_REQUEST)),
+    ("no method", b'{"jsonrpc": "2.0", "id": 14}', (14, INVALID_REQUEST)),
+    ("no jsonrpc", b'{"id": "s", "method": "tools/list"}', ("s", INVALID_REQUEST)),
+    ("a batch", b'[{"jsonrpc": "2.0", "id": 15, "method": "tools/list"}, 1, '
+                b'{"jsonrpc": "2.0", "method": "notifications/initialized"}]',
+     [(15, INVALID_REQUEST), (None, INVALID_REQUEST)]),
+]
+
+
+def answer_to(proc: subprocess.Popen[bytes], line: bytes) -> object:
+    """The server's answer to ``line``, read within 20 s (None when it gave none)."""
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(line + b"\n")
+    proc.stdin.flush()
+    ready, _, _ = select.select([proc.stdout], [], [], 20)
+    return json.loads(proc.stdout.readline()) if ready else None
+
+
+def test_every_line_gets_its_answer_from_the_real_server(repo: Path):
+    proc = subprocess.Popen([sys.executable, "-m", "holon_git", "mcp"], cwd=repo,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=git_env())
+    try:
+        init = answer_to(proc, json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                           "params": {"protocolVersion": "2025-06-18",
+                                                      "capabilities": {}, "clientInfo": {
+                                                          "name": "raw", "version": "0"}}})
+                         .encode())
+        assert isinstance(init, dict) and init["id"] == 1
+        assert proc.stdin is not None
+        proc.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        proc.stdin.write(b'{"jsonrpc": "2.0", "method": "no/such", "params": 3}\n')  # no answer
+        proc.stdin.write(b"\n")  # a blank line: no message, no answer
+        for name, line, expected in LINES:
+            got = answer_to(proc, line)
+            assert got is not None, f"{name}: no answer"
+            if expected == "tool":  # a tool result, refused: the argument is no text
+                assert isinstance(got, dict), (name, got)
+                result = got["result"]
+                assert result["isError"] is True, (name, got)
+                assert result["structuredContent"]["error"]["code"] == "invalid_tool_input"
+            elif isinstance(expected, str):  # served, the id echoed as it came
+                assert isinstance(got, dict) and got["id"] == expected, (name, got)
+                assert [t["name"] for t in got["result"]["tools"]][0] == "apply_patch"
+            else:
+                answers = got if isinstance(got, list) else [got]
+                wanted = expected if isinstance(expected, list) else [expected]
+                assert [(a["id"], a["error"]["code"]) for a in answers] == wanted, (name, got)
+        alive = answer_to(proc, b'{"jsonrpc": "2.0", "id": 99, "method": "tools/list"}')
+        assert isinstance(alive, dict) and alive["id"] == 99 and "result" in alive
+        proc.stdin.close()
+        assert proc.wait(timeout=30) == 0
+        assert proc.stderr is not None and b"Traceback" not in proc.stderr.read()
+    finally:
+        proc.kill()
+        proc.wait()
+    assert (repo / "a.txt").read_text() == "a\n"

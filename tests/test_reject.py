@@ -305,6 +305,28 @@ def test_a_hunk_already_applied_is_rejected_not_applied_twice(repo: Path):
     assert (repo / "f.txt").read_text() == LETTERS.replace("b\n", "B\n").replace("l\n", "L\n")
 
 
+@pytest.mark.parametrize("three_way", [True, False], ids=["3way", "no-3way"])
+def test_a_hunk_already_in_and_one_that_places_nowhere_both_go_to_the_rej(
+        repo: Path, three_way: bool):
+    """Issue 35, item 8: hunk 1's change is in the file already (committed: HEAD cannot
+    merge it away) and hunk 2's old lines are nowhere; once hunk 2 was left out, hunk 1 was
+    judged with it again, so the file patch was refused whole, no .rej written, and errors[]
+    named hunk 2 alone. git apply --reject rejects both and applies hunk 3."""
+    (repo / "f.txt").write_text(LETTERS.replace("b\n", "B\n"))
+    git(repo, "commit", "-qam", "hunk 1 is in")
+    patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"
+             "@@ -6,3 +6,3 @@\n f\n-ZZZ\n+G\n h\n@@ -11,3 +11,3 @@\n k\n-l\n+L\n m\n")
+    other = twin(repo)
+    assert git_reject(other, patch).returncode == 1
+    receipt = apply_patch(patch, repo, reject=True, three_way=three_way)
+    assert receipt.status == "partial"
+    assert [(e.code, e.hunk) for e in receipt.errors] == [("already_applied", 1),
+                                                          ("context_not_found", 2)]
+    assert [h.index for h in receipt.rejects[0].hunks] == [1, 2]
+    assert files_of(repo) == files_of(other)
+    assert (repo / "f.txt").read_text() == LETTERS.replace("b\n", "B\n").replace("l\n", "L\n")
+
+
 def test_a_conflicting_merge_rejects_the_hunks_it_refused(tmp_path: Path):
     """The rescue finds the version the patch was written against (HEAD); the file changed
     since beside where hunk 2 goes, so the merge conflicts: hunk 2 is rejected, though a last

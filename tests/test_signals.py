@@ -13,6 +13,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -167,3 +168,102 @@ def test_ctrl_c_while_a_large_apply_claims_its_directory_leaves_nothing(
     assert everything(repo) == before
     assert not (repo / ".git" / "holon-apply").exists() or \
         list((repo / ".git" / "holon-apply").iterdir()) == []
+
+
+def test_a_hold_entered_next_takes_over_what_the_enclosing_one_received() -> None:
+    with HeldSignals() as outer:
+        interrupt()  # before the inner hold: only the outer one records it
+        with pytest.raises(Interrupted), HeldSignals(terminate=True, at_end=RAISE) as inner:
+            inner.checkpoint()
+        assert outer.received is None  # acted on once, by the inner hold
+    with HeldSignals(terminate=True) as outer:
+        os.kill(os.getpid(), signal.SIGTERM)
+        with HeldSignals() as inner:  # holds SIGINT only: the SIGTERM is not its to take
+            assert inner.received is None
+        outer.received = None  # answered here; not ended by it
+
+
+def test_ctrl_c_between_the_api_hold_and_the_write_hold_stops_the_apply(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 35, item 11: a Ctrl-C that lands after the API's hold began and before the
+    working tree's write entered its own (here: as the write opens its transaction) was
+    recorded by the API's hold, which has no checkpoint after it, and dropped: the apply
+    completed and reported applied. It is an interrupt, and nothing is changed."""
+    from gitsupport import everything
+    from repos.builders import make_repo
+
+    from holon_git import apply_patch
+    from holon_git.targets.worktree import WorktreeTarget
+
+    repo = make_repo(tmp_path / "r", {"f.txt": "one\ntwo\n"})
+    before = everything(repo)
+    opened = WorktreeTarget._transaction
+
+    def opened_then_interrupted(self: WorktreeTarget, *args: Any, **kwargs: Any) -> Any:
+        txn = opened(self, *args, **kwargs)
+        interrupt()
+        return txn
+
+    monkeypatch.setattr(WorktreeTarget, "_transaction", opened_then_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        apply_patch("--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n", repo)
+    assert everything(repo) == before
+
+
+# A Ctrl-C sent the moment the process starts to import MODULE (a sitecustomize on PYTHONPATH
+# puts a finder first on sys.meta_path that sends it).
+SIGINT_AT_IMPORT = """
+import os, signal, sys
+
+class SigintAt:
+    def find_spec(self, name, path=None, target=None):
+        if name == os.environ.get("HOLON_SIGINT_AT"):
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, SigintAt())
+"""
+SCRIPT = Path(sys.executable).with_name("git-holon-apply")
+
+
+@pytest.mark.parametrize("module", ["holon_git.api", "holon_git.core.plan.plan", "click",
+                                    "holon_git.request"])
+@pytest.mark.parametrize("how", ["console script", "python -m"])
+def test_ctrl_c_while_the_command_loads_is_a_clean_exit_130(tmp_path: Path, module: str,
+                                                            how: str) -> None:
+    """Issue 35, item 11: a Ctrl-C during `import holon_git` (or the command line's own
+    imports) printed a KeyboardInterrupt traceback. It ends the command with 130 and the
+    command line's message; nothing was done."""
+    from clisupport import PATCH, holon_process
+    from gitsupport import everything
+    from repos.builders import make_repo
+
+    if how == "console script" and not SCRIPT.is_file():
+        pytest.skip("the console script is not installed beside this interpreter")
+    repo = make_repo(tmp_path / "r", {"f.txt": "one\ntwo\nthree\nfour\nfive\n"})
+    before = everything(repo)
+    (tmp_path / "fix.diff").write_text(PATCH)
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(SIGINT_AT_IMPORT)
+    path = os.pathsep.join(filter(None, [str(hooks), os.environ.get("PYTHONPATH")]))
+    done = holon_process(repo, str(tmp_path / "fix.diff"),
+                         env={"PYTHONPATH": path, "HOLON_SIGINT_AT": module},
+                         command=[str(SCRIPT)] if how == "console script" else None)
+    assert (done.returncode, done.stderr) == (130, "interrupted; nothing was changed\n")
+    assert everything(repo) == before
+
+
+def test_a_program_using_the_library_keeps_its_keyboard_interrupt(tmp_path: Path) -> None:
+    """The clean exit is the command's: a program importing holon_git gets the
+    KeyboardInterrupt Python raises, to handle as it will."""
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(SIGINT_AT_IMPORT)
+    path = os.pathsep.join(filter(None, [str(hooks), os.environ.get("PYTHONPATH")]))
+    code = ("try:\n    import holon_git\nexcept KeyboardInterrupt:\n    print('raised')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "PYTHONPATH": path,
+                                           "HOLON_SIGINT_AT": "holon_git.api"})
+    assert (done.returncode, done.stdout, done.stderr) == (0, "raised\n", "")

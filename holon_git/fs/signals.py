@@ -16,8 +16,11 @@ hold's ``at_end``:
   or not at all.
 
 A SIGTERM a checkpoint acted on still ends the process once the hold ends (after the undo), as
-it asked. Holds nest; outside the main thread (where Python delivers no signals) a hold does
-nothing. The CLI keeps only its top-level KeyboardInterrupt handling.
+it asked. Holds nest; a signal the enclosing hold received and no checkpoint acted on yet is
+taken over by the hold entered next (the API holds Ctrl-C around the whole write, and the
+write's own hold, entered a little later, has the checkpoints); outside the main thread (where
+Python delivers no signals) a hold does nothing. The CLI keeps only its top-level
+KeyboardInterrupt handling.
 """
 
 from __future__ import annotations
@@ -70,6 +73,13 @@ class HeldSignals:
                 _set_handler(sig, handler)
             self._previous.clear()
             return self
+        if _HOLDS and _HOLDS[-1].received in self.signals:
+            # one came just before this hold, while only the enclosing one was in force (the
+            # API's hold, before the write's): this hold's checkpoints act on it, or the
+            # enclosing hold, which has no checkpoint left, would drop it
+            outer = _HOLDS[-1]
+            self.received, self._frame = outer.received, outer._frame
+            outer.received = None
         _HOLDS.append(self)
         return self
 

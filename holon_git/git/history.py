@@ -26,9 +26,9 @@ The log is input from disk, so it is read as hostile: its last ``MAX_BYTES`` (th
 lines), opened without following a symbolic link; a line that is not a well-formed entry (a
 time that is not a finite number of seconds in range, a path that is not a normalized
 repository path, a blob id that is not 40 or 64 hex digits, a field of the wrong type) is
-skipped. Appends and the compaction hold an exclusive lock (flock) on the log file itself;
-an append that finds the file replaced by a compaction meanwhile appends to the new one, so
-no concurrent append is lost.
+skipped. Appends and the compaction hold one exclusive lock, the git directory's flock (never
+replaced, unlike the log a compaction renames a new file over), so no concurrent append is
+lost (``_append``).
 """
 
 from __future__ import annotations
@@ -48,7 +48,9 @@ MAX_FILES = 64  # larger patches are not recorded
 MAX_BYTES = 256 << 10  # of the log read, at most
 COMPACT_AT = 64 << 10  # a log grown past this is cut to its newest MAX_ENTRIES
 MAX_TIME = 1 << 40  # seconds: an entry's time past this (year 36812) is forged
-_LOCK_WAIT = 2.0  # seconds an append waits for the lock before giving up (best effort)
+# seconds an append waits for the lock before giving up: the lock is held for one append (and
+# at times a compaction of at most MAX_BYTES), so only a stopped holder makes it give up
+_LOCK_WAIT = 30.0
 _BLOB = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 DELETED_MODES = ("100644", "100755")
@@ -237,9 +239,27 @@ def record(git_dir: str, changed: Iterable[tuple[str, ...]]) -> None:
 
 
 def _append(git_dir: str, lines: bytes) -> None:
-    """Append under the log's lock; compact it (still under the lock) once it is large."""
+    """Append under the history's lock, the git directory's flock (a lock on the log file
+    alone was lost with the file each time a compaction replaced it, and an append that kept
+    finding its file replaced was dropped); compact the log (still under the lock) once it is
+    large. The lock is taken by every append and every compaction, so the log is never
+    replaced between an append's open and its write, and no append is ever dropped for a
+    race: only when another process holds the lock for _LOCK_WAIT seconds (stopped)."""
+    directory = os.open(git_dir, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not _lock(directory):
+            return
+        _append_locked(git_dir, lines)
+    finally:
+        os.close(directory)  # releases the lock
+
+
+def _append_locked(git_dir: str, lines: bytes) -> None:
+    """The append itself, also under the log file's own lock: the lock an older holon-git
+    takes, whose compaction may still replace the file (then the append goes to the new
+    one)."""
     log = os.path.join(git_dir, LOG_NAME)
-    for _ in range(8):  # the file replaced by a compaction meanwhile: again, on the new one
+    for _ in range(8):  # the file replaced by an older holon-git's compaction: the new one
         fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | _FLAGS,
                      0o666)
         try:
@@ -259,11 +279,11 @@ def _append(git_dir: str, lines: bytes) -> None:
                 _compact(git_dir)
             return
         finally:
-            os.close(fd)  # releases the lock
+            os.close(fd)  # releases the file's lock
 
 
 def _lock(fd: int) -> bool:
-    """Take the log's exclusive lock, waiting at most _LOCK_WAIT seconds."""
+    """Take the exclusive lock of ``fd``, waiting at most _LOCK_WAIT seconds."""
     import fcntl
 
     deadline = time.monotonic() + _LOCK_WAIT

@@ -13,10 +13,16 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..errors import PatchError
+from ..quoting import quote_path
 from .libgit2 import pygit2
 from .location import locate
 
 _TRUE = ("1", "true", "yes", "on")
+
+
+def path_bytes(path: str) -> bytes:
+    """A path held as text (decoded with surrogateescape) as the bytes it names."""
+    return path.encode("utf-8", "surrogateescape")
 
 
 def git_error(exc: Exception, doing: str) -> PatchError:
@@ -137,11 +143,13 @@ class GitRepo:
             return []
 
     # -- attributes and line-ending conversion (working tree <-> blob) -------------------------
+    # The path goes to libgit2 as the bytes it names (pygit2 would encode text as strict
+    # UTF-8, and a path that is not UTF-8 would raise UnicodeEncodeError).
     def _filters(self, path: str, mode: Any) -> Any:
         try:
-            return self.repo.load_filter_list(path, mode)
+            return self.repo.load_filter_list(path_bytes(path), mode)
         except pygit2.GitError as exc:
-            raise git_error(exc, f"loading the filters of {path!r}") from exc
+            raise git_error(exc, f"loading the filters of {quote_path(path)}") from exc
 
     def to_blob(self, path: str, worktree_bytes: bytes) -> bytes:
         """What ``git add`` would store for these working-tree bytes (clean: CRLF -> LF...)."""
@@ -158,11 +166,11 @@ class GitRepo:
         """libgit2 runs the crlf and ident filters only; refuse what it would silently skip."""
         for name in ("filter", "working-tree-encoding"):
             try:
-                value = self.repo.get_attr(path, name)
+                value = self.repo.get_attr(path_bytes(path), name)
             except pygit2.GitError as exc:
-                raise git_error(exc, f"reading the attributes of {path!r}") from exc
+                raise git_error(exc, f"reading the attributes of {quote_path(path)}") from exc
             if isinstance(value, str):
-                raise PatchError("unsupported_filter", f"{path!r} has the attribute "
+                raise PatchError("unsupported_filter", f"{quote_path(path)} has the attribute "
                                  f"{name}={value}, which holon-git cannot apply", path=path)
 
 

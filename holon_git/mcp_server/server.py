@@ -4,7 +4,8 @@ imports ``mcp``.
 Each call is checked (arguments, the client's roots, the repository), then run in a worker
 thread while holding its repository's lock, so calls to one repository run one at a time and
 calls to different ones in parallel. A refusal is a tool result with isError, never a protocol
-error. Stopping: at the end of input the server finishes the calls in progress and exits; on
+error; a line that is no valid request gets the JSON-RPC error the specification gives it
+(wire.py). Stopping: at the end of input the server finishes the calls in progress and exits; on
 SIGTERM or SIGINT it lets the applies in progress finish and exits at once (a SIGKILL leaves at
 most a crash journal, which ``git holon-apply --recover`` rolls back).
 """
@@ -24,7 +25,6 @@ import anyio.to_thread
 import mcp.types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -34,6 +34,7 @@ from ..fs.umask import settle as settle_umask
 from .calls import ToolAnswer, answer, refusal
 from .confine import Confinement, roots_from_uris
 from .tools import APPLY, TOOLS, check_arguments, instructions, tool_specs
+from .wire import stdio_wire
 
 T = TypeVar("T")
 ROOTS_KEY = "roots"  # the key of the roots request in an input_required result (2026-07-28)
@@ -184,7 +185,7 @@ def serve(repos: Sequence[str]) -> None:
     server = holon.lowlevel()
 
     async def run() -> None:
-        async with stdio_server() as (read_stream, write_stream):
+        async with stdio_wire() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
     anyio.run(run)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -19,6 +20,9 @@ from ..errors import PatchError
 from ..provider.definitions import ANTHROPIC, TOOL_NAME, prompt, tool_definition
 
 APPLY, CHECK, READ = "apply_patch", "check_patch", "read_region"
+# A surrogate JSON decoded alone (a "\\ud800" escape) that is not a byte surrogateescape
+# keeps (\\udc80-\\udcff: a path whose bytes are not UTF-8, as this tool decodes paths)
+_LONE_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
 TOOLS = (APPLY, CHECK, READ)
 PATCH_TOOLS = (APPLY, CHECK)
 
@@ -100,6 +104,15 @@ def _refuse_unknown(tool: str, arguments: dict[str, Any], schema: dict[str, Any]
     raise bad_arguments(message, tool)
 
 
+def _holds_lone_surrogate(value: Any) -> bool:
+    if isinstance(value, str):
+        return _LONE_SURROGATE.search(value) is not None
+    if isinstance(value, dict):
+        return any(map(_holds_lone_surrogate, value)) or \
+            any(map(_holds_lone_surrogate, value.values()))
+    return isinstance(value, list) and any(map(_holds_lone_surrogate, value))
+
+
 def check_arguments(tool: str, arguments: Any) -> dict[str, Any]:
     """The arguments of a call to ``tool``, checked against its input schema, or
     PatchError('invalid_tool_input') naming the first argument that does not fit."""
@@ -122,6 +135,10 @@ def check_arguments(tool: str, arguments: Any) -> dict[str, Any]:
     for key, value in arguments.items():
         if key != "patch" and isinstance(value, str) and "\0" in value:
             raise bad_arguments(f"argument {key!r}: a NUL character names no path", tool)
+        if _holds_lone_surrogate(value):
+            raise bad_arguments(f"argument {key!r} holds a lone surrogate (a JSON \\ud800 "
+                                "escape), which is no text: send the characters themselves",
+                                tool)
     start, end = arguments.get("start_line", 1), arguments.get("end_line")
     if tool == READ and end is not None and end < start:
         raise bad_arguments(f"end_line {end} is before start_line {start}", tool)

@@ -19,6 +19,7 @@ from repos.builders import git
 from test_mcp_server import Client, server, session, text
 
 from holon_git import apply_patch
+from holon_git.errors import PatchError
 from holon_git.git import history
 from holon_git.mcp_server.calls import answer
 from holon_git.mcp_server.tools import APPLY, READ, check_arguments
@@ -65,7 +66,7 @@ def test_receipts_quote_the_path(repo: Path):
     again = apply_patch(PATCH, repo)  # the re-send, found in the log by the same path
     assert again.error is not None and again.error.code == "already_applied"
     refused = utf8_json(again.to_json())
-    assert refused["error"]["path"] == QUOTED and "caf\\udce9.txt" in refused["error"]["message"]
+    assert refused["error"]["path"] == QUOTED and QUOTED in refused["error"]["message"]
     assert apply_patch(RENAME, repo).ok
     assert (repo / os.fsdecode(b"caf\xe9-2.txt")).exists()
 
@@ -113,3 +114,96 @@ def test_the_command_line_prints_it_and_exits_0(repo: Path, args: list[str]):
         assert utf8_json(out)["files"][0]["old_path"] == QUOTED
     elif args:
         assert b'"caf\\351.txt"' in out
+
+
+# Issue 35, item 4: the index, commit and branch targets (and their --check) looked the path's
+# attributes up through pygit2, which encodes a path as strict UTF-8: UnicodeEncodeError, no
+# receipt under --json, the library raised, the MCP server answered a JSON-RPC error.
+TARGETS = {"index": {"target": "both"}, "cached": {"target": "index"},
+           "commit": {"commit": True, "message": "m"}, "ref": {"ref": "main", "message": "m"}}
+CLI_TARGETS = {"index": ["--index"], "cached": ["--cached"], "commit": ["--commit", "-m", "m"],
+               "ref": ["--ref", "main", "-m", "m"]}
+
+
+def committed(repo: Path) -> str:
+    return git(repo, "cat-file", "blob", "main:" + os.fsdecode(NAME))
+
+
+@pytest.mark.parametrize("check", [False, True], ids=["apply", "check"])
+@pytest.mark.parametrize("target", TARGETS)
+def test_every_target_applies_it_and_quotes_it(repo: Path, target: str, check: bool):
+    receipt = apply_patch(PATCH, repo, check=check, **TARGETS[target])
+    assert receipt.ok, receipt.error
+    assert utf8_json(receipt.to_json())["files"][0]["new_path"] == QUOTED
+    staged = git(repo, "show", ":" + os.fsdecode(NAME))
+    assert staged == ("a\n" if check else "b\n")
+    assert committed(repo) == ("b\n" if not check and target in ("commit", "ref") else "a\n")
+    if check:
+        return
+    again = apply_patch(PATCH, repo, **TARGETS[target])  # the re-send: refused, quoted
+    assert again.error is not None and again.error.code == "already_applied"
+    assert "udce9" not in again.error.message and "udce9" not in again.to_json()
+    assert utf8_json(again.to_json())["error"]["path"] == QUOTED
+
+
+@pytest.mark.parametrize("target", CLI_TARGETS)
+def test_the_command_line_gives_a_receipt_on_every_target(repo: Path, target: str):
+    patch = repo.parent / "p.diff"
+    patch.write_text(PATCH)
+    for args in (["--check"], []):
+        done = holon_process(repo, "--json", *args, *CLI_TARGETS[target], str(patch),
+                             env={"PYTHONIOENCODING": "utf-8"})
+        assert done.returncode == 0, done.stderr
+        assert "Traceback" not in done.stderr
+        assert utf8_json(done.stdout_bytes)["files"][0]["new_path"] == QUOTED
+
+
+def test_a_refusal_names_it_as_git_quotes_it(repo: Path):
+    """A filter driver on the path: refused with unsupported_filter, whose message names the
+    path "caf\\351.txt", on the library's error, the receipt and the command line."""
+    (repo / ".gitattributes").write_text("*.txt filter=lfs\n")
+    git(repo, "add", ".gitattributes")
+    git(repo, "commit", "-qm", "attributes")
+    refusal = apply_patch(PATCH, repo, target="both")
+    assert refusal.error is not None and refusal.error.code == "unsupported_filter"
+    assert refusal.error.message.startswith(QUOTED + " has the attribute filter=lfs")
+    assert utf8_json(refusal.to_json())["error"]["message"] == refusal.error.message
+    patch = repo.parent / "p.diff"
+    patch.write_text(PATCH)
+    done = holon_process(repo, "--index", str(patch), env={"PYTHONIOENCODING": "utf-8"})
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.startswith(f"error: unsupported_filter: {QUOTED} (patch line 1): "
+                                  f"{QUOTED} has the attribute")
+    assert content(repo) == b"a\n"
+
+
+def test_the_mcp_server_applies_it_to_the_index(repo: Path):
+    async def body(client: Client) -> None:
+        for target, check in (("index", True), ("both", True), ("both", False)):
+            result = await client.call_tool("apply_patch", {"patch": PATCH, "target": target,
+                                                            "check_only": check})
+            assert not result.is_error, text(result)
+            assert result.structured_content["files"][0]["new_path"] == QUOTED
+        again = await client.call_tool("check_patch", {"patch": PATCH, "target": "both"})
+        assert again.is_error and QUOTED in text(again) and "udce9" not in text(again)
+
+    session(server(repo), body)
+    assert content(repo) == b"b\n"
+    assert git(repo, "show", ":" + os.fsdecode(NAME)) == "b\n"
+
+
+LATIN = os.fsdecode(NAME)  # 'caf\udce9.txt'
+TYPED = "a\\udce9"  # the six characters \udce9 typed into a name: not a byte
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    (f"{LATIN!r} is a file", f"{QUOTED} is a file"),
+    (f"the hunk's file {LATIN!r} and {'f.txt'!r}", f"the hunk's file {QUOTED} and 'f.txt'"),
+    (f"{LATIN + chr(39)!r} moved", '"caf\\351.txt\'" moved'),
+    (f"{TYPED!r} is text", f"{TYPED!r} is text"),
+])
+def test_a_message_names_the_path_as_git_quotes_it(message: str, expected: str):
+    """However a message wrote the path with {path!r}: apostrophes around it, a quote in it
+    (Python then writes it in double quotes), and the characters \\udce9 typed into a name,
+    which are left alone."""
+    assert PatchError("stale_file", message).message == expected

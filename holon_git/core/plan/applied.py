@@ -82,8 +82,9 @@ def wholly_in(fp: FilePatch, there: Sequence[int]) -> bool:
     """Is every hunk of the file patch in the file (``there``, by the hunk rules), so that
     the whole change is? A patch only some of whose hunks are in is not applied already: an
     agent that re-sends its whole change since HEAD with one new hunk must not be told its
-    edit is in (rescue.py merges it)."""
-    return not there or len(there) == len(fp.hunks)
+    edit is in (rescue.py merges it). Hunks --reject left out (``fp.left_out``) are not
+    the patch's any more."""
+    return not there or len(there) == len(fp.hunks) - len(fp.left_out)
 
 
 def merge_may_tell(refusal: PatchError) -> bool:
@@ -107,7 +108,8 @@ def refuse_unless_merge_tells(refusal: PatchError, merged: bytes, ours: bytes,
 def partly_applied_error(fp: FilePatch, there: Sequence[int], reverse: bool) -> PatchError:
     """The refusal of a file patch some of whose hunks are in the file and some not, that no
     other version of the file takes whole (so no merge can tell what the rest should do)."""
-    missing = [n for n in range(1, len(fp.hunks) + 1) if n not in set(there)]
+    missing = [n for n in range(1, len(fp.hunks) + 1)
+               if n not in set(there) and n not in fp.left_out]
     listed, rest = _numbered(there), _numbered(missing)
     if reverse:
         message = (f"the reversed patch's {listed} {'are' if len(there) > 1 else 'is'} not "

@@ -85,12 +85,15 @@ def hunks_already_in(fp: FilePatch, content: bytes, reverse: bool, salvage: bool
     rules (applied.HunkCheck), and the first refusal of another hunk, located (None when
     every other hunk places cleanly). Each hunk is placed on the file as the hunks before it
     left it (``salvage``: down the last rungs too, as apply_hunks does); one refused, as
-    there already or otherwise, is left out."""
+    there already or otherwise, is left out, as are those --reject left out already
+    (``fp.left_out``: never the refusal, never counted)."""
     running = RunningFile(split_lines(content))
     applier = _HunkApplier(running, content, reverse, fp.hunks, False)
     there: list[int] = []
     other: PatchError | None = None
     for number, hunk in enumerate(fp.hunks, 1):
+        if number in fp.left_out:
+            continue
         try:
             try:
                 applier.apply(hunk, number)
