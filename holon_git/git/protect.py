@@ -149,3 +149,40 @@ def head_protection(root: str) -> Protection:
     except (pygit2.GitError, KeyError):  # unborn HEAD: nothing committed yet
         head = None
     return repo_protection(git, tree_of(git.repo, head))
+
+
+def protected_paths_holding(root: str, blob: str) -> list[str]:
+    """The protected paths (HEAD's policy, head_protection) whose blob at HEAD or in the
+    index is ``blob``: -R of a deletion (targets/saved.py) never writes their content under
+    another name. Only blob ids are compared while walking; the rules are matched against
+    the few paths found."""
+    from ..core.policy import check_protected_path
+    from ..errors import PatchError
+    from .repository import open_repository
+    from .stage import load_index
+
+    git = open_repository(root)
+    try:
+        head = git.repo.head.peel(pygit2.Tree)
+    except (pygit2.GitError, KeyError, ValueError):  # unborn HEAD: nothing committed
+        head = None
+    found: list[str] = []
+    if head is not None:
+        trees = [(head, "")]
+        while trees:  # iterative: a deep tree raises no RecursionError
+            tree, prefix = trees.pop()
+            for entry in tree:
+                if entry.type_str == "tree":
+                    trees.append((git.repo[entry.id], f"{prefix}{entry.name}/"))
+                elif str(entry.id) == blob:
+                    found.append(f"{prefix}{entry.name}")
+    if git.work_tree is not None:
+        found += [entry.path for entry in load_index(git.index_path) if str(entry.id) == blob]
+    protection = head_protection(root)
+    protected = []
+    for path in dict.fromkeys(found):
+        try:
+            check_protected_path(path, protection)
+        except PatchError:
+            protected.append(path)
+    return protected
