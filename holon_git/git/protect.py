@@ -1,6 +1,7 @@
 """Reading protected-path patterns: git config ``holon.protect`` (multi-valued, from any
-config file and from ``git -c``) and the ``.holon/protect`` file as committed (at HEAD, or at
-the --ref branch), with core.ignorecase. Matching is pure and lives in holon_git.core.policy.
+config file and from ``git -c``) and the ``.holon/protect`` file as committed (at HEAD; for
+--ref at HEAD and the branch, or the --base it starts from, their rules adding up), with
+core.ignorecase. Matching is pure and lives in holon_git.core.policy.
 
 The working-tree target must not pay for loading pygit2 on every apply, so it first looks
 for any sign of a policy (a .holon/protect file in the working tree, 'holon'/'include' in a
@@ -30,13 +31,14 @@ def command_line_patterns() -> list[str]:
     return [value for value in command_line_values("holon.protect") if value]
 
 
-def repo_protection(git: Any, tree_id: Any) -> Protection:
+def repo_protection(git: Any, tree_id: Any, *more_trees: Any) -> Protection:
     """Patterns from ``git`` (a GitRepo) config, the command line and the protect file in
-    tree ``tree_id``; compared without case when core.ignorecase says so."""
+    tree ``tree_id`` (and in each of ``more_trees``: their rules add up); compared without
+    case when core.ignorecase says so."""
     patterns = git.config_all("holon.protect") + command_line_patterns()
-    if tree_id is not None:
+    for tree in dict.fromkeys(t for t in (tree_id, *more_trees) if t is not None):
         try:
-            obj = git.repo[tree_id][PROTECT_FILE]
+            obj = git.repo[tree][PROTECT_FILE]
         except (KeyError, pygit2.GitError):
             obj = None
         if obj is not None and isinstance(obj, pygit2.Blob):

@@ -16,7 +16,7 @@ from ..core.policy import Protection
 from ..errors import PatchError
 from ..fs.gitdir_guard import GitDirGuard, mode_below, refuse_made_git_dirs
 from ..fs.signals import FORWARD, HeldSignals, checkpoint
-from ..git.branches import Tip, named_tip, tree_of
+from ..git.branches import Tip, head_commit, named_tip, tree_of
 from ..git.commit import BranchUpdate
 from ..git.location import git_directories
 from ..git.objects import PlannedBlobs, require_objects
@@ -102,7 +102,11 @@ class RefTarget(Target):
                                   protection=self.protection)
 
     def protection(self) -> Protection:
-        return repo_protection(self.git, self.base_tree)
+        """The policy in force now: git config, HEAD's .holon/protect, and the branch's own
+        (for a branch --base creates, the base's). A branch or base from before a rule was
+        committed does not lift it: its rules add to HEAD's, never replace them."""
+        head = tree_of(self.git.repo, head_commit(self.git.repo))
+        return repo_protection(self.git, head, self.base_tree)
 
     def validate(self, plan: Plan) -> None:
         removed = removed_paths(plan.changes)
