@@ -164,12 +164,19 @@ def protected_paths_holding(root: str, blob: str) -> list[str]:
     from .stage import load_index
 
     git = open_repository(root)
+    protection = head_protection(root)
     try:
         head = git.repo.head.peel(pygit2.Tree)
     except (pygit2.GitError, KeyError, ValueError):  # unborn HEAD: nothing committed
         head = None
     found: list[str] = []
-    if head is not None:
+    if head is not None and not protection.patterns:  # only the policy file is protected
+        try:
+            if str(head[PROTECT_FILE].id) == blob:
+                found.append(PROTECT_FILE)
+        except KeyError:
+            pass
+    elif head is not None:
         trees = [(head, "")]
         while trees:  # iterative: a deep tree raises no RecursionError
             tree, prefix = trees.pop()
@@ -180,7 +187,6 @@ def protected_paths_holding(root: str, blob: str) -> list[str]:
                     found.append(f"{prefix}{entry.name}")
     if git.work_tree is not None:
         found += [entry.path for entry in load_index(git.index_path) if str(entry.id) == blob]
-    protection = head_protection(root)
     protected = []
     for path in dict.fromkeys(found):
         try:
