@@ -65,8 +65,7 @@ def _with_content(fp: FilePatch, log: list[history.Entry], git_dir: str | None,
         raise _unknown(fp, "this repository's history log records no deletion of it by "
                        "holon-git")
     try:
-        blob = open_git_dir(git_dir)[saved.blob]
-        content = blob.data
+        content = open_git_dir(git_dir)[saved.blob].data
     except (KeyError, ValueError, AttributeError):  # AttributeError: not a blob
         raise _unknown(fp, f"the blob {saved.blob} saved when it was deleted is gone (pruned "
                        "by git gc)") from None

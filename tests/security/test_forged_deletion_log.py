@@ -19,7 +19,7 @@ from clisupport import holon
 from gitsupport import applied, refused
 from repos.builders import git, git_dir
 
-from holon_git.git.history import deletion_proof
+from holon_git.git.history import COMPACT_AT, MAX_ENTRIES, deletion_proof
 
 SECRET = "key=hunter2\n"
 DELETE_X = "*** Begin Patch\n*** Delete File: x.txt\n*** End Patch\n"
@@ -87,6 +87,21 @@ def test_an_unproven_line_for_another_unprotected_blob_restores_nothing(repo: Pa
 
 def test_the_genuine_deletion_still_comes_back(repo: Path):
     applied(repo, DELETE_X)
+    applied(repo, DELETE_X, reverse=True)
+    assert (repo / "x.txt").read_text() == "plain\n"
+
+
+def test_the_proof_survives_the_logs_compaction(repo: Path):
+    """A log past its compaction threshold is rewritten from its decoded entries when the
+    deletion is appended: the proof must be kept, or the genuine restore would be refused."""
+    filler = [json.dumps({"time": 1.0, "path": f"{n:0>400}.txt", "blob": "1" * 40})
+              for n in range(MAX_ENTRIES - 20)]
+    log = git_dir(repo) / "holon-apply-history"
+    log.write_text("\n".join(filler) + "\n")
+    assert len("".join(filler)) > COMPACT_AT
+    before = log.stat().st_ino
+    applied(repo, DELETE_X)
+    assert log.stat().st_ino != before  # compacted: rewritten and renamed over the log
     applied(repo, DELETE_X, reverse=True)
     assert (repo / "x.txt").read_text() == "plain\n"
 
