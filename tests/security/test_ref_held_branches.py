@@ -54,9 +54,9 @@ def test_a_main_tree_whose_git_dir_is_not_dot_git_holds_its_branch(tmp_path: Pat
     applied(linked, MODIFY, ref="side", message="its own branch still moves")
 
 
-def _stderr_of_branch_f(where: Path) -> str:
-    """What `git branch -f main HEAD` says here (it moves nothing when it refuses)."""
-    return subprocess.run(["git", "branch", "-f", "main", "HEAD"], cwd=where, env=git_env(),
+def _stderr_of_branch_f(where: Path, branch: str = "main") -> str:
+    """What `git branch -f BRANCH HEAD` says here (it moves nothing when it refuses)."""
+    return subprocess.run(["git", "branch", "-f", branch, "HEAD"], cwd=where, env=git_env(),
                           capture_output=True, text=True).stderr
 
 
@@ -105,6 +105,23 @@ def test_a_branch_being_rebased_or_bisected_counts_as_checked_out(repo: Path, tm
     refused(linked, MODIFY, "uncommitted_changes", ref="main", message="m",
             state=everything_and_tips(linked))
     assert tip(repo) == main_tip
+
+
+def test_a_branch_rebase_update_refs_will_move_is_held_too(repo: Path):
+    """`git rebase -i --update-refs` lists in rebase-merge/update-refs the other branches it
+    will move when it ends: git counts them as checked out."""
+    (repo / "g.txt").write_text("g2\n")
+    git(repo, "commit", "-q", "-am", "g2")
+    git(repo, "branch", "stacked")
+    (repo / "g.txt").write_text("g3\n")
+    git(repo, "commit", "-q", "-am", "g3")
+    git(repo, "-c", "sequence.editor=sed -i s/^pick/edit/", "rebase", "-q", "-i",
+        "--update-refs", "HEAD~2")
+    assert "refs/heads/stacked" in (repo / ".git" / "rebase-merge" / "update-refs").read_text()
+    err = refused(repo, MODIFY, "uncommitted_changes", ref="stacked", message="m",
+                  state=everything_and_tips(repo))
+    assert err.details["state"] == "being rebased"
+    assert "cannot force update" in _stderr_of_branch_f(repo, "stacked")
 
 
 def test_once_the_rebase_is_over_the_branch_moves_again(repo: Path):
