@@ -417,21 +417,35 @@ def prepared_patch(patch: Patch, request: ApplyRequest) -> Patch:
     """The patch as ``request``'s apply would plan it: its paths relocated (--directory, the
     directory applied from), reversed (-R), selected (--include/--exclude); a deletion
     without its content (an envelope's) is given the file's current content when the target
-    can read it. For --stat, --numstat and --summary; nothing is planned or written."""
+    can read it. For --stat, --numstat and --summary; nothing is planned or written, but a
+    protected path is refused (protected_path) as every other mode refuses it: a listing
+    would tell a protected file's line count."""
     parsed = _relocated(patch, request)
     if request.reverse:
         parsed = restore_deleted(parsed, request.repo).reversed()
     parsed = select_files(parsed, request.include, request.exclude)
-    if any(fp.kind is FileKind.DELETE and not fp.check_deleted_content for fp in parsed.files):
+    try:
+        destination = open_target(request.target, request.repo, check=True,
+                                  commit=request.commit_spec())
+    except PatchError:
+        # the target cannot be opened here (not a repository, a branch checked out
+        # elsewhere): nothing is read from it, and HEAD's policy still holds
         try:
-            destination = open_target(request.target, request.repo, check=True,
-                                      commit=request.commit_spec())
+            fallback = open_target("worktree", request.repo, check=True)
         except PatchError:
-            return parsed  # no repository to read from: the lines cannot be counted
+            return parsed  # no repository: nothing to protect, nothing to read
         try:
-            parsed = with_current_content(parsed, destination.read)
+            check_protected(parsed, fallback.protection())
         finally:
-            destination.close()
+            fallback.close()
+        return parsed  # the lines of a deletion without its content cannot be counted
+    try:
+        check_protected(parsed, destination.protection())
+        if any(fp.kind is FileKind.DELETE and not fp.check_deleted_content
+               for fp in parsed.files):
+            parsed = with_current_content(parsed, destination.read)
+    finally:
+        destination.close()
     return parsed
 
 

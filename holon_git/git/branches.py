@@ -3,7 +3,6 @@ tree a commit has."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,38 +113,3 @@ def tree_of(repo: pygit2.Repository, commit_id: pygit2.Oid | None) -> pygit2.Oid
         return repo[commit_id].peel(pygit2.Tree).id
     except (KeyError, pygit2.GitError, ValueError) as exc:
         raise git_error(exc, f"reading the tree of {commit_id}") from exc
-
-
-def checked_out_elsewhere(git_dir: str, ref: str) -> str | None:
-    """The working tree of another worktree of this repository (git worktree) that has
-    ``ref`` checked out, or None. Read from the git directories' HEAD files, as git does."""
-    from .location import common_dir
-
-    common = common_dir(git_dir)
-    # the main worktree's HEAD, when it has one (a bare repository's HEAD checks nothing out)
-    heads = [(os.path.join(common, "HEAD"), os.path.dirname(common))] \
-        if os.path.basename(common) == ".git" else []
-    try:
-        names = os.listdir(os.path.join(common, "worktrees"))
-    except OSError:
-        names = []
-    for name in names:
-        admin = os.path.join(common, "worktrees", name)
-        try:
-            with open(os.path.join(admin, "gitdir"), encoding="utf-8") as fh:
-                tree = os.path.dirname(fh.readline(4096).strip())
-        except (OSError, UnicodeDecodeError):
-            continue
-        heads.append((os.path.join(admin, "HEAD"), tree))
-    here = os.path.realpath(git_dir)
-    for head, tree in heads:
-        if os.path.realpath(os.path.dirname(head)) == here:
-            continue  # this worktree's own HEAD: the caller's concern
-        try:
-            with open(head, encoding="utf-8") as fh:
-                value = fh.readline(4096).strip()
-        except (OSError, UnicodeDecodeError):
-            continue
-        if value == f"ref: {ref}":
-            return tree
-    return None

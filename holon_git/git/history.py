@@ -4,7 +4,9 @@
 (plus, for a modified file, ``"patch"``: the digest of what the patch did to it, and
 ``"after"``: the sha256 of the file it wrote; core/plan/applied.py refuses the same patch again
 while the file is still that; for a deleted file, ``"deleted"``: its mode, so that -R of a
-patch that deleted it without its content, an envelope's '*** Delete File', restores it),
+patch that deleted it without its content, an envelope's '*** Delete File', restores it, and
+``"proof"``: the sha256 of the path, that mode and the content deleted, which -R checks
+against the blob before it writes a byte of it: ``deletion_proof``),
 appended after every successful working-tree (or --index) write of at most ``MAX_FILES``
 files. Only its newest ``MAX_ENTRIES`` lines are read (within its last ``MAX_BYTES``), and the
 file is cut to its newest ``MAX_ENTRIES`` entries once it passes ``COMPACT_AT`` bytes: the cap
@@ -64,6 +66,7 @@ class Entry(NamedTuple):
     patch: str = ""  # digest of the file patches for the path (core/plan/resend.py), if known
     after: str = ""  # sha256 of the file as written, if known
     deleted: str = ""  # the apply deleted the file: its mode ("100644", "100755")
+    proof: str = ""  # for a deletion: deletion_proof(path, deleted, content), if known
 
 
 def _valid(raw: object) -> Entry | None:
@@ -82,10 +85,26 @@ def _valid(raw: object) -> Entry | None:
     if not (isinstance(patch, str) and isinstance(after, str)
             and _SHA256.fullmatch(patch) and _SHA256.fullmatch(after)):
         patch = after = ""
-    deleted = raw.get("deleted", "")
+    deleted, proof = raw.get("deleted", ""), raw.get("proof", "")
     if deleted not in DELETED_MODES:
         deleted = ""
-    return Entry(float(when), path, blob, patch, after, deleted)
+    if not (deleted and isinstance(proof, str) and _SHA256.fullmatch(proof)):
+        proof = ""
+    return Entry(float(when), path, blob, patch, after, deleted, proof)
+
+
+def deletion_proof(path: str, mode: str, content: bytes) -> str:
+    """What a deletion's entry records to prove its blob: the sha256 of the path, its mode
+    and the content deleted. The log is anyone's to write who can write the git directory,
+    and a blob id is no secret (`git ls-tree` shows a protected file's); a line naming
+    another blob for the path cannot carry the proof without that blob's content, so -R
+    (targets/saved.py) never writes content the line's author could not already read."""
+    import hashlib
+
+    digest = hashlib.sha256(b"holon-git saved deletion\0")
+    digest.update(path.encode("utf-8", "surrogateescape") + b"\0" + mode.encode() + b"\0")
+    digest.update(content)
+    return digest.hexdigest()
 
 
 class Log:
@@ -216,18 +235,20 @@ def entries(log: list[Entry], path: str) -> Iterator[Entry]:
 
 
 def record(git_dir: str, changed: Iterable[tuple[str, ...]]) -> None:
-    """Append (path, pre-image blob id, patch digest, sha256 after, deleted mode) entries
-    (the last three may be "" or left out); compact to the newest MAX_ENTRIES when the log
-    has grown. Best effort: an OSError is swallowed."""
+    """Append (path, pre-image blob id, patch digest, sha256 after, deleted mode, deletion
+    proof) entries (the last four may be "" or left out); compact to the newest MAX_ENTRIES
+    when the log has grown. Best effort: an OSError is swallowed."""
     now = round(time.time(), 3)
 
     def entry(path: str, blob: str, patch: str = "", after: str = "",
-              deleted: str = "") -> dict[str, object]:
+              deleted: str = "", proof: str = "") -> dict[str, object]:
         fields: dict[str, object] = {"time": now, "path": path, "blob": blob}
         if patch and after:
             fields.update(patch=patch, after=after)
         if deleted:
             fields["deleted"] = deleted
+            if proof:
+                fields["proof"] = proof
         return fields
 
     lines = b"".join(json.dumps(entry(*change)).encode() + b"\n"

@@ -21,7 +21,7 @@ from contextlib import suppress
 
 from ..core.change import EXECUTABLE, FileChange
 from ..core.model import FileKind
-from .history import MAX_FILES
+from .history import MAX_FILES, deletion_proof
 
 _LOOSE_LEVEL = 1  # core.loosecompression's default
 _SHA256 = re.compile(rb"^\s*objectformat\s*=\s*sha256\s*$", re.I | re.M)
@@ -117,17 +117,18 @@ def write_blob(git_dir: str, content: bytes) -> str | None:
 def keep_preimages(git_dir: str | None, changes: list[FileChange],
                    old_content: Callable[[FileChange], bytes],
                    saved: Sequence[Mapping[str, object]] = ()
-                   ) -> list[tuple[str, str, str, str, str]]:
+                   ) -> list[tuple[str, str, str, str, str, str]]:
     """For the history log (history.py): each modified, renamed or deleted path with its
     pre-image's blob id (``saved``: the deleted files' blobs, written already), the others
     written as loose objects now; for a file modified in place, also the digest of what the
-    patch did to it (``FileChange.patch_digest``) and the sha256 of its new content. Empty
+    patch did to it (``FileChange.patch_digest``) and the sha256 of its new content; for a
+    deleted file, its mode and the proof of its blob (history.deletion_proof). Empty
     outside a repository, for a patch of more than MAX_FILES files, or when a blob cannot be
     written (the log is best effort)."""
     if git_dir is None or len(changes) > MAX_FILES:
         return []
     written = {str(d["path"]): str(d["blob"]) for d in saved if d.get("blob")}
-    kept: list[tuple[str, str, str, str, str]] = []
+    kept: list[tuple[str, str, str, str, str, str]] = []
     store: Store | None = None
     try:
         for change in changes:
@@ -139,10 +140,12 @@ def keep_preimages(git_dir: str | None, changes: list[FileChange],
                 if store is None:
                     return []
                 blob = store.write(old_content(change))
-            deleted = "" if change.kind is not FileKind.DELETE else \
-                "100755" if change.before.mode == EXECUTABLE else "100644"
+            deleted = proof = ""
+            if change.kind is FileKind.DELETE:
+                deleted = "100755" if change.before.mode == EXECUTABLE else "100644"
+                proof = deletion_proof(change.old_path, deleted, old_content(change))
             kept.append((change.old_path, blob, change.patch_digest, change.after_sha256,
-                         deleted))
+                         deleted, proof))
     except OSError:
         return []
     return kept

@@ -1,6 +1,7 @@
 """Reading protected-path patterns: git config ``holon.protect`` (multi-valued, from any
-config file and from ``git -c``) and the ``.holon/protect`` file as committed (at HEAD, or at
-the --ref branch), with core.ignorecase. Matching is pure and lives in holon_git.core.policy.
+config file and from ``git -c``) and the ``.holon/protect`` file as committed (at HEAD; for
+--ref at HEAD and the branch, or the --base it starts from, their rules adding up), with
+core.ignorecase. Matching is pure and lives in holon_git.core.policy.
 
 The working-tree target must not pay for loading pygit2 on every apply, so it first looks
 for any sign of a policy (a .holon/protect file in the working tree, 'holon'/'include' in a
@@ -30,13 +31,14 @@ def command_line_patterns() -> list[str]:
     return [value for value in command_line_values("holon.protect") if value]
 
 
-def repo_protection(git: Any, tree_id: Any) -> Protection:
+def repo_protection(git: Any, tree_id: Any, *more_trees: Any) -> Protection:
     """Patterns from ``git`` (a GitRepo) config, the command line and the protect file in
-    tree ``tree_id``; compared without case when core.ignorecase says so."""
+    tree ``tree_id`` (and in each of ``more_trees``: their rules add up); compared without
+    case when core.ignorecase says so."""
     patterns = git.config_all("holon.protect") + command_line_patterns()
-    if tree_id is not None:
+    for tree in dict.fromkeys(t for t in (tree_id, *more_trees) if t is not None):
         try:
-            obj = git.repo[tree_id][PROTECT_FILE]
+            obj = git.repo[tree][PROTECT_FILE]
         except (KeyError, pygit2.GitError):
             obj = None
         if obj is not None and isinstance(obj, pygit2.Blob):
@@ -149,3 +151,46 @@ def head_protection(root: str) -> Protection:
     except (pygit2.GitError, KeyError):  # unborn HEAD: nothing committed yet
         head = None
     return repo_protection(git, tree_of(git.repo, head))
+
+
+def protected_paths_holding(root: str, blob: str) -> list[str]:
+    """The protected paths (HEAD's policy, head_protection) whose blob at HEAD or in the
+    index is ``blob``: -R of a deletion (targets/saved.py) never writes their content under
+    another name. Only blob ids are compared while walking; the rules are matched against
+    the few paths found."""
+    from ..core.policy import check_protected_path
+    from ..errors import PatchError
+    from .repository import open_repository
+    from .stage import load_index
+
+    git = open_repository(root)
+    protection = head_protection(root)
+    try:
+        head = git.repo.head.peel(pygit2.Tree)
+    except (pygit2.GitError, KeyError, ValueError):  # unborn HEAD: nothing committed
+        head = None
+    found: list[str] = []
+    if head is not None and not protection.patterns:  # only the policy file is protected
+        try:
+            if str(head[PROTECT_FILE].id) == blob:
+                found.append(PROTECT_FILE)
+        except KeyError:
+            pass
+    elif head is not None:
+        trees = [(head, "")]
+        while trees:  # iterative: a deep tree raises no RecursionError
+            tree, prefix = trees.pop()
+            for entry in tree:
+                if entry.type_str == "tree":
+                    trees.append((git.repo[entry.id], f"{prefix}{entry.name}/"))
+                elif str(entry.id) == blob:
+                    found.append(f"{prefix}{entry.name}")
+    if git.work_tree is not None:
+        found += [entry.path for entry in load_index(git.index_path) if str(entry.id) == blob]
+    protected = []
+    for path in dict.fromkeys(found):
+        try:
+            check_protected_path(path, protection)
+        except PatchError:
+            protected.append(path)
+    return protected

@@ -16,7 +16,7 @@ from ..core.policy import Protection
 from ..errors import PatchError
 from ..fs.gitdir_guard import GitDirGuard, mode_below, refuse_made_git_dirs
 from ..fs.signals import FORWARD, HeldSignals, checkpoint
-from ..git.branches import Tip, checked_out_elsewhere, named_tip, tree_of
+from ..git.branches import Tip, head_commit, named_tip, tree_of
 from ..git.commit import BranchUpdate
 from ..git.location import git_directories
 from ..git.objects import PlannedBlobs, require_objects
@@ -24,6 +24,7 @@ from ..git.protect import repo_protection
 from ..git.repository import GitRepo, open_repository
 from ..git.stage import Stage
 from ..git.versions import RepositoryVersions
+from ..git.worktrees import Holder, holder_of
 from .base import CommitSpec, OnPlanned, Target
 
 
@@ -38,14 +39,33 @@ def open_ref_target(repo: str, commit: CommitSpec, *, check: bool = False,
         from .index import CheckedOutBranchTarget
 
         return CheckedOutBranchTarget(repo, check=check, commit=commit, durable=durable)
-    elsewhere = checked_out_elsewhere(git.git_dir, tip.ref)
-    if elsewhere is not None:
-        raise PatchError("uncommitted_changes", f"{tip.ref} is checked out in the working tree "
-                         f"at {elsewhere}; moving it from here would leave that working tree "
-                         "and its index behind", details={"ref": tip.ref, "worktree": elsewhere},
-                         hint=f"apply there (--repo {elsewhere}), where --ref {commit.ref} "
-                         "moves the branch with its index and working tree")
+    holder = holder_of(git.git_dir, tip.ref)
+    if holder is not None:
+        raise _held(tip.ref, commit.ref, holder)
     return RefTarget(git, tip, commit)
+
+
+def _held(ref: str, asked: str, holder: Holder) -> PatchError:
+    """A branch another working tree holds (git/worktrees.py) is refused, as `git branch -f`
+    refuses it: moved from here, that tree's index would hold the patch reversed, or a
+    rebase or bisect there would put the branch back without the commit."""
+    details: dict[str, object] = {"ref": ref, "worktree": holder.tree, "state": holder.how}
+    if holder.how == "checked out":
+        return PatchError(
+            "uncommitted_changes", f"{ref} is checked out in the working tree at "
+            f"{holder.tree}; moving it from here would leave that working tree and its index "
+            "behind", details=details,
+            hint=(f"apply there (--repo {holder.tree})" if holder.placed else
+                  f"apply in the working tree whose git directory is {holder.tree}")
+            + f", where --ref {asked} moves the branch with its index and working tree")
+    command = "rebase" if holder.how == "being rebased" else "bisect"
+    return PatchError(
+        "uncommitted_changes", f"{ref} is {holder.how} in the working tree at {holder.tree}; "
+        f"git counts it as checked out there: the {command} sets the branch again when it "
+        "ends, dropping this commit", details=details,
+        hint=("finish the rebase there first ('git rebase --continue', or '--abort')"
+              if command == "rebase" else "end the bisect there first ('git bisect reset')")
+        + ", then apply again")
 
 
 class RefTarget(Target):
@@ -82,7 +102,11 @@ class RefTarget(Target):
                                   protection=self.protection)
 
     def protection(self) -> Protection:
-        return repo_protection(self.git, self.base_tree)
+        """The policy in force now: git config, HEAD's .holon/protect, and the branch's own
+        (for a branch --base creates, the base's). A branch or base from before a rule was
+        committed does not lift it: its rules add to HEAD's, never replace them."""
+        head = tree_of(self.git.repo, head_commit(self.git.repo))
+        return repo_protection(self.git, head, self.base_tree)
 
     def validate(self, plan: Plan) -> None:
         removed = removed_paths(plan.changes)

@@ -7,6 +7,14 @@ up the newest deletion of that path there and reads the blob; the reversed patch
 exactly that content (and is refused like any addition if the path exists again). When the
 log has no such deletion, or git's garbage collection has pruned the blob, the patch is
 refused with what to do instead.
+
+The log is hostile input (anyone who can write the git directory can write it), and here its
+blob is written out whole, where `cat` and MCP's read_region show it. So the newest deletion
+entry must prove its blob: its ``proof`` is the sha256 of the path, the mode and the content
+deleted (history.deletion_proof), which only a writer who had that content can give; and the
+content may not be a protected path's blob at HEAD or in the index (a protected file's
+content is never written under another name). An entry without a proof (a forged line, or
+one written before proofs were recorded) restores nothing.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ from ..core.model import REMOVE, Diagnostic, FileKind, FilePatch, Hunk, HunkLine
 from ..errors import PatchError
 from ..git import history
 from ..git.location import locate
+from ..git.protect import protected_paths_holding
 from ..git.repository import open_git_dir
 
 
@@ -35,8 +44,8 @@ def restore_deleted(patch: Patch, repo: str) -> Patch:
         return patch
     git_dir = locate(repo).git_dir
     log = history.read(git_dir) if git_dir is not None else []
-    return replace(patch, files=[_with_content(fp, log, git_dir) if _needs_content(fp) else fp
-                                 for fp in patch.files])
+    return replace(patch, files=[_with_content(fp, log, git_dir, repo) if _needs_content(fp)
+                                 else fp for fp in patch.files])
 
 
 def _unknown(fp: FilePatch, why: str) -> PatchError:
@@ -48,7 +57,8 @@ def _unknown(fp: FilePatch, why: str) -> PatchError:
         patch_line=fp.patch_line, path=fp.path)
 
 
-def _with_content(fp: FilePatch, log: list[history.Entry], git_dir: str | None) -> FilePatch:
+def _with_content(fp: FilePatch, log: list[history.Entry], git_dir: str | None,
+                  repo: str) -> FilePatch:
     assert fp.old_path is not None
     saved = next((entry for entry in history.entries(log, fp.old_path) if entry.deleted), None)
     if git_dir is None or saved is None:
@@ -56,9 +66,21 @@ def _with_content(fp: FilePatch, log: list[history.Entry], git_dir: str | None) 
                        "holon-git")
     try:
         content = open_git_dir(git_dir)[saved.blob].data
-    except (KeyError, ValueError):
+    except (KeyError, ValueError, AttributeError):  # AttributeError: not a blob
         raise _unknown(fp, f"the blob {saved.blob} saved when it was deleted is gone (pruned "
                        "by git gc)") from None
+    if saved.proof != history.deletion_proof(fp.old_path, saved.deleted, content):
+        raise _unknown(fp, f"the history log's newest deletion entry for it (blob "
+                       f"{saved.blob}) does not prove that holon-git saved that blob for this "
+                       "path: a line it did not write, or one from before deletions were "
+                       "proven; nothing is restored from it")
+    if protected_paths_holding(repo, saved.blob):
+        raise PatchError(
+            "protected_path", f"cannot reverse the deletion of {fp.path!r}: the content "
+            f"the history log names for it (blob {saved.blob}) is a protected path's",
+            hint="a protected file's content is never written under another name; restore "
+            "the file from git ('git restore PATH') if it is meant to hold it",
+            patch_line=fp.patch_line, path=fp.path)
     when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(saved.time))
     note = Diagnostic("restored_deleted_content", f"the deleted content is the blob "
                       f"{saved.blob} holon-git saved when it deleted the file ({when})",

@@ -162,7 +162,7 @@ class WorktreeTarget(Target):
         from ..git import loose, objects
 
         saved: list[dict[str, object]] = []
-        kept: list[tuple[str, str, str, str, str]] = []
+        kept: list[tuple[str, str, str, str, str, str]] = []
         txn, self.early = self.early or self._transaction(alone=True), None
         with signals.HeldSignals(terminate=True) as held:
 
