@@ -358,6 +358,40 @@ def repeat_case(cache: Path, kind: str, n: int, hunks: int) -> RepeatCase:
     return RepeatCase(root / "repo", name, patch, n, hunks, kind == "blank")
 
 
+# Issue 35, item 5: hunks of hundreds of context lines that repeat throughout the file.
+SEARCH_LINE = b"x = 1\n"
+
+
+def search_bound_case(cache: Path, n: int, context: int, kind: str) -> tuple[Path, Path]:
+    """(repository, patch) of one file and one hunk of ``context`` + ``context`` lines of
+    SEARCH_LINE around a removed line. kind 'absent': the file is ``n`` copies of the line
+    and the removed line is one it lacks; 'blocks': the file is blocks of 2 * context - 2
+    copies each closed by another line, and the removed line is SEARCH_LINE too, so that no
+    block is long enough and every place is a near miss."""
+    root = cache / f"searchbound-{kind}-{n}-{context}-v1"
+    patch = root / "change.patch"
+    if not (root / "ready").exists():
+        if root.exists():
+            shutil.rmtree(root)
+        repo = root / "repo"
+        repo.mkdir(parents=True)
+        if kind == "absent":
+            text, removed = SEARCH_LINE * n, b"gone\n"
+        else:
+            block = SEARCH_LINE * (2 * context - 2) + b"y = 2\n"
+            text, removed = block * (n // (2 * context - 1)), SEARCH_LINE
+        (repo / "f.txt").write_bytes(text)
+        git(repo, "init", "-q", "-b", "main")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", "repeated lines")
+        side = b" " + SEARCH_LINE
+        patch.write_bytes(b"diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n"
+                          + b"@@ -1000,%d +1000,%d @@\n" % (2 * context + 1, 2 * context)
+                          + side * context + b"-" + removed + side * context)
+        (root / "ready").write_text("")
+    return root / "repo", patch
+
+
 def envelope_adds(cache: Path, count: int) -> tuple[Path, Path]:
     """(repository, patch): an envelope of ``count`` empty '*** Add File' sections, against a
     repository with one committed file."""

@@ -34,7 +34,8 @@ PATCH = "GNU patch"
 PYGIT2 = "pygit2"
 FLOOR = "plain Python"  # bench/floor.py: the least a correct applier does, in Python
 TOOLS = (HOLON, GIT, PATCH, PYGIT2, FLOOR)
-SCENARIOS = ("large", "bigfile", "repeats", "limits", "startup", "inprocess", "commit")
+SCENARIOS = ("large", "bigfile", "repeats", "limits", "searchbound", "startup", "inprocess",
+             "mcp", "commit")
 
 PYGIT2_APPLY = """\
 import sys, pygit2
@@ -519,6 +520,56 @@ def scenario_limits(cache: Path, reps: int) -> list[Row]:
     return [Row(f"1M empty envelope adds, --check ({outcome})", f"{size:.0f} MB patch", cells)]
 
 
+# Issue 35, item 5: (kind, lines, context lines on each side, label)
+SEARCH_BOUND = (
+    ("absent", 40_000, 400, "search bound: 40k repeated lines, 400 + 400 context lines around "
+     "a line the file lacks"),
+    ("absent", 80_000, 800, "search bound: 80k repeated lines, 800 + 800 context lines around "
+     "a line the file lacks"),
+    ("blocks", 40_000, 400, "search bound: 40k lines in blocks of 798 repeated lines, a hunk "
+     "of 801"),
+)
+
+
+def refusal_is_the_answer(got: Run, holon: bool) -> Run:
+    """A refusal is the expected outcome here: a run is good when the tool refused (git: exit
+    1; holon-git: a receipt with a code, which the cell notes)."""
+    if holon:
+        try:
+            code = (json.loads(got.stdout).get("error") or {}).get("code")
+        except ValueError:
+            return got
+        if code:
+            return Run(got.seconds, got.peak_kb, True, stdout=f"refused {code}", cpu=got.cpu)
+        return got
+    return Run(got.seconds, got.peak_kb, not got.ok and "does not apply" in got.error,
+               got.error, "refused", got.cpu)
+
+
+def scenario_searchbound(cache: Path, reps: int) -> list[Row]:
+    """--check of a hunk whose context lines repeat throughout the file (issue 35): answered
+    in well under a second, or refused by the search's budget (search_too_costly)."""
+    rows = []
+    for kind, n, context, label in SEARCH_BOUND:
+        repo, patch = inputs.search_bound_case(cache, n, context, kind)
+        p = str(patch)
+        tools: dict[str, Callable[[], Run]] = {
+            HOLON: lambda p=p, r=repo: refusal_is_the_answer(run_process(
+                [*holon_argv(), "apply", "--check", "--json", p], r), True),
+            GIT: lambda p=p, r=repo: refusal_is_the_answer(run_process(
+                ["git", "apply", "--check", p], r), False),
+        }
+        cells = alternate(tools, reps)
+        outcome = next((r.stdout for r in cells[HOLON].runs if r.stdout.startswith("refused")),
+                       "planned")
+        for tool in (PATCH, PYGIT2):
+            cells[tool] = skipped("n/a")
+        rows.append(Row(f"{label} (holon-git: {outcome})",
+                        f"{patch.stat().st_size / 1e3:.0f} KB patch, --check, {reps} rounds",
+                        cells))
+    return rows
+
+
 def scenario_startup(cache: Path, reps: int, pyg: bool) -> list[Row]:
     repo = inputs.small_repo(cache / "startup-repo", 20)
     lines = (repo / "module.py").read_bytes().splitlines(keepends=True)
@@ -575,19 +626,32 @@ def timed(call: Callable[[], bool]) -> Run:
     return Run(time.perf_counter() - start, 0, ok, cpu=time.process_time() - cpu)
 
 
+BIG_INPROCESS = 200_000  # lines of the per-line row's file (issue 37)
+
+
+def inprocess_patch(lines: list[bytes]) -> bytes:
+    """The in-process scenarios' 3-hunk patch: at 15%, 50% and 85% of the file (lines 300,
+    1,000 and 1,700 of 2,000)."""
+    n = len(lines)
+    return inputs.hunks_patch(lines, "module.py", [n * 3 // 20, n // 2, n * 17 // 20])
+
+
 def scenario_inprocess(cache: Path, reps: int, pyg: bool,
-                       history: int = HISTORY_APPLIES) -> list[Row]:
+                       history: int = HISTORY_APPLIES, size: int = 2000) -> list[Row]:
     """Library calls in this process: holon-git's API, the plain-Python floor of the same edit
     (bench/floor.py) and pygit2's Repository.apply, in a repository where holon-git has
     applied patches ``history`` times already (an agent's steady state: its history log
-    holds them)."""
+    holds them). ``size``: the file's lines; at other than 2,000 the rows are named after it
+    and leave out pygit2 and the durable apply (issue 37's per-line row)."""
     from holon_git import apply_patch, check_patch
 
-    repo = inputs.small_repo(cache / "inprocess-repo", 2000)
+    big = size != 2000
+    repo = inputs.small_repo(cache / ("inprocess-repo" if not big else f"inprocess-{size}"),
+                             size)
     target = repo / "module.py"
     original = target.read_bytes()
     lines = original.splitlines(keepends=True)
-    patch = inputs.hunks_patch(lines, "module.py", [300, 1000, 1700])
+    patch = inprocess_patch(lines)
     # An agent's repository is older than the 2 s after which holon-git trusts a config
     # file's mtime to show a change (and stops reading it on every call): wait that out.
     age = time.time() - (repo / ".git" / "config").stat().st_mtime
@@ -610,7 +674,7 @@ def scenario_inprocess(cache: Path, reps: int, pyg: bool,
         FLOOR: lambda: timed(lambda: floor.apply(patch, repo) is None),
         GIT: lambda: run_process(["git", "apply", "-"], repo, input=patch),
     }
-    if pyg:
+    if pyg and not big:
         import pygit2
 
         prepo = pygit2.Repository(str(repo))
@@ -627,6 +691,12 @@ def scenario_inprocess(cache: Path, reps: int, pyg: bool,
     reset("")
     check_cells = {HOLON: Cell(runs=[timed(lambda: check_patch(patch, repo).ok)
                                      for _ in range(reps)])}
+    if big:
+        detail = (f"3 hunks, {size:,}-line file, after {history:,} applies; git apply is a "
+                  "subprocess for reference")
+        label = f"in process, {size:,}-line file"
+        return [Row(f"{label}: apply_patch()", detail, cells, memory=False),
+                Row(f"{label}: check_patch()", detail, check_cells, memory=False)]
     durable_runs = []
     for _ in range(reps):
         reset("")
@@ -638,6 +708,88 @@ def scenario_inprocess(cache: Path, reps: int, pyg: bool,
             Row("in process: apply_patch(durable=True)", "with fsync (--fsync)",
                 {HOLON: Cell(runs=durable_runs)}, memory=False),
             Row("in process: check_patch()", detail, check_cells, memory=False)]
+
+
+def percentile(values: Sequence[float], share: float) -> float:
+    """The value ``share`` (0..1) of the way up the sorted values (nearest rank)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered)) - 1))]
+
+
+def scenario_mcp(cache: Path, calls: int, history: int = HISTORY_APPLIES) -> list[Row]:
+    """`git holon-apply mcp` driven by the official MCP SDK's stdio client: ``calls``
+    apply_patch calls of the in-process scenario's patch (3 hunks, 2,000 lines), the file reset
+    between calls (not timed), after ``history`` applies; then as many in-process
+    apply_patch() calls in the same repository, the figure the round trip is judged against.
+    Per call: the wall time the client waits (median, p99). The server's CPU time, start-up
+    included, is read from this process's children's rusage when it exits, and shown per call."""
+    import resource
+
+    try:
+        import anyio
+        from mcp import Client, StdioServerParameters
+    except ImportError as exc:
+        return [Row("MCP: apply_patch() round trip", f"skipped (no mcp SDK: {exc})",
+                    {HOLON: skipped("skipped (pip install 'holon-git[mcp]')")}, memory=False)]
+    from holon_git import apply_patch
+
+    repo = inputs.small_repo(cache / "mcp-repo", 2000)
+    target = repo / "module.py"
+    original = target.read_bytes()
+    patch = inprocess_patch(original.splitlines(keepends=True))
+    age = time.time() - (repo / ".git" / "config").stat().st_mtime
+    time.sleep(max(0.0, 2.1 - age))
+    for _ in range(history):  # untimed, as in the in-process scenario
+        target.write_bytes(original)
+        if not apply_patch(patch, repo).ok:
+            raise RuntimeError("holon-git refused the MCP scenario's patch")
+    expected = target.read_bytes()
+    env = git_env({"PATH": os.pathsep.join([str(Path(sys.executable).parent),
+                                            os.environ.get("PATH", "")])})
+    params = StdioServerParameters(command="git", args=["holon-apply", "mcp", "--repo",
+                                                        str(repo)], env=env, cwd=str(repo))
+    text = patch.decode()
+    runs: list[Run] = []
+
+    async def drive() -> None:
+        async with Client(params) as client:
+            for _ in range(calls):
+                target.write_bytes(original)
+                start, cpu = time.perf_counter(), time.process_time()
+                result = await client.call_tool("apply_patch", {"patch": text})
+                seconds, own = time.perf_counter() - start, time.process_time() - cpu
+                said = getattr(result, "structured_content", None) or getattr(
+                    result, "structuredContent", None) or {}
+                ok = not result.is_error if hasattr(result, "is_error") else not getattr(
+                    result, "isError", False)
+                ok = ok and said.get("status", "applied") == "applied" and \
+                    target.read_bytes() == expected
+                runs.append(Run(seconds, 0, ok, "" if ok else str(result)[:300], cpu=own))
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    anyio.run(drive)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    server_cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) / calls
+    inproc = []
+    for _ in range(calls):
+        target.write_bytes(original)
+        inproc.append(timed(lambda: apply_patch(patch, repo).ok))
+    target.write_bytes(original)
+    mcp_cell, in_cell = Cell(runs=runs), Cell(runs=inproc)
+
+    def spread(cell: Cell) -> str:
+        if not cell.ok:
+            return "failed"
+        times = [r.seconds for r in cell.runs]
+        return (f"p50 {format_seconds(percentile(times, 0.5))}, "
+                f"p99 {format_seconds(percentile(times, 0.99))}")
+
+    detail = f"{calls:,} calls, 3 hunks, 2,000-line file, after {history:,} applies"
+    return [Row("MCP: apply_patch() round trip", f"{detail}; {spread(mcp_cell)}; server CPU "
+                f"{format_seconds(server_cpu)} a call, start-up included", {HOLON: mcp_cell},
+                memory=False),
+            Row("MCP: in-process apply_patch(), same repository",
+                f"{detail}; {spread(in_cell)}", {HOLON: in_cell}, memory=False)]
 
 
 # -- report ------------------------------------------------------------------------------------
@@ -780,6 +932,7 @@ def targets(rows: list[Row], touched_bytes: int | None, filesystem: str = "") ->
                           "refused patch_too_large, or <= 5 s and <= 500 MB", "not measured",
                           None))
     out += targets_29(rows, tmpfs)
+    out += targets_37(rows, tmpfs)
     large = find(rows, "large patch, working tree")
     base = find(rows, "startup: apply")
     if large and base and touched_bytes and large.cells[HOLON].peak_kb and \
@@ -837,6 +990,53 @@ def targets_29(rows: list[Row], tmpfs: bool) -> list[Target]:
     return out
 
 
+def targets_37(rows: list[Row], tmpfs: bool) -> list[Target]:
+    """Issue 37's targets (an agent's call) and issue 35's search bound, on CPU time but for
+    the MCP round trip (the wall time the client waits, median)."""
+    out = []
+
+    def add(name: str, goal: str, value: float | None, limit: float, unit: str = "x") -> None:
+        out.append(Target(name, goal, "not measured" if value is None else
+                          f"{value:.2f}{unit}", None if value is None else value <= limit))
+
+    def cpu(prefix: str, tool: str = HOLON) -> float | None:
+        return median_of(rows, prefix, tool, cpu=True)
+
+    small, big = "in process: apply_patch()", f"in process, {BIG_INPROCESS:,}-line file: "
+    add("issue 37: in process, apply_patch() over the floor, CPU", "<= 3.00x",
+        ratio(cpu(small), cpu(small, FLOOR)), 3.0)
+    add("issue 37: in process, apply_patch() over git apply as a subprocess, CPU", "<= 0.50x",
+        ratio(cpu(small), cpu(small, GIT)), 0.5)
+    add("issue 37: in process, check_patch() over the floor's apply, CPU", "<= 2.00x",
+        ratio(cpu("in process: check_patch()"), cpu(small, FLOOR)), 2.0)
+    figures = (cpu(big + "apply_patch()"), cpu(small), cpu(big + "apply_patch()", FLOOR),
+               cpu(small, FLOOR))
+    holon_big, holon_small, floor_big, floor_small = figures
+    add(f"issue 37: per line, {BIG_INPROCESS:,} over 2,000 lines, holon-git's extra over the "
+        "floor's, CPU", "<= 2.00x",
+        None if holon_big is None or holon_small is None or floor_big is None
+        or floor_small is None else ratio(holon_big - holon_small, floor_big - floor_small),
+        2.0)
+    add("issue 37: startup --check / import click, CPU", "<= 1.25x",
+        ratio(cpu("startup: --check"), cpu("baseline: python -c 'import click'")), 1.25)
+    add("issue 37: MCP apply_patch() p50 over in process (wall)", "<= 2.00x",
+        ratio(median_of(rows, "MCP: apply_patch() round trip"),
+              median_of(rows, "MCP: in-process apply_patch()")), 2.0)
+    where = " (on tmpfs)" if tmpfs else " (not on tmpfs: see --tmpfs)"
+    add("issue 37: large patch, working tree, CPU" + where, "<= 4.00x git apply",
+        ratio(cpu("large patch, working tree"), cpu("large patch, working tree", GIT)), 4.0)
+    for *_, label in SEARCH_BOUND:
+        row = find(rows, label)
+        cell = row.cells.get(HOLON, Cell()) if row else Cell()
+        budget = row is not None and "search_too_costly" in row.scenario
+        seconds = cell.cpu_median
+        out.append(Target(f"issue 35: {label}", "<= 1 s CPU, or refused search_too_costly",
+                          "not measured" if seconds is None else
+                          f"{format_seconds(seconds)}{', refused by the budget' if budget else ''}",
+                          None if seconds is None else seconds <= 1 or budget))
+    return out
+
+
 def machine() -> str:
     cpu = platform.processor() or platform.machine()
     try:
@@ -863,6 +1063,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="runs per tool in the startup scenario (default 50)")
     parser.add_argument("--inprocess-reps", type=int, default=200,
                         help="calls per tool in the in-process scenario (default 200)")
+    parser.add_argument("--mcp-calls", type=int, default=1000,
+                        help="apply_patch calls through the MCP server (default 1,000)")
+    parser.add_argument("--history", type=int, default=HISTORY_APPLIES,
+                        help="applies made before the in-process and MCP scenarios are timed "
+                        f"(default {HISTORY_APPLIES:,}; a tenth for the 200,000-line file)")
     parser.add_argument("--sizes", default="10000,100000,1000000",
                         help="line counts for the one-big-file scenario")
     parser.add_argument("--big-reps", type=int, default=2,
@@ -908,13 +1113,20 @@ def main(argv: list[str] | None = None) -> int:
         elif name == "startup":
             rows += scenario_startup(cache, args.startup_reps, pyg)
         elif name == "inprocess":
-            rows += scenario_inprocess(cache, args.inprocess_reps, pyg)
+            rows += scenario_inprocess(cache, args.inprocess_reps, pyg, args.history)
+            rows += scenario_inprocess(cache, max(5, args.inprocess_reps // 4), pyg,
+                                       history=max(1, args.history // 10), size=BIG_INPROCESS)
+        elif name == "mcp":
+            rows += scenario_mcp(cache, args.mcp_calls, args.history)
+        elif name == "searchbound":
+            rows += scenario_searchbound(cache, args.reps)
         elif name == "commit":
             rows += scenario_commit(cache, args.reps, flags)
     if "large" not in chosen and "startup" in chosen:
         touched = None
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    print(f"\n## holon-git benchmark, {stamp}\n\n{machine()}\n")
+    command = " ".join(["python", "bench/run.py", *(sys.argv[1:] if argv is None else argv)])
+    print(f"\n## holon-git benchmark, {stamp}\n\n`{command}`\n\n{machine()}\n")
     print(f"Medians; {args.reps} rounds (startup {args.startup_reps}, in-process "
           f"{args.inprocess_reps}), tools alternating; took {time.time() - started:.0f} s. "
           f"Each cell: wall time (CPU time, user + system). Inputs in {cache} "
@@ -927,7 +1139,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {t.name} | {t.goal} | {t.value} | {met} |")
     if args.json:
         args.json.write_text(json.dumps({
-            "date": stamp, "machine": machine(),
+            "date": stamp, "command": command, "machine": machine(),
             "rows": [{"scenario": r.scenario, "detail": r.detail, "tools": {
                 t: {"median_s": c.median, "cpu_median_s": c.cpu_median,
                     "peak_kb": c.peak_kb if r.memory else None,

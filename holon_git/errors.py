@@ -63,6 +63,9 @@ HINTS: dict[str, str] = {
     "partly_applied": "some hunks of the patch are already in the file and others are not, "
     "and no version it was written against merges it; send only the hunks not in the file "
     "yet, against its current text",
+    "search_too_costly": "the hunk's lines repeat throughout the file, so finding where it "
+    "goes would take too long; give it a context line that occurs in few places (a line near "
+    "the change that is not repeated), or fewer context lines",
     "overlapping_edits": "two hunks of one file change the same lines; merge them into one hunk",
     "merge_conflict": "the file changed since the version the patch was written against, and "
     "the patch's edit conflicts with that change; re-read the file and re-emit the hunk "

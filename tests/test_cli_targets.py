@@ -165,3 +165,41 @@ def test_check_loads_no_write_machinery(repo: Path):
     done = subprocess.run([sys.executable, "-c", code], cwd=repo, input=PATCH.encode(),
                           capture_output=True, env=git_env())
     assert done.stderr.decode().split() == ["0"] + ["False"] * len(write_side), done.stderr
+
+
+# Every module of holon-git a `--check` of a one-line patch imports (issue 37: start-up is
+# paid by every call of an agent and every pre-commit hook). A new import shows up here: one
+# a path needs belongs where that path is handled (docs/architecture.md, "Imports").
+CHECK_IMPORTS = (
+    "api", "cli", "core", "core.change", "core.model", "core.paths", "core.place",
+    "core.place.edges", "core.place.ladder", "core.place.match", "core.place.splice",
+    "core.place.unique", "core.plan", "core.plan.applied", "core.plan.expect", "core.plan.fast",
+    "core.plan.files", "core.plan.hunks", "core.plan.plan", "core.plan.resend", "core.policy",
+    "core.threeway", "errors", "fast_exit", "fs", "fs.gitdir_guard", "fs.tree", "git",
+    "git.committed", "git.config", "git.history", "git.libgit2", "git.location",
+    "git.ownership", "git.protect", "git.repository", "git.versions", "inputs", "parse",
+    "parse.checks", "parse.directory", "parse.epoch", "parse.header", "parse.limits",
+    "parse.names", "parse.other_formats", "parse.text", "parse.unified", "progress", "quoting",
+    "receipt", "report", "request", "targets", "targets.base", "targets.registry",
+    "targets.saved", "targets.worktree", "whitespace"
+)
+
+
+def test_check_imports_only_these_modules(repo: Path):
+    """No target it does not open (index, refs), no MCP, no provider, no three-way rescue,
+    no last rungs, no pygit2; outside the standard library, click alone."""
+    code = ("import sys\nfrom holon_git.cli import main\n"
+            "try:\n    main(['apply', '--check', '-'])\nexcept SystemExit as e:\n"
+            "    code = e.code\n"
+            "ours = sorted(m[len('holon_git.'):] for m in sys.modules "
+            "if m.startswith('holon_git.'))\n"
+            "other = sorted({m.split('.')[0] for m in sys.modules} - set(sys.stdlib_module_names)"
+            " - {'holon_git', '__main__', 'sitecustomize', '_distutils_hack'})\n"
+            "print(code, ' '.join(ours), '|', ' '.join(other), file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=repo, input=PATCH.encode(),
+                          capture_output=True, env=git_env())
+    status, _, rest = done.stderr.decode().partition(" ")
+    ours, _, other = rest.partition("|")
+    assert status == "0", done.stderr
+    assert ours.split() == sorted(CHECK_IMPORTS)
+    assert other.split() == ["click"]

@@ -33,6 +33,7 @@ from itertools import repeat
 from operator import add, eq
 from typing import Any, NamedTuple
 
+from ...errors import PatchError
 from ..model import whole_lines
 
 # The one ladder every search uses (placing a hunk, finding its new side already there).
@@ -101,6 +102,14 @@ class _Index:
         self._first: dict[bytes, int] | None = None
         self._positions: dict[bytes, list[int]] = {}
         self._scanned = 0  # lines list.index() walked past before the first dict exists
+        self._counted: Counter[bytes] | None = None
+
+    def counted(self) -> Counter[bytes]:
+        """Every line's count, built once in C (apart from the look-ups' own switch to
+        counting, so that asking does not change which line they take as the anchor)."""
+        if self._counted is None:
+            self._counted = self.count if self.count is not None else Counter(self.keys)
+        return self._counted
 
     def positions(self, key: bytes) -> list[int]:
         found = self._positions.get(key)
@@ -212,8 +221,33 @@ class _LineMatches(Matches):
         if running._added[level].get(want):
             center = running.approx_current(self.pivot + anchor)
             walks.append(running.added_outward(level, want, center))
+        possible = self._possible_starts()
+        if possible is not None and not possible:
+            return
         for cur in _in_turn(walks):
-            yield cur - anchor
+            if possible is None or cur - anchor in possible:
+                yield cur - anchor
+
+    def _possible_starts(self) -> set[int] | None:
+        """When the anchor line has many places, the starts its rarest line allows (every
+        copy holds that line too): a line that is nowhere allows none, and a hunk of lines
+        repeated throughout the file is tried only where its rare line is, not at every
+        place of the anchor's (issue 35: 400 + 400 context lines of one repeated line around
+        a line the file lacks cost the anchor's 40,000 places times 400 lines compared). The
+        walk's order is kept: this only skips starts that cannot match. None: no filter."""
+        running, level, keys = self.running, self.level, self.keys
+        index, added = running._index(level), running._added[level]
+        counts = index.counted()
+        rarity = [counts.get(key, 0) + added.get(key, 0) for key in keys]
+        if rarity[self.anchor] <= _MANY_PLACES:
+            return None
+        rare = rarity.index(min(rarity))
+        if not rarity[rare]:
+            return set()  # a line of the hunk is nowhere in the file: no copy
+        if added.get(keys[rare]) or rarity[rare] * 4 > rarity[self.anchor]:
+            return None  # in lines earlier hunks added, or not much rarer: walk them all
+        return {cur - rare for cur in map(running.to_current, index.positions(keys[rare]))
+                if cur is not None}
 
     def _original_places(self, want: bytes) -> Iterator[int]:
         """The current lines of the original lines that hold ``want``, outward from the
@@ -253,7 +287,14 @@ class _LineMatches(Matches):
         if start < 0 or start + size > running.length or (
                 self.at_end and start + size != running.length):
             return None
-        window, keys = running.window(start, size), self.keys
+        running.spend(size)
+        keys = self.keys
+        original = running.to_original(start, size)
+        if original is not None:  # untouched lines: their keys are in the index already
+            if running._index(self.level).keys[original:original + size] == keys:
+                return Candidate(start, original)
+            return None
+        window = running.window(start, size)
         if self.level:
             same = all(map(eq, map(KEYS[self.level], window), keys))
         else:  # equal lists, or the file's last line without its newline (the key adds one)
@@ -272,6 +313,14 @@ class _LineMatches(Matches):
             starts = set(self._starts())
             self._all = [c for c in map(self.at, sorted(starts)) if c is not None]
         return self._all
+
+
+# The placement search's budget, per file patch, in lines compared (a window tried costs its
+# lines and _WINDOW_COST more): about a second of CPU. An ordinary hunk tries a few windows;
+# the 5,000 hunks of bench/'s 100,000 repeated lines, about 20,000 windows of 3 lines.
+SEARCH_BUDGET = 20_000_000
+_WINDOW_COST = 16
+_MANY_PLACES = 64  # an anchor with more places than this has its starts filtered
 
 
 def _in_turn(walks: list[Iterator[int]]) -> Iterator[int]:
@@ -318,6 +367,7 @@ class RunningFile:
     """
 
     exhaustive = False  # True: list every copy before deciding (the reference, for tests)
+    budget = SEARCH_BUDGET  # lines the search may compare in this file (spend())
 
     def __init__(self, lines: list[bytes]) -> None:
         self.original = lines
@@ -334,6 +384,17 @@ class RunningFile:
         # per level, the edits whose new lines hold a key, in file order: a hunk's search
         # looks at those near its place, never at every edit (added_outward, added_within)
         self._holders: dict[int, dict[bytes, list[_Edit]]] = {}
+        self._spent = 0
+
+    def spend(self, lines: int) -> None:
+        """Count a window of ``lines`` compared; past the budget, refuse: a search that would
+        take minutes is answered at once (issue 35), never waited for."""
+        self._spent += lines + _WINDOW_COST
+        if self._spent > self.budget:
+            raise PatchError(
+                "search_too_costly", "finding where the hunk goes would compare more than "
+                f"{self.budget:,} lines of the file: its lines repeat throughout the file",
+                details={"lines_compared": self._spent})
 
     # -- reading the current file ------------------------------------------------------------
     def window(self, start: int, size: int) -> list[bytes]:
@@ -450,11 +511,15 @@ class RunningFile:
         for level, key in enumerate(KEYS):
             index = self._index(level)
             keys = [key(line) if level else _key_exact(line) for line in old]
-            sizes = list(map(len, keys))
-            anchor = sizes.index(max(sizes))
-            found = [s for s in sorted({pos - anchor for pos in index.positions(keys[anchor])})
-                     if s >= 0 and s + len(keys) <= size and (not at_end or s + len(keys) == size)
-                     and index.keys[s : s + len(keys)] == keys]
+            counts = index.counted()  # the rarest line finds the fewest places to check
+            rarity = [counts.get(k, 0) for k in keys]
+            anchor = rarity.index(min(rarity))
+            found = []
+            for s in sorted({pos - anchor for pos in index.positions(keys[anchor])}):
+                if s >= 0 and s + len(keys) <= size and (not at_end or s + len(keys) == size):
+                    self.spend(len(keys))
+                    if index.keys[s : s + len(keys)] == keys:
+                        found.append(s)
             if found:
                 return found
         return []

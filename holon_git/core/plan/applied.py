@@ -523,17 +523,12 @@ def refuse_a_logged_resend(fp: FilePatch, ours: bytes, reverse: bool, log: LogSa
     path = fp.old_path
     if path is None or path not in log.resent or len(placed) != len(fp.hunks):
         return
-    key = KEYS[WHITESPACE]
-    lines = [key(line) for line in split_lines(ours)]
-    starts: dict[bytes, list[int]] = {}
-    for at, line in enumerate(lines):
-        starts.setdefault(line, []).append(at)
+    from ..place.blanks import copy_elsewhere  # sought on the bytes: no line keyed
+
     for hunk, result in zip(fp.hunks, placed, strict=True):
         old, new = sides(hunk.lines)  # as applied (a reversed patch comes reversed)
-        wanted = [key(line) for line in new]
         here = range(result.applied_line - 1, result.applied_line + len(old))
-        if not wanted or not any(lines[at:at + len(wanted)] == wanted
-                                 for at in starts.get(wanted[0], ()) if at not in here):
+        if not new or not copy_elsewhere(ours, new, here):
             return
     raise applied_error(
         reverse, f"this tool applied this very patch to {path!r} before "

@@ -23,7 +23,6 @@ from ..change import (
 )
 from ..model import ADD, Diagnostic, FileKind, FilePatch
 from ..place.match import KEYS, LEVELS, near_miss, split_lines
-from ..place.salvage.zero import line_numbers_hold
 from ..place.splice import new_window
 from ..threeway import KnownVersions
 from . import applied
@@ -205,9 +204,11 @@ def _placed_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: boo
             merged = rescue(fp, change, ours, three_way, reverse)
             if merged is not None:
                 return merged
-        if err.code == "ambiguous_context" and not (reverse or fp.unidiff_zero) \
-                and line_numbers_hold(split_lines(ours), fp.hunks):
-            fp = replace(fp, unidiff_zero=True)  # its -U0 insertions go by their numbers
+        if err.code == "ambiguous_context" and not (reverse or fp.unidiff_zero):
+            from ..place.salvage.zero import line_numbers_hold  # a refused hunk only
+
+            if line_numbers_hold(split_lines(ours), fp.hunks):
+                fp = replace(fp, unidiff_zero=True)  # its -U0 insertions go by their numbers
         if unplaced or (err.code == "ambiguous_context" and fp.unidiff_zero):
             return _salvaged(fp, change, ours, reverse, seek, three_way)
         if three_way is None or err.code != "ambiguous_repeat":
@@ -215,7 +216,8 @@ def _placed_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: boo
         return _decide_repeat(fp, change, ours, three_way, reverse, err, log)
     if three_way is not None and any(r.new_side_elsewhere for r in change.hunks):
         applied.refuse_if_applied_before(fp, ours, three_way, reverse, apply_hunks)
-    if three_way is not None:
+    # a hunk with no tolerance, off no edge, is placed strongly: no three-way code to load
+    if three_way is not None and any(r.off_edge or r.tolerances for r in change.hunks):
         from .rescue import rescue_loose, weakly_placed
 
         if weakly_placed(change.hunks) and rescue_loose(
