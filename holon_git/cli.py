@@ -16,12 +16,13 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from contextlib import suppress
+from contextlib import nullcontext, suppress
 from typing import Any
 
 import click
 
 from . import api
+from .core.paths import listing_only
 from .errors import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, PatchError
 from .fast_exit import run_then_exit
 from .inputs import ParsedInputs, parse_inputs, read_patch_files
@@ -29,14 +30,13 @@ from .progress import TerminalProgress, wanted
 from .quoting import safe, safe_text
 from .receipt import REFUSED, Receipt
 from .report import (
+    GitListing,
     error_lines,
-    numstat_lines,
+    git_listing,
     partial_lines,
     recovery_lines,
     reject_lines,
-    stat_lines,
     summary_lines,
-    summary_listing,
     whitespace_lines,
 )
 from .request import ApplyRequest, check_repository_path
@@ -246,6 +246,8 @@ Other commands: 'git holon-apply COMMAND -h'. The manual: 'git help holon-apply'
               "per file; implies no apply unless --apply is given.")
 @click.option("--summary", is_flag=True, help="Print the created, deleted and renamed files "
               "and mode changes; implies no apply unless --apply is given.")
+@click.option("-z", "nul", is_flag=True, help="With --numstat: end each line with a NUL "
+              "and leave the path unquoted, as git does.")
 @_git_habits
 @click.option("--expect-sha256", "expect", metavar="PATH=HEX", multiple=True,
               help="Refuse the whole patch (stale_file) unless PATH's current content has this "
@@ -271,7 +273,7 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
                   retry: int, durable: bool, recover: bool, verbose: bool,
                   quiet: bool, three_way: bool, whitespace: str, directory: str,
                   allow_empty: bool, intent_to_add: bool, numstat: bool, summary: bool,
-                  reject: bool) -> int:
+                  nul: bool, reject: bool) -> int:
     """Apply PATCH (a unified diff or a '*** Begin Patch' envelope, or stdin) to the working
     tree: every file or none.
 
@@ -328,11 +330,13 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
             inputs = [(os.path.join(holon_output, run.patch_name), run.patch)]
         else:
             inputs = read_patch_files(patch_files)
-        parsed = parse_inputs(inputs, request.format, request.strip,
-                              allow_empty=request.allow_empty)
-        inputs.clear()  # the model holds what is needed: the raw text need not stay in memory
-        if listings:
-            _echo("\n".join(_listing(parsed, request, stat, numstat, summary)))
+        # a listing that applies nothing takes the paths git takes (core/paths.py)
+        with listing_only() if listings and not (force_apply or check) else nullcontext():
+            parsed = parse_inputs(inputs, request.format, request.strip,
+                                  allow_empty=request.allow_empty)
+            inputs.clear()  # the model holds what is needed: the raw text need not stay
+            if listings:
+                _write_out(_listing(parsed, request, (stat, numstat, summary), nul))
     except PatchError as err:
         receipt = _refusal(err, session.request)
     else:
@@ -356,13 +360,18 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
     return EXIT_OK
 
 
-def _listing(parsed: ParsedInputs, request: ApplyRequest, stat: bool, numstat: bool,
-             summary: bool) -> list[str]:
-    """--stat, --numstat and --summary, in git's order, of the patch as it would apply (-R,
-    --directory, --include/--exclude taken into account)."""
+def _listing(parsed: ParsedInputs, request: ApplyRequest, wanted: tuple[bool, bool, bool],
+             nul: bool) -> bytes:
+    """--stat, --numstat and --summary (``wanted``), in git's order, of the patch as it would
+    apply (-R, --directory, --include/--exclude taken into account), as git writes them."""
     files = api.prepared_patch(parsed.patch, request).files
-    return [*(stat_lines(files) if stat else []), *(numstat_lines(files) if numstat else []),
-            *(summary_listing(files) if summary else [])]
+    named = [path for fp in parsed.patch.files for path in fp.paths]
+    if request.reverse and len(named) == len(set(named)):
+        files = files[::-1]  # git -R lists the file patches last to first, as Patch.reversed
+        # orders them only when they share a path
+    how = GitListing(quote_fully=api.quotes_paths_fully(request.repo), nul=nul,
+                     reverse=request.reverse, unified=parsed.patch.format == "unified")
+    return git_listing(files, *wanted, how)
 
 
 _PATCH_STARTS = (b"diff --git ", b"--- ", b"*** Begin Patch")
@@ -666,7 +675,6 @@ GIT_ONLY_OPTIONS = {
     "--binary": "binary patches are refused (unsupported_git_patch_feature)",
     "--allow-binary-replacement": "binary patches are refused (unsupported_git_patch_feature)",
     "--unsafe-paths": "paths outside the repository are always refused (path_escape)",
-    "-z": "there is no --numstat -z output; use --json",
 }
 
 
