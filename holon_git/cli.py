@@ -31,10 +31,10 @@ from .quoting import safe, safe_text
 from .receipt import REFUSED, Receipt
 from .report import (
     GitListing,
-    error_lines,
     git_listing,
     partial_lines,
     recovery_lines,
+    refusal_lines,
     reject_lines,
     summary_lines,
     whitespace_lines,
@@ -165,13 +165,16 @@ ACCEPTED_GIT_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
      "beside hunks with context, only when the file proves the line numbers."}),
 ]
 
-_APPLY_EPILOG = """\b
-Exit status: 0 applied (or would apply); 1 refused: nothing was changed (with --no-atomic,
-the files written before the refusal stay written; the receipt lists them; with --reject, what
-applied is written and the refused hunks are in *.rej files); 2 usage error. Every refusal is
-listed, not only the first.
-Other commands: 'git holon-apply COMMAND -h'. The manual: 'git help holon-apply'
-(man git-holon-apply), with every error code and its hint."""
+# the first paragraph filled to the width (by click for -h, by man in the man page's NOTES);
+# the second kept as written ('\b'), so that no command is cut at its hyphen
+_APPLY_EPILOG = """Exit status: 0 applied (or would apply); 1 refused: nothing was changed (with
+--no-atomic, the files written before the refusal stay written; the receipt lists them; with
+--reject, what applied is written and the refused hunks are in *.rej files); 2 usage error.
+Every refusal is listed, not only the first.
+
+\b
+Other commands: 'git holon-apply COMMAND -h'.
+The manual, with every error code and its hint: 'git help holon-apply'."""
 
 
 @cli.command("apply", cls=_ApplyCommand, context_settings=CONTEXT, epilog=_APPLY_EPILOG)
@@ -218,18 +221,20 @@ Other commands: 'git holon-apply COMMAND -h'. The manual: 'git help holon-apply'
               "status is not success.")
 @click.option("--write-receipt", is_flag=True, help="With --holon-output: also write the "
               "receipt to DIR/apply-receipt.json.")
-@click.option("--atomic/--no-atomic", default=True, show_default=True,
-              help="All files or none; --no-atomic applies file by file, in order, and stops "
-              "at the first refusal.")
+@click.option("--atomic/--no-atomic", default=True,
+              help="All files or none (the default); --no-atomic applies file by file, in "
+              "order, and stops at the first refusal.")
 @click.option("--reject", is_flag=True, help="Apply what applies and leave each refused hunk "
               "in PATH.rej beside its file, as git apply --reject; exit 1 if any was refused. "
               "Implies --no-atomic (working tree only), but every file patch is tried.")
-@click.option("-3", "--3way/--no-3way", "three_way", default=True, show_default=True,
+# no show_default for a flag pair: click names its default by its first name without the
+# dashes ('[default: 3]'); the help says which is the default
+@click.option("-3", "--3way/--no-3way", "three_way", default=True,
               help="When a file's hunks do not match its current text, merge from the version "
               "they were written against (the patch's index line, the index, HEAD, or this "
               "tool's recent pre-images); --no-3way does not merge, and a hunk whose lines are "
               "not found goes straight to the ladder's last rungs (docs/patch-format.md). "
-              "Unlike git's -3, it does not imply --index.")
+              "--3way is the default; unlike git's -3, it does not imply --index.")
 @click.option("--whitespace", type=click.Choice(WHITESPACE_ACTIONS), default=WHITESPACE_DEFAULT,
               show_default=True, metavar="ACTION", help="Whitespace errors in the added lines "
               "(trailing whitespace, space before tab in the indentation, blank lines at the "
@@ -329,7 +334,7 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
         if run is not None and holon_output is not None:
             inputs = [(os.path.join(holon_output, run.patch_name), run.patch)]
         else:
-            inputs = read_patch_files(patch_files)
+            inputs = _read_patches(patch_files)
         # a listing that applies nothing takes the paths git takes (core/paths.py)
         with listing_only() if listings and not (force_apply or check) else nullcontext():
             parsed = parse_inputs(inputs, request.format, request.strip,
@@ -372,6 +377,30 @@ def _listing(parsed: ParsedInputs, request: ApplyRequest, wanted: tuple[bool, bo
     how = GitListing(quote_fully=api.quotes_paths_fully(request.repo), nul=nul,
                      reverse=request.reverse, unified=parsed.patch.format == "unified")
     return git_listing(files, *wanted, how)
+
+
+def _read_patches(names: Sequence[str]) -> list[tuple[str, bytes]]:
+    """read_patch_files; when the first name is no file and is spelled like a command
+    ('instal-hooks'), the refusal suggests the command, as a mistyped option's does."""
+    try:
+        return read_patch_files(names)
+    except PatchError as err:
+        command = _command_like(names[0]) if names else None
+        if command is not None:
+            err.message += f" (did you mean {command}?)"
+            err.hint = f"'{_prog_name()} {command}' runs that command; see '{_prog_name()} -h'"
+        raise
+
+
+def _command_like(name: str) -> str | None:
+    """The command (not apply) ``name`` is a misspelling of, when it names no file."""
+    if os.path.lexists(name):
+        return None
+    import difflib  # only for a patch that cannot be read: start-up counts
+
+    commands = [command for command in cli.commands if command != "apply"]
+    close = difflib.get_close_matches(name, commands, n=1, cutoff=0.8)
+    return close[0] if close else None
 
 
 _PATCH_STARTS = (b"diff --git ", b"--- ", b"*** Begin Patch")
@@ -700,7 +729,7 @@ def _fail(err: PatchError, session: Session, receipt: Receipt | None = None) -> 
         else:
             _echo((receipt or _refusal(err, session.request)).to_json())
     refusals = receipt.errors if receipt is not None and receipt.errors else [err]
-    _echo("\n".join(line for one in refusals for line in error_lines(one)), err=True)
+    _echo("\n".join(refusal_lines(refusals)), err=True)
     if receipt is not None and receipt.reject:
         _echo("\n".join(reject_lines(receipt)), err=True)
     elif receipt is not None and not receipt.atomic:

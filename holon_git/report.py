@@ -4,7 +4,7 @@ non-atomic refusal left, and every error in one style, ``error: CODE: message`` 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from .core.change import RejectedHunk
@@ -19,13 +19,70 @@ READ_OTHERWISE = ("context_invented", "context_gap", "context_indent", "unidiff_
                   "plus_path_typo")
 
 
+# A refusal's line longer than this is broken after each '; ' between its clauses, the
+# clauses after the first indented under it (the receipt's message stays one line): a
+# refusal that lists what was found where runs to 300-500 characters otherwise
+WIDTH = 100
+
+
 def error_lines(err: PatchError) -> list[str]:
+    return [*_error_line(err), *_broken(f"hint: {err.hint}")]
+
+
+def refusal_lines(errors: Sequence[PatchError]) -> list[str]:
+    """Each refusal and its hint, a hint said once: after the last of the refusals in a row
+    that share it, and not again for a later refusal."""
+    out: list[str] = []
+    said: set[str] = set()
+    for number, err in enumerate(errors):
+        out.extend(_error_line(err))
+        following = errors[number + 1].hint if number + 1 < len(errors) else None
+        if err.hint not in said and err.hint != following:
+            out.extend(_broken(f"hint: {err.hint}"))
+            said.add(err.hint)
+    return out
+
+
+def _error_line(err: PatchError) -> list[str]:
     location = err.where()
     patch_file = err.details.get("patch_file")
     if patch_file is not None:  # several patch files: patch lines count in this one
         location = f"{patch_file}: {location}" if location else str(patch_file)
-    return [f"error: {err.code}: {location + ': ' if location else ''}{err.message}",
-            f"hint: {err.hint}"]
+    return _broken(f"error: {err.code}: {location + ': ' if location else ''}{err.message}")
+
+
+def _broken(line: str) -> list[str]:
+    """``line`` as it is when it fits WIDTH; otherwise one line per clause (split after each
+    '; ' outside quotes and brackets), the later ones indented two spaces. A clause is never
+    cut: a path or a quoted line stays whole, to be copied."""
+    if len(line) <= WIDTH:
+        return [line]
+    clauses, start = [], 0
+    for at, ch, depth in _unquoted(line):
+        if ch == ";" and not depth and line.startswith(" ", at + 1):
+            clauses.append(line[start:at + 1])
+            start = at + 2
+    clauses.append(line[start:])
+    return [clauses[0], *("  " + clause for clause in clauses[1:])]
+
+
+def _unquoted(line: str) -> Iterator[tuple[int, str, int]]:
+    """Each character of ``line`` outside quotes ('...' or "...", an apostrophe inside a
+    word not opening one), with its depth in brackets."""
+    depth, quote = 0, ""
+    for at, ch in enumerate(line):
+        if quote:
+            if ch == quote and line[at - 1] != "\\":
+                quote = ""
+            continue
+        if ch in "'\"" and (at == 0 or not line[at - 1].isalnum()):
+            quote = ch
+            continue
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(depth - 1, 0)
+        yield at, ch, depth
 
 
 def _counts(fp: FilePatch) -> tuple[int, int]:
@@ -235,6 +292,9 @@ def summary_lines(receipt: Receipt, verbose: bool) -> list[str]:
     if hunks or not files:
         what += f", {hunks} hunk{'s' if hunks != 1 else ''}"
     out = [f"{verb} {what}."]
+    # -v lists each file and, under it, its hunks; without -v, a hunk or note worth saying
+    # stands alone under the summary line, naming its file, so it is indented as one
+    under = "    " if verbose else "  "
     for change in files:
         name = display_name(change.kind, *(quote_path(p, terminal=True) if p else p
                                            for p in (change.old_path, change.new_path)))
@@ -248,12 +308,12 @@ def summary_lines(receipt: Receipt, verbose: bool) -> list[str]:
             if verbose or notes:
                 offset = f", offset {hunk.offset:+d}" if hunk.offset else ""
                 extra = f" [{', '.join(notes)}]" if notes else ""
-                out.append(f"    hunk {hunk.index} of {name} at line {hunk.applied_line}"
+                out.append(f"{under}hunk {hunk.index} of {name} at line {hunk.applied_line}"
                            f"{offset}{extra}")
         if verbose and change.ignored_metadata:
             out.append(f"    ignored metadata: {'; '.join(change.ignored_metadata)}")
         if not verbose:
-            out.extend(f"    note: {d.message}" for d in change.diagnostics
+            out.extend(f"{under}note: {d.message}" for d in change.diagnostics
                        if d.code in READ_OTHERWISE)
     if receipt.extra.get("commit"):
         out.append(f"Committed {receipt.extra['commit'][:12]} on {receipt.extra['ref']}.")

@@ -256,6 +256,16 @@ def test_generated_files_are_up_to_date():
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def test_man_page_notes_fit_the_terminal():
+    """NOTES (the help's epilogue) is text man fills to the terminal's width; what is kept as
+    written ('.nf') is short lines, where a paragraph kept so ran past 80 columns."""
+    page = (ROOT / "man" / "man1" / "git-holon-apply.1").read_text()
+    notes = page[page.index(".SH NOTES"):page.index(".SH ERRORS")]
+    assert notes.index(".PP") < notes.index(".nf"), notes  # 'Exit status: ...' filled
+    kept = notes[notes.index(".nf"):notes.index(".fi")].splitlines()[1:]
+    assert kept and all(len(line.replace("\\-", "-")) <= 72 for line in kept), kept
+
+
 def test_man_page_carries_every_option_of_the_help():
     page = (ROOT / "man" / "man1" / "git-holon-apply.1").read_text()
     for _, opt in every_option():
