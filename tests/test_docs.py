@@ -284,20 +284,19 @@ def test_readme_links_every_doc_and_they_exist():
 
 @pytest.mark.skipif(shutil.which("man") is None, reason="no man program on this system")
 @pytest.mark.parametrize("editable", [False, True], ids=["install", "editable-install"])
-def test_installed_man_page_is_found_by_git_help(tmp_path: Path, editable: bool):
-    """A regular install and an editable one (`pip install -e`, the README's quick start) put
-    the page in PREFIX/share/man/man1, which man searches for PREFIX/bin on PATH;
-    `git help holon-apply` then shows it."""
-    wheels, prefix = tmp_path / "wheels", tmp_path / "prefix"
+def test_installed_man_page_is_found_by_git_help(tmp_path: Path, editable: bool,
+                                                request: pytest.FixtureRequest):
+    """A regular install (of the run's wheel, conftest.py) and an editable one (`pip install
+    -e`, the README's quick start) put the page in PREFIX/share/man/man1, which man searches
+    for PREFIX/bin on PATH; `git help holon-apply` then shows it."""
+    prefix = tmp_path / "prefix"
     pip = [sys.executable, "-m", "pip", "-q", "--disable-pip-version-check"]
     # --ignore-installed: without it pip would uninstall the running (editable) holon-git
     install = [*pip, "install", "--no-deps", "--ignore-installed", "--prefix", str(prefix)]
     if editable:
         subprocess.run([*install, "-e", str(ROOT)], check=True, capture_output=True)
     else:
-        subprocess.run([*pip, "wheel", "--no-deps", "-w", str(wheels), str(ROOT)], check=True,
-                       capture_output=True)
-        wheel, = wheels.glob("*.whl")
+        wheel = request.getfixturevalue("built_wheel")
         subprocess.run([*install, str(wheel)], check=True, capture_output=True)
     page = prefix / "share" / "man" / "man1" / "git-holon-apply.1"
     assert page.read_bytes() == (ROOT / "man" / "man1" / "git-holon-apply.1").read_bytes()
