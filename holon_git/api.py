@@ -473,3 +473,19 @@ def convert_patch(patch: bytes | str, repo: str | os.PathLike[str] = ".", *,
     finally:
         destination.close()
     return plan_to_unified(plan)
+
+
+def quotes_paths_fully(repo: str | os.PathLike[str] = ".") -> bool:
+    """git's core.quotePath as git reads it in ``repo`` (``git -c`` first, then the
+    configuration files; true when unset, and outside a repository): whether --stat and
+    --numstat write a path's bytes of 0x80 and more as octal escapes."""
+    from .git.config import command_line_bool
+    from .git.repository import open_repository
+
+    given = command_line_bool("core.quotepath")
+    if given is not None:
+        return given
+    try:
+        return open_repository(os.fspath(repo)).config_bool("core.quotepath", True)
+    except PatchError:
+        return True

@@ -16,12 +16,13 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from contextlib import suppress
+from contextlib import nullcontext, suppress
 from typing import Any
 
 import click
 
 from . import api
+from .core.paths import listing_only
 from .errors import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, PatchError
 from .fast_exit import loading_guard, run_then_exit
 from .inputs import ParsedInputs, parse_inputs, read_patch_files
@@ -29,14 +30,13 @@ from .progress import TerminalProgress, wanted
 from .quoting import safe, safe_text
 from .receipt import REFUSED, Receipt
 from .report import (
-    error_lines,
-    numstat_lines,
+    GitListing,
+    git_listing,
     partial_lines,
     recovery_lines,
+    refusal_lines,
     reject_lines,
-    stat_lines,
     summary_lines,
-    summary_listing,
     whitespace_lines,
 )
 from .request import ApplyRequest, check_repository_path
@@ -167,13 +167,16 @@ ACCEPTED_GIT_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
      "beside hunks with context, only when the file proves the line numbers."}),
 ]
 
-_APPLY_EPILOG = """\b
-Exit status: 0 applied (or would apply); 1 refused: nothing was changed (with --no-atomic,
-the files written before the refusal stay written; the receipt lists them; with --reject, what
-applied is written and the refused hunks are in *.rej files); 2 usage error. Every refusal is
-listed, not only the first.
-Other commands: 'git holon-apply COMMAND -h'. The manual: 'git help holon-apply'
-(man git-holon-apply), with every error code and its hint."""
+# the first paragraph filled to the width (by click for -h, by man in the man page's NOTES);
+# the second kept as written ('\b'), so that no command is cut at its hyphen
+_APPLY_EPILOG = """Exit status: 0 applied (or would apply); 1 refused: nothing was changed (with
+--no-atomic, the files written before the refusal stay written; the receipt lists them; with
+--reject, what applied is written and the refused hunks are in *.rej files); 2 usage error.
+Every refusal is listed, not only the first.
+
+\b
+Other commands: 'git holon-apply COMMAND -h'.
+The manual, with every error code and its hint: 'git help holon-apply'."""
 
 
 @cli.command("apply", cls=_ApplyCommand, context_settings=CONTEXT, epilog=_APPLY_EPILOG)
@@ -220,18 +223,20 @@ Other commands: 'git holon-apply COMMAND -h'. The manual: 'git help holon-apply'
               "status is not success.")
 @click.option("--write-receipt", is_flag=True, help="With --holon-output: also write the "
               "receipt to DIR/apply-receipt.json.")
-@click.option("--atomic/--no-atomic", default=True, show_default=True,
-              help="All files or none; --no-atomic applies file by file, in order, and stops "
-              "at the first refusal.")
+@click.option("--atomic/--no-atomic", default=True,
+              help="All files or none (the default); --no-atomic applies file by file, in "
+              "order, and stops at the first refusal.")
 @click.option("--reject", is_flag=True, help="Apply what applies and leave each refused hunk "
               "in PATH.rej beside its file, as git apply --reject; exit 1 if any was refused. "
               "Implies --no-atomic (working tree only), but every file patch is tried.")
-@click.option("-3", "--3way/--no-3way", "three_way", default=True, show_default=True,
+# no show_default for a flag pair: click names its default by its first name without the
+# dashes ('[default: 3]'); the help says which is the default
+@click.option("-3", "--3way/--no-3way", "three_way", default=True,
               help="When a file's hunks do not match its current text, merge from the version "
               "they were written against (the patch's index line, the index, HEAD, or this "
               "tool's recent pre-images); --no-3way does not merge, and a hunk whose lines are "
               "not found goes straight to the ladder's last rungs (docs/patch-format.md). "
-              "Unlike git's -3, it does not imply --index.")
+              "--3way is the default; unlike git's -3, it does not imply --index.")
 @click.option("--whitespace", type=click.Choice(WHITESPACE_ACTIONS), default=WHITESPACE_DEFAULT,
               show_default=True, metavar="ACTION", help="Whitespace errors in the added lines "
               "(trailing whitespace, space before tab in the indentation, blank lines at the "
@@ -248,6 +253,8 @@ Other commands: 'git holon-apply COMMAND -h'. The manual: 'git help holon-apply'
               "per file; implies no apply unless --apply is given.")
 @click.option("--summary", is_flag=True, help="Print the created, deleted and renamed files "
               "and mode changes; implies no apply unless --apply is given.")
+@click.option("-z", "nul", is_flag=True, help="With --numstat: end each line with a NUL "
+              "and leave the path unquoted, as git does.")
 @_git_habits
 @click.option("--expect-sha256", "expect", metavar="PATH=HEX", multiple=True,
               help="Refuse the whole patch (stale_file) unless PATH's current content has this "
@@ -273,7 +280,7 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
                   retry: int, durable: bool, recover: bool, verbose: bool,
                   quiet: bool, three_way: bool, whitespace: str, directory: str,
                   allow_empty: bool, intent_to_add: bool, numstat: bool, summary: bool,
-                  reject: bool) -> int:
+                  nul: bool, reject: bool) -> int:
     """Apply PATCH (a unified diff or a '*** Begin Patch' envelope, or stdin) to the working
     tree: every file or none.
 
@@ -329,12 +336,14 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
         if run is not None and holon_output is not None:
             inputs = [(os.path.join(holon_output, run.patch_name), run.patch)]
         else:
-            inputs = read_patch_files(patch_files)
-        parsed = parse_inputs(inputs, request.format, request.strip,
-                              allow_empty=request.allow_empty)
-        inputs.clear()  # the model holds what is needed: the raw text need not stay in memory
-        if listings:
-            _echo("\n".join(_listing(parsed, request, stat, numstat, summary)))
+            inputs = _read_patches(patch_files)
+        # a listing that applies nothing takes the paths git takes (core/paths.py)
+        with listing_only() if listings and not (force_apply or check) else nullcontext():
+            parsed = parse_inputs(inputs, request.format, request.strip,
+                                  allow_empty=request.allow_empty)
+            inputs.clear()  # the model holds what is needed: the raw text need not stay
+            if listings:
+                _write_out(_listing(parsed, request, (stat, numstat, summary), nul))
     except PatchError as err:
         receipt = _refusal(err, session.request)
     else:
@@ -358,13 +367,42 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
     return EXIT_OK
 
 
-def _listing(parsed: ParsedInputs, request: ApplyRequest, stat: bool, numstat: bool,
-             summary: bool) -> list[str]:
-    """--stat, --numstat and --summary, in git's order, of the patch as it would apply (-R,
-    --directory, --include/--exclude taken into account)."""
+def _listing(parsed: ParsedInputs, request: ApplyRequest, wanted: tuple[bool, bool, bool],
+             nul: bool) -> bytes:
+    """--stat, --numstat and --summary (``wanted``), in git's order, of the patch as it would
+    apply (-R, --directory, --include/--exclude taken into account), as git writes them."""
     files = api.prepared_patch(parsed.patch, request).files
-    return [*(stat_lines(files) if stat else []), *(numstat_lines(files) if numstat else []),
-            *(summary_listing(files) if summary else [])]
+    named = [path for fp in parsed.patch.files for path in fp.paths]
+    if request.reverse and len(named) == len(set(named)):
+        files = files[::-1]  # git -R lists the file patches last to first, as Patch.reversed
+        # orders them only when they share a path
+    how = GitListing(quote_fully=api.quotes_paths_fully(request.repo), nul=nul,
+                     reverse=request.reverse, unified=parsed.patch.format == "unified")
+    return git_listing(files, *wanted, how)
+
+
+def _read_patches(names: Sequence[str]) -> list[tuple[str, bytes]]:
+    """read_patch_files; when the first name is no file and is spelled like a command
+    ('instal-hooks'), the refusal suggests the command, as a mistyped option's does."""
+    try:
+        return read_patch_files(names)
+    except PatchError as err:
+        command = _command_like(names[0]) if names else None
+        if command is not None:
+            err.message += f" (did you mean {command}?)"
+            err.hint = f"'{_prog_name()} {command}' runs that command; see '{_prog_name()} -h'"
+        raise
+
+
+def _command_like(name: str) -> str | None:
+    """The command (not apply) ``name`` is a misspelling of, when it names no file."""
+    if os.path.lexists(name):
+        return None
+    import difflib  # only for a patch that cannot be read: start-up counts
+
+    commands = [command for command in cli.commands if command != "apply"]
+    close = difflib.get_close_matches(name, commands, n=1, cutoff=0.8)
+    return close[0] if close else None
 
 
 _PATCH_STARTS = (b"diff --git ", b"--- ", b"*** Begin Patch")
@@ -690,7 +728,6 @@ GIT_ONLY_OPTIONS = {
     "--binary": "binary patches are refused (unsupported_git_patch_feature)",
     "--allow-binary-replacement": "binary patches are refused (unsupported_git_patch_feature)",
     "--unsafe-paths": "paths outside the repository are always refused (path_escape)",
-    "-z": "there is no --numstat -z output; use --json",
 }
 
 
@@ -716,7 +753,7 @@ def _fail(err: PatchError, session: Session, receipt: Receipt | None = None) -> 
         else:
             _echo((receipt or _refusal(err, session.request)).to_json())
     refusals = receipt.errors if receipt is not None and receipt.errors else [err]
-    _echo("\n".join(line for one in refusals for line in error_lines(one)), err=True)
+    _echo("\n".join(refusal_lines(refusals)), err=True)
     if receipt is not None and receipt.reject:
         _echo("\n".join(reject_lines(receipt)), err=True)
     elif receipt is not None and not receipt.atomic:

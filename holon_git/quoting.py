@@ -75,6 +75,35 @@ def quote_path(path: str, terminal: bool = False) -> str:
                          for ch in path) + '"'
 
 
+# git's quote_c_style: the bytes it writes as a letter escape; other bytes it quotes, octal
+_C_LETTER_ESCAPES = {7: b"a", 8: b"b", 9: b"t", 10: b"n", 11: b"v", 12: b"f", 13: b"r",
+                     0x22: b'"', 0x5C: b"\\"}
+
+
+def _must_quote(byte: int, fully: bool) -> bool:
+    return byte < 0x20 or byte in (0x22, 0x5C, 0x7F) or (byte >= 0x80 and fully)
+
+
+def c_quoted(path: str, quote_fully: bool = True) -> bytes:
+    """``path``'s bytes as git's --stat and --numstat write a path (quote_c_style): in double
+    quotes with C escapes when it holds a control character, '"' or '\\', or, when
+    ``quote_fully`` (git's core.quotePath, true by default), a byte of 0x80 or more, which is
+    written as an octal escape (``"na\\303\\257ve.txt"``); otherwise as it is."""
+    raw = path.encode("utf-8", "surrogateescape")
+    if not any(_must_quote(byte, quote_fully) for byte in raw):
+        return raw
+    out = bytearray(b'"')
+    for byte in raw:
+        if not _must_quote(byte, quote_fully):
+            out.append(byte)
+        elif byte in _C_LETTER_ESCAPES:
+            out += b"\\" + _C_LETTER_ESCAPES[byte]
+        else:
+            out += b"\\%03o" % byte
+    out += b'"'
+    return bytes(out)
+
+
 def safe(value: Any, key: str | None = None) -> Any:
     """A JSON-like value (dicts, lists, strings) with every string made UTF-8-safe: a path
     (under a key named path, old_path or new_path) quoted, any other text escaped."""

@@ -4,12 +4,13 @@ non-atomic refusal left, and every error in one style, ``error: CODE: message`` 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 from .core.change import RejectedHunk
 from .core.model import FileKind, FilePatch, display_name
 from .errors import PatchError
-from .quoting import quote_path
+from .quoting import c_quoted, quote_path
 from .receipt import Receipt
 
 # Diagnostics the summary says without -v: a hunk or header read otherwise than written
@@ -18,68 +19,230 @@ READ_OTHERWISE = ("context_invented", "context_gap", "context_indent", "unidiff_
                   "plus_path_typo")
 
 
+# A refusal's line longer than this is broken after each '; ' between its clauses, the
+# clauses after the first indented under it (the receipt's message stays one line): a
+# refusal that lists what was found where runs to 300-500 characters otherwise
+WIDTH = 100
+
+
 def error_lines(err: PatchError) -> list[str]:
+    return [*_error_line(err), *_broken(f"hint: {err.hint}")]
+
+
+def refusal_lines(errors: Sequence[PatchError]) -> list[str]:
+    """Each refusal and its hint, a hint said once: after the last of the refusals in a row
+    that share it, and not again for a later refusal."""
+    out: list[str] = []
+    said: set[str] = set()
+    for number, err in enumerate(errors):
+        out.extend(_error_line(err))
+        following = errors[number + 1].hint if number + 1 < len(errors) else None
+        if err.hint not in said and err.hint != following:
+            out.extend(_broken(f"hint: {err.hint}"))
+            said.add(err.hint)
+    return out
+
+
+def _error_line(err: PatchError) -> list[str]:
     location = err.where()
     patch_file = err.details.get("patch_file")
     if patch_file is not None:  # several patch files: patch lines count in this one
         location = f"{patch_file}: {location}" if location else str(patch_file)
-    return [f"error: {err.code}: {location + ': ' if location else ''}{err.message}",
-            f"hint: {err.hint}"]
+    return _broken(f"error: {err.code}: {location + ': ' if location else ''}{err.message}")
+
+
+def _broken(line: str) -> list[str]:
+    """``line`` as it is when it fits WIDTH; otherwise one line per clause (split after each
+    '; ' outside quotes and brackets), the later ones indented two spaces. A clause is never
+    cut: a path or a quoted line stays whole, to be copied."""
+    if len(line) <= WIDTH:
+        return [line]
+    clauses, start = [], 0
+    for at, ch, depth in _unquoted(line):
+        if ch == ";" and not depth and line.startswith(" ", at + 1):
+            clauses.append(line[start:at + 1])
+            start = at + 2
+    clauses.append(line[start:])
+    return [clauses[0], *("  " + clause for clause in clauses[1:])]
+
+
+def _unquoted(line: str) -> Iterator[tuple[int, str, int]]:
+    """Each character of ``line`` outside quotes ('...' or "...", an apostrophe inside a
+    word not opening one), with its depth in brackets."""
+    depth, quote = 0, ""
+    for at, ch in enumerate(line):
+        if quote:
+            if ch == quote and line[at - 1] != "\\":
+                quote = ""
+            continue
+        if ch in "'\"" and (at == 0 or not line[at - 1].isalnum()):
+            quote = ch
+            continue
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(depth - 1, 0)
+        yield at, ch, depth
 
 
 def _counts(fp: FilePatch) -> tuple[int, int]:
     return sum(h.added for h in fp.hunks), sum(h.removed for h in fp.hunks)
 
 
-def stat_lines(files: Sequence[FilePatch]) -> list[str]:
-    rows = []
-    for fp in files:
-        added, removed = _counts(fp)
-        # git's diffstat names a rename 'old => new'
-        name = quote_path(fp.path, terminal=True) if fp.kind is not FileKind.RENAME else \
-            f"{quote_path(fp.old_path or '', True)} => {quote_path(fp.new_path or '', True)}"
-        rows.append((name, added, removed))
-    width = max((len(name) for name, _, _ in rows), default=0)
-    out = [f" {name.ljust(width)} | {a + r:>4} {'+' * min(a, 40)}{'-' * min(r, 40)}"
-           for name, a, r in rows]
-    total_a = sum(a for _, a, _ in rows)
-    total_r = sum(r for _, _, r in rows)
-    out.append(f" {len(rows)} file{'s' if len(rows) != 1 else ''} changed, "
-               f"{total_a} insertion{'s' if total_a != 1 else ''}(+), "
-               f"{total_r} deletion{'s' if total_r != 1 else ''}(-)")
+@dataclass(frozen=True)
+class GitListing:
+    """How git apply's --stat, --numstat and --summary are to be written: ``quote_fully`` is
+    git's core.quotePath, ``nul`` its -z (--numstat lines end in NUL, paths unquoted),
+    ``reverse`` its -R (the modes of a mode change swap sides); ``unified``: the patch is a
+    unified diff (an envelope is not git's: its hunks never mean a file created or deleted)."""
+
+    quote_fully: bool = True
+    nul: bool = False
+    reverse: bool = False
+    unified: bool = True
+
+
+def git_listing(files: Sequence[FilePatch], stat: bool, numstat: bool, summary: bool,
+                how: GitListing) -> bytes:
+    """--stat, then --numstat, then --summary, byte for byte as git apply writes them."""
+    return b"".join([*(stat_lines(files, how) if stat else []),
+                     *(numstat_lines(files, how) if numstat else []),
+                     *(summary_listing(files, how) if summary else [])])
+
+
+def stat_lines(files: Sequence[FilePatch], how: GitListing = GitListing()) -> list[bytes]:
+    """--stat, as git apply's show_stats writes it: the path (the new one) quoted, padded to
+    the longest path, old or new, of the patch (at most 50 bytes; a longer one keeps its end
+    after '...'), the count and a bar scaled to fit 70 columns; then git's total line, which
+    leaves out a zero count of insertions or deletions unless both are zero."""
+    counts = [_counts(fp) for fp in files]
+    widest = max((len(c_quoted(path, how.quote_fully)) for fp in files for path in fp.paths),
+                 default=0)
+    most = max((added + removed for added, removed in counts), default=0)
+    width = min(widest, 50)
+    bar = 70 - width if width + most > 70 else most
+    out = []
+    for fp, (added, removed) in zip(files, counts, strict=True):
+        name = c_quoted(fp.path, how.quote_fully)
+        if len(name) > width:  # git keeps the end, from a '/' when there is one
+            start = len(name) + 3 - width
+            slash = name.find(b"/", start)
+            name = b"..." + name[slash if slash >= 0 else start:]
+        pluses, minuses = added, removed
+        if most > 0:
+            total = ((added + removed) * bar + most // 2) // most
+            pluses = (added * bar + most // 2) // most
+            minuses = total - pluses
+        out.append(b" %s |%5d %s%s\n" % (name.ljust(width), added + removed, b"+" * pluses,
+                                          b"-" * minuses))
+    added = sum(a for a, _ in counts)
+    removed = sum(r for _, r in counts)
+    total_line = f" {len(files)} file{'s' if len(files) != 1 else ''} changed"
+    if not files:
+        total_line = " 0 files changed"
+    else:
+        if added or not removed:
+            total_line += f", {added} insertion{'s' if added != 1 else ''}(+)"
+        if removed or not added:
+            total_line += f", {removed} deletion{'s' if removed != 1 else ''}(-)"
+    out.append(total_line.encode() + b"\n")
     return out
 
 
-def numstat_lines(files: Sequence[FilePatch]) -> list[str]:
-    """--numstat, as git apply prints it: 'added<TAB>deleted<TAB>path' (the new path)."""
-    return [f"{added}\t{removed}\t{quote_path(fp.path, True)}"
-            for fp in files for added, removed in [_counts(fp)]]
-
-
-def _mode_of(fp: FilePatch) -> str:
-    return "100755" if fp.executable else "100644"
-
-
-def summary_listing(files: Sequence[FilePatch]) -> list[str]:
-    """--summary, as git apply prints it: created, deleted and renamed files, mode changes."""
+def numstat_lines(files: Sequence[FilePatch], how: GitListing = GitListing()) -> list[bytes]:
+    """--numstat, as git apply writes it: 'added<TAB>deleted<TAB>path' (the new path), the
+    path quoted as --stat quotes it; with -z unquoted and ended by NUL instead."""
     out = []
     for fp in files:
-        modes = {line.split(" ", 2)[0]: line.rsplit(" ", 1)[-1] for line in fp.ignored_metadata
-                 if line.startswith(("old mode ", "new mode "))}
-        if fp.kind is FileKind.ADD:
-            out.append(f" create mode {_mode_of(fp)} {quote_path(fp.path, True)}")
-        elif fp.kind is FileKind.DELETE:
-            out.append(f" delete mode {_mode_of(fp)} {quote_path(fp.path, True)}")
-        elif fp.kind is FileKind.RENAME:
-            similarity = next((line.rsplit(" ", 1)[-1] for line in fp.ignored_metadata
-                               if line.startswith("similarity index ")), None)
-            out.append(f" rename {quote_path(fp.old_path or '', True)} => "
-                       f"{quote_path(fp.new_path or '', True)}"
-                       + (f" ({similarity})" if similarity else ""))
-        if "old" in modes and "new" in modes and modes["old"] != modes["new"]:
-            where = "" if fp.kind is FileKind.RENAME else f" {quote_path(fp.path, True)}"
-            out.append(f" mode change {modes['old']} => {modes['new']}{where}")
+        added, removed = _counts(fp)
+        name = fp.path.encode("utf-8", "surrogateescape") if how.nul else \
+            c_quoted(fp.path, how.quote_fully)
+        out.append(b"%d\t%d\t%s%s" % (added, removed, name, b"\0" if how.nul else b"\n"))
     return out
+
+
+def _metadata_value(fp: FilePatch, *starts: str) -> str | None:
+    """The last word of the last of ``fp``'s header lines that starts with one of ``starts``
+    ('new file mode 100644': '100644')."""
+    found = [line.rsplit(" ", 1)[-1] for line in fp.ignored_metadata if line.startswith(starts)]
+    return found[-1] if found else None
+
+
+def _file_mode(fp: FilePatch) -> str | None:
+    """An added or deleted file's mode as its header gives it; None when it gives none (a
+    traditional diff's '/dev/null'), where git names no mode."""
+    if fp.executable:  # 'new file mode 100755' (or deleted): held as a flag, not metadata
+        return "100755"
+    return _metadata_value(fp, "new file mode ", "deleted file mode ")
+
+
+def _creates_or_deletes(fp: FilePatch, unified: bool) -> str | None:
+    """'create' or 'delete' for what git's --summary calls so: an add or a delete, and a
+    traditional diff (no 'diff --git') of one hunk with no old lines (git: a file it may
+    create) or no new lines (one it may delete)."""
+    if fp.kind is FileKind.ADD:
+        return "create"
+    if fp.kind is FileKind.DELETE:
+        return "delete"
+    if unified and fp.kind is FileKind.MODIFY and not fp.top_relative and len(fp.hunks) == 1:
+        if not fp.hunks[0].old_lines:
+            return "create"
+        if not fp.hunks[0].new_lines:
+            return "delete"
+    return None
+
+
+def _score(fp: FilePatch) -> int | None:
+    """git's similarity (or dissimilarity) score of a rename or rewrite, in percent."""
+    value = _metadata_value(fp, "similarity index ", "dissimilarity index ")
+    if value is None:
+        return None
+    digits = value[:len(value) - len(value.lstrip("0123456789"))]
+    return int(digits) if digits else 0
+
+
+def _renamed(old: str, new: str) -> str:
+    """A rename as git's --summary writes it: the directories the two paths share outside
+    braces, 'a/{b.py => c.py}'."""
+    shared = 0
+    while True:
+        slash_old, slash_new = old.find("/", shared), new.find("/", shared)
+        if slash_old < 0 or slash_old != slash_new or \
+                old[shared:slash_old] != new[shared:slash_new]:
+            break
+        shared = slash_old + 1
+    if not shared:
+        return f"{old} => {new}"
+    return f"{old[:shared]}{{{old[shared:]} => {new[shared:]}}}"
+
+
+def summary_listing(files: Sequence[FilePatch], how: GitListing = GitListing()) -> list[bytes]:
+    """--summary, as git apply writes it: created, deleted, renamed and rewritten files and
+    mode changes, the paths as they are (git does not quote them here)."""
+    out = []
+    for fp in files:
+        old_mode = _metadata_value(fp, "old mode ")
+        new_mode = _metadata_value(fp, "new mode ")
+        if how.reverse:
+            old_mode, new_mode = new_mode, old_mode
+        changed = old_mode is not None and new_mode is not None and old_mode != new_mode
+        mode_change = f" mode change {old_mode} => {new_mode}"
+        verb = _creates_or_deletes(fp, how.unified)
+        score = _score(fp)
+        if verb is not None:
+            mode = _file_mode(fp)
+            out.append(f" {verb} {'mode ' + mode + ' ' if mode else ''}{fp.path}")
+        elif fp.kind is FileKind.RENAME:
+            out.append(f" rename {_renamed(fp.old_path or '', fp.new_path or '')} ({score or 0}%)")
+            if changed:
+                out.append(mode_change)
+        elif score:
+            out.append(f" rewrite {fp.path} ({score}%)")
+            if changed:
+                out.append(mode_change)
+        elif changed:
+            out.append(f"{mode_change} {fp.path}")
+    return [line.encode("utf-8", "surrogateescape") + b"\n" for line in out]
 
 
 def whitespace_lines(receipt: Receipt) -> list[str]:
@@ -129,6 +292,9 @@ def summary_lines(receipt: Receipt, verbose: bool) -> list[str]:
     if hunks or not files:
         what += f", {hunks} hunk{'s' if hunks != 1 else ''}"
     out = [f"{verb} {what}."]
+    # -v lists each file and, under it, its hunks; without -v, a hunk or note worth saying
+    # stands alone under the summary line, naming its file, so it is indented as one
+    under = "    " if verbose else "  "
     for change in files:
         name = display_name(change.kind, *(quote_path(p, terminal=True) if p else p
                                            for p in (change.old_path, change.new_path)))
@@ -142,12 +308,12 @@ def summary_lines(receipt: Receipt, verbose: bool) -> list[str]:
             if verbose or notes:
                 offset = f", offset {hunk.offset:+d}" if hunk.offset else ""
                 extra = f" [{', '.join(notes)}]" if notes else ""
-                out.append(f"    hunk {hunk.index} of {name} at line {hunk.applied_line}"
+                out.append(f"{under}hunk {hunk.index} of {name} at line {hunk.applied_line}"
                            f"{offset}{extra}")
         if verbose and change.ignored_metadata:
             out.append(f"    ignored metadata: {'; '.join(change.ignored_metadata)}")
         if not verbose:
-            out.extend(f"    note: {d.message}" for d in change.diagnostics
+            out.extend(f"{under}note: {d.message}" for d in change.diagnostics
                        if d.code in READ_OTHERWISE)
     if receipt.extra.get("commit"):
         out.append(f"Committed {receipt.extra['commit'][:12]} on {receipt.extra['ref']}.")

@@ -7,8 +7,8 @@ to the library (``api.apply_request``).
 
 Every invalid combination of options is refused here, when the request is built, with
 ``usage_error`` (exit status 2 on the command line); nothing has been read or written then.
-Messages name each option both ways, as the command line spells it and as this request's
-field (``--ref (ref)``), so they read right from the command line and from Python.
+Messages name the options as the command line spells them (``--ref``); the error's
+``details["fields"]`` names this request's fields they stand for (``["ref"]``), for Python.
 """
 
 from __future__ import annotations
@@ -29,11 +29,13 @@ from .whitespace import DEFAULT as WHITESPACE_DEFAULT
 
 Progress = Callable[[str, int, int], None]
 # the command line's option for each target (the request's field is ``target``)
-_TARGET_OPTIONS = {"index": "--cached (target='index')", "both": "--index (target='both')"}
+_TARGET_OPTIONS = {"index": "--cached", "both": "--index"}
 
 
-def _usage(message: str, hint: str = "") -> PatchError:
-    return PatchError("usage_error", message, hint=hint)
+def _usage(message: str, hint: str = "", fields: tuple[str, ...] = ()) -> PatchError:
+    """A usage error; ``fields``: the request's fields behind the options it names."""
+    return PatchError("usage_error", message, hint=hint,
+                      details={"fields": list(fields)} if fields else {})
 
 
 def check_repository_path(repo: str) -> None:
@@ -114,33 +116,36 @@ class ApplyRequest:
         self._check_commit()
         self._check_writes()
         if self.format not in FORMATS:
-            raise _usage(f"--format {self.format!r} (format) is not one of "
-                         f"{', '.join(FORMATS)}")
+            raise _usage(f"--format {self.format!r} is not one of {', '.join(FORMATS)}",
+                         fields=("format",))
         if self.whitespace not in WHITESPACE_ACTIONS:
-            raise _usage(f"--whitespace={self.whitespace} (whitespace) is not one of "
-                         f"{', '.join(WHITESPACE_ACTIONS)}")
+            raise _usage(f"--whitespace={self.whitespace} is not one of "
+                         f"{', '.join(WHITESPACE_ACTIONS)}", fields=("whitespace",))
         normal(self, "directory", check_root(self.directory or ""))
         if self.strip is not None and self.strip < 0:
-            raise _usage(f"-p {self.strip}: the number of components to strip (strip) is at "
-                         "least 0")
+            raise _usage(f"-p {self.strip}: the number of components to strip is at least 0",
+                         fields=("strip",))
         check_repository_path(self.repo)
 
     def _resolved_target(self) -> str:
         target = self.target
         if target not in TARGETS:
-            raise _usage(f"unknown target {target!r}; one of {', '.join(TARGETS)}")
+            raise _usage(f"unknown target {target!r}; one of {', '.join(TARGETS)}",
+                         fields=("target",))
         if self.ref is not None:
             if target not in ("worktree", "ref"):
-                raise _usage(f"--ref (ref) commits onto a branch; it cannot go with "
-                             f"{_TARGET_OPTIONS.get(target, target)}: drop that option")
+                raise _usage(f"--ref commits onto a branch; it cannot go with "
+                             f"{_TARGET_OPTIONS.get(target, target)}: drop that option",
+                             fields=("ref", "target"))
             if self.commit:
-                raise _usage("--commit (commit) commits on the current branch and --ref (ref) "
-                             "on the branch it names: give one of them",
+                raise _usage("--commit commits on the current branch and --ref on the branch "
+                             "it names: give one of them",
                              hint="--ref BRANCH alone commits onto BRANCH (and, when BRANCH is "
-                             "checked out here, updates its index and working tree)")
+                             "checked out here, updates its index and working tree)",
+                             fields=("commit", "ref"))
             return "ref"
         if target == "ref":
-            raise _usage("the ref target needs a branch: --ref BRANCH (ref)")
+            raise _usage("the ref target needs a branch: --ref BRANCH", fields=("ref",))
         return "both" if self.commit and target == "worktree" else target
 
     @property
@@ -151,52 +156,54 @@ class ApplyRequest:
     def _check_commit(self) -> None:
         if self.commits:
             if not self.check and not (self.message or "").strip():
-                raise _usage("--commit and --ref need a commit message: -m/--message "
-                             "(message)")
+                raise _usage("--commit and --ref need a commit message: -m/--message",
+                             fields=("message",))
         elif self.message is not None:
-            raise _usage("-m/--message (message) is for --commit (commit) or --ref (ref)")
+            raise _usage("-m/--message is for --commit or --ref",
+                         fields=("message", "commit", "ref"))
         elif self.author is not None:
-            raise _usage("--author (author) is for --commit (commit) or --ref (ref)")
+            raise _usage("--author is for --commit or --ref", fields=("author", "commit", "ref"))
         if self.base is not None and self.ref is None:
-            raise _usage("--base (base) is the commit a new --ref (ref) branch starts from; "
-                         "give --ref too")
+            raise _usage("--base is the commit a new --ref branch starts from; give --ref too",
+                         fields=("base", "ref"))
         if self.retry < 0:
-            raise _usage(f"--retry {self.retry}: the number of retries (retry) is at least 0")
+            raise _usage(f"--retry {self.retry}: the number of retries is at least 0",
+                         fields=("retry",))
         if self.retry and self.ref is None:
-            raise _usage("--retry (retry) is for --ref (ref)")
+            raise _usage("--retry is for --ref", fields=("retry", "ref"))
 
     def _check_writes(self) -> None:
         if self.reject:
             self._check_reject()
         if self.durable and self.target not in ("worktree", "both"):
-            raise _usage("--fsync (durable) is for writes to the working tree (the default "
-                         "target and --index); the index, objects and refs are written by "
-                         "libgit2")
+            raise _usage("--fsync is for writes to the working tree (the default target and "
+                         "--index); the index, objects and refs are written by libgit2",
+                         fields=("durable", "target"))
         if self.intent_to_add and self.target != "worktree":
-            raise _usage("-N/--intent-to-add (intent_to_add) marks new files in the index after "
-                         "a working-tree apply; --cached, --index, --commit and --ref "
-                         "(target) record them in full already")
+            raise _usage("-N/--intent-to-add marks new files in the index after a "
+                         "working-tree apply; --cached, --index, --commit and --ref record them "
+                         "in full already", fields=("intent_to_add", "target"))
         if not self.atomic and (self.target != "worktree" or self.emit_diff):
-            raise _usage("--no-atomic (atomic) applies to the working tree only; index, "
-                         "commit and ref targets are always all or nothing, and --emit-diff "
-                         "(emit_diff) needs the whole patch planned")
+            raise _usage("--no-atomic applies to the working tree only; index, commit and ref "
+                         "targets are always all or nothing, and --emit-diff needs the whole "
+                         "patch planned", fields=("atomic", "target", "emit_diff"))
 
     def _check_reject(self) -> None:
         """--reject writes *.rej files beside the working tree's files, and applies what
         applies file by file: to the working tree only, never as one transaction."""
         if self.target != "worktree":
-            what = {"index": "--cached (target='index')", "both": "--index (target='both')",
-                    "ref": "--ref (ref)"}.get(self.target, self.target)
+            what = {**_TARGET_OPTIONS, "ref": "--ref"}.get(self.target, self.target)
             if self.commit:
-                what = "--commit (commit)"
-            raise _usage(f"--reject (reject) leaves the refused hunks in *.rej files beside "
-                         f"the working tree's files; it cannot go with {what}, whose "
-                         "targets are written all or nothing",
+                what = "--commit"
+            raise _usage(f"--reject leaves the refused hunks in *.rej files beside the working "
+                         f"tree's files; it cannot go with {what}, whose targets are written "
+                         "all or nothing",
                          hint="drop --reject to apply all or nothing there, or apply to the "
-                         "working tree with --reject")
+                         "working tree with --reject",
+                         fields=("reject", "commit" if self.commit else "target"))
         if self.emit_diff:
-            raise _usage("--reject (reject) and --emit-diff (emit_diff) do not go together: "
-                         "the diff is of a whole patch planned at once")
+            raise _usage("--reject and --emit-diff do not go together: the diff is of a whole "
+                         "patch planned at once", fields=("reject", "emit_diff"))
         object.__setattr__(self, "atomic", False)
 
     def commit_spec(self) -> CommitSpec | None:

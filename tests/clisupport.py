@@ -70,6 +70,18 @@ def holon_process(cwd: Path | str, *args: str, stdin: str | bytes | None = None,
                done.stderr.decode("utf-8", "replace"), done.stdout)
 
 
+def report_lines(text: str) -> list[str]:
+    """The lines of what the command line printed, each refusal or hint that report.py broke
+    after its clauses (the later ones indented two spaces) joined into one line again."""
+    out: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("  ") and out and out[-1].startswith(("error: ", "hint: ")):
+            out[-1] += " " + line[2:]
+        else:
+            out.append(line)
+    return out
+
+
 # The CLI tests' common patch, to line 3 of the shared `repo` fixture's f.txt (conftest.py).
 PATCH = "--- a/f.txt\n+++ b/f.txt\n@@ -2,3 +2,3 @@\n two\n-three\n+THREE\n four\n"
 

@@ -1,11 +1,14 @@
 from __future__ import annotations
 
+import fcntl
 import gc
 import os
 import shutil
 import signal
+import subprocess
+import sys
 import tempfile
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -30,9 +33,9 @@ def pytest_configure(config: pytest.Config) -> None:
     """The run's temporary files go into one directory of its own, removed when the run
     passes (kept, and named at the end, when it fails): pytest's under ``run/`` (xdist's
     workers get theirs inside it), everything else made through TMPDIR under ``tmp/``
-    (scratch directories of the processes the tests start, killed ones included), the run's
-    bytecode cache under ``pycache/``. ``--basetemp`` given on the command line is left
-    alone."""
+    (scratch directories of the processes the tests start, killed ones included).
+    ``--basetemp`` given on the command line is left alone. The bytecode cache of the run's
+    processes is kept from run to run, under .pytest_cache/pycache."""
     if config.option.basetemp is None and not hasattr(config, "workerinput"):
         root = tempfile.mkdtemp(prefix="holon-git-tests-", dir=_fast_temp_root())
         scratch = os.path.join(root, "tmp")
@@ -40,16 +43,20 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ["TMPDIR"] = tempfile.tempdir = scratch  # xdist's workers inherit it
         config.option.basetemp = os.path.join(root, "run")
         config.stash[_OWN_BASETEMP] = root
-        _bytecode_cached_in(os.path.join(root, "pycache"))
+        _bytecode_cached_in(str(config.rootpath / ".pytest_cache" / "pycache"))
 
 
 def _bytecode_cached_in(prefix: str) -> None:
     """The Python processes the run starts (xdist's workers, the command line, MCP servers,
-    mypy) share one bytecode cache, in the run's directory: each module is compiled once per
-    run, not once per process, and nothing is written beside the sources. A run in an
-    environment that forbids bytecode files (PYTHONDONTWRITEBYTECODE) otherwise compiles every
-    module of holon-git in every one of its hundreds of processes; PYTHONPYCACHEPREFIX set by
-    the user is left alone."""
+    mypy) share one bytecode cache, kept from run to run (.pytest_cache, which git ignores):
+    each module is compiled once, not once per process, and nothing is written beside the
+    sources. A run in an environment that forbids bytecode files (PYTHONDONTWRITEBYTECODE)
+    otherwise compiles every module of holon-git in every one of its hundreds of processes;
+    and a cache made new for each run compiled again every module the run imports, the
+    standard library's and the installed packages' included (with a prefix set, Python
+    reads no __pycache__ directory): seconds of CPU. A .pyc is checked against its source's
+    time and size, so a changed module is compiled again. PYTHONPYCACHEPREFIX set by the
+    user is left alone."""
     if os.environ.get("PYTHONPYCACHEPREFIX"):
         return
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -89,6 +96,11 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     root = config.stash.get(_OWN_BASETEMP, None)
     if root is None:
         return
+    # the bytecode of modules the tests copied into the run's directory (a package copy that
+    # mypy or lint-imports checks): not wanted again, as the directory is not
+    prefix = os.environ.get("PYTHONPYCACHEPREFIX")
+    if prefix:
+        shutil.rmtree(os.path.join(prefix, root.lstrip(os.sep)), ignore_errors=True)
     run = os.path.join(root, "run")
     if config.stash.get(_FAILED, False) and os.path.isdir(run) and os.listdir(run):
         print(f"\nthe failed run's temporary files are kept in {root}")
@@ -164,3 +176,48 @@ def repo(tmp_path: Path, repo_files: Mapping[str, str | bytes],
          repo_executable: Collection[str]) -> Path:
     """A repository (branch main) with `repo_files` committed, at tmp_path/repo."""
     return make_repo(tmp_path / "repo", repo_files, executable=repo_executable)
+
+
+# -- what the run builds once ------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+Make = Callable[[Path], None]
+
+
+@pytest.fixture(scope="session")
+def made_once(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, Make], Path]:
+    """``made_once(name, make)``: a directory of the run's, made by ``make(directory)`` once
+    for the whole run, by the first process that asks, xdist's workers included (the others
+    wait on a lock file), so that what costs seconds of CPU (a wheel built, a repository a
+    virtualenv is installed from) is paid once, not once per worker."""
+    base = tmp_path_factory.getbasetemp()
+    # each worker's own base directory is inside the run's
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "shared"
+    shared.mkdir(exist_ok=True)
+
+    def made(name: str, make: Make) -> Path:
+        target = shared / name
+        with open(shared / f"{name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            done = shared / f"{name}.done"
+            if not done.exists():
+                shutil.rmtree(target, ignore_errors=True)
+                make(target)
+                done.touch()
+        return target
+
+    return made
+
+
+@pytest.fixture(scope="session")
+def built_wheel(made_once: Callable[[str, Make], Path]) -> Path:
+    """The wheel of this working copy (pip wheel, hatchling), built once for the run."""
+    def build(directory: Path) -> None:
+        subprocess.run([sys.executable, "-m", "pip", "-q", "--disable-pip-version-check",
+                        "wheel", "--no-deps", "-w", str(directory), str(ROOT)], check=True,
+                       capture_output=True)
+
+    wheel, = made_once("wheel", build).glob("*.whl")
+    return wheel

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from clisupport import PATCH, holon, holon_process
+from clisupport import PATCH, holon, holon_process, report_lines
 from repos.builders import snapshot
 
 BAD = "--- a/f.txt\n+++ b/f.txt\n@@ -2,3 +2,3 @@\n two\n-tree\n+THREE\n four\n"
@@ -32,7 +32,7 @@ def test_refusal_exit_code_and_message(repo: Path, patch_file: Path):
     before = snapshot(repo)
     done = holon(repo, str(patch_file))
     assert done.returncode == 1 and done.stdout == ""
-    first, second = done.stderr.splitlines()[:2]
+    first, second = report_lines(done.stderr)[:2]
     assert first.startswith("error: context_not_found: hunk 1 of f.txt (patch line 3): ")
     assert "expected 'tree', found 'three'" in first
     assert second.startswith("hint: ")

@@ -8,14 +8,14 @@ import re
 from pathlib import Path
 
 import pytest
-from clisupport import PATCH, holon
+from clisupport import PATCH, holon, report_lines
 from repos.builders import git_state, make_repo, snapshot
 
 
 def one_error(stderr: str, code: str) -> str:
     """The error line of ``stderr`` (which must be exactly 'error: CODE: ...' and 'hint: ...'),
     without its prefix."""
-    lines = stderr.splitlines()
+    lines = report_lines(stderr)
     assert len(lines) == 2, stderr
     assert lines[0].startswith(f"error: {code}: "), stderr
     assert lines[1].startswith("hint: "), stderr
@@ -23,19 +23,19 @@ def one_error(stderr: str, code: str) -> str:
 
 
 USAGE_ERRORS = [
-    (["-m", "x"], "-m/--message (message) is for --commit (commit) or --ref (ref)"),
+    (["-m", "x"], "-m/--message is for --commit or --ref"),
     (["missing.diff"], "cannot read patch 'missing.diff'"),
     (["--emit-diff", "-"], "--emit-diff - and --json both write to stdout"),
     (["--no-such-option"], "No such option"),
     (["-p", "-1"], "-p"),
     (["--format", "xml"], "'xml' is not one of"),
     (["--commit"], "--commit and --ref need a commit message"),
-    (["--ref", "main", "--cached", "-m", "m"], "--ref (ref) commits onto a branch; it cannot"),
+    (["--ref", "main", "--cached", "-m", "m"], "--ref commits onto a branch; it cannot"),
     (["--ref", "main", "--commit", "-m", "m"], "give one of them"),
-    (["--base", "main"], "--base (base) is the commit a new --ref (ref) branch starts from"),
-    (["--retry", "2"], "--retry (retry) is for --ref"),
-    (["--fsync", "--cached"], "--fsync (durable) is for writes to the working tree"),
-    (["--no-atomic", "--index"], "--no-atomic (atomic) applies to the working tree only"),
+    (["--base", "main"], "--base is the commit a new --ref branch starts from"),
+    (["--retry", "2"], "--retry is for --ref"),
+    (["--fsync", "--cached"], "--fsync is for writes to the working tree"),
+    (["--no-atomic", "--index"], "--no-atomic applies to the working tree only"),
     (["--expect-sha256", "f.txt"], "expected PATH=HEX"),
     (["--expect-sha256", "f.txt=abc"], "f.txt=abc: the sha256 is not 64 hex digits"),
     (["--force"], "--force and --write-receipt go with --holon-output"),
@@ -100,9 +100,10 @@ def test_a_repository_path_that_is_no_directory_is_a_usage_error(repo: Path, tmp
     assert not missing.exists()
 
 
-def test_usage_messages_name_the_option_and_the_request_field(tmp_path: Path):
-    """A usage error reads right from the command line and from Python: it names the
-    offending option as both spell it ('--ref (ref)')."""
+def test_usage_messages_name_the_option_and_details_the_request_field(tmp_path: Path):
+    """A usage error names the offending option as the command line spells it ('--ref'),
+    never a Python field name in its text; its details name the request's fields, for
+    Python ('fields': ['ref'])."""
     from holon_git import apply_patch
 
     repo = make_repo(tmp_path / "r", {"f.txt": "one\ntwo\nthree\nfour\nfive\n"})
@@ -114,13 +115,16 @@ def test_usage_messages_name_the_option_and_the_request_field(tmp_path: Path):
             ({"author": "A <a@x>"}, "--author", "author"),
             ({"atomic": False, "emit_diff": True}, "--no-atomic", "atomic"),
             ({"strip": -1}, "-p", "strip"),
-            ({"ref": "main", "target": "both", "message": "m"}, "--index", "target='both'"),
+            ({"ref": "main", "target": "both", "message": "m"}, "--index", "target"),
             ({"ref": "main", "commit": True, "message": "m"}, "--commit", "commit"),
             ({"base": "main"}, "--base", "base")):
         receipt = apply_patch(PATCH, repo, **options)
         assert receipt.error is not None and receipt.error.code == "usage_error", options
         message = receipt.error.message
-        assert flag in message and f"({field}" in message, message
+        assert flag in message and field in receipt.error.details["fields"], message
+        assert not re.search(r"\([a-z_]+(=[^)]*)?\)", message), message  # no '(field)'
+    done = holon(repo, "-m", "x", "-", stdin=PATCH)
+    assert "error: usage_error: -m/--message is for --commit or --ref\n" in done.stderr
 
 
 def test_several_patch_files_a_planning_error_names_its_file(repo: Path, tmp_path: Path):
@@ -169,3 +173,41 @@ def test_exit_status_follows_the_error_in_every_command(repo: Path, tmp_path: Pa
     assert done.returncode == 1 and one_error(done.stderr, "not_a_repository")
     done = holon(repo, "convert", "-", stdin=PATCH.replace("-three", "-tree"))
     assert done.returncode == 1 and one_error(done.stderr, "context_not_found")
+
+
+def test_help_names_no_flag_pair_default_by_a_bare_name(repo: Path):
+    """click shows a flag pair's default as its first name without dashes ('-3, --3way /
+    --no-3way ... [default: 3]'): no pair shows one; its help says which is the default."""
+    import click
+
+    from holon_git.cli import cli
+
+    text = " ".join(holon(repo, "-h").stdout.split())
+    assert "[default: 3]" not in text and "[default: atomic]" not in text
+    assert "--3way is the default" in text and "All files or none (the default)" in text
+    for command in cli.commands.values():
+        for param in command.params:
+            if isinstance(param, click.Option) and param.secondary_opts:
+                assert not param.show_default, (command.name, param.name)
+
+
+@pytest.mark.parametrize("typed, command", [("instal-hooks", "install-hooks"),
+                                            ("patch-chek", "patch-check"),
+                                            ("tool-spek", "tool-spec")])
+def test_a_missing_patch_spelled_like_a_command_suggests_it(repo: Path, typed: str,
+                                                            command: str):
+    done = holon(repo, typed)
+    message = one_error(done.stderr, "usage_error")
+    assert done.returncode == 2
+    assert message.startswith(f"cannot read patch '{typed}'")
+    assert message.endswith(f"(did you mean {command}?)")
+    assert f"holon-apply {command}' runs that command" in done.stderr
+
+
+def test_a_missing_patch_unlike_any_command_suggests_none(repo: Path, tmp_path: Path):
+    (repo / "instal-hooks").write_text("not a patch\n")  # a file of that name is a patch
+    for typed in ("fix.diff", "install"):
+        done = holon(repo, typed)
+        assert done.returncode == 2 and "did you mean" not in done.stderr, done.stderr
+    done = holon(repo, "instal-hooks")
+    assert "did you mean" not in done.stderr and "cannot read" not in done.stderr

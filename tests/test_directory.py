@@ -76,4 +76,4 @@ def test_directory_and_the_subdirectory_combine_as_in_git(repo: Path):
 @pytest.mark.parametrize("root", ["/abs", "../up", "a/../../b", ".git"])
 def test_directory_outside_the_repository_is_a_usage_error(repo: Path, root: str):
     err = refused(repo, PLAIN, "usage_error", directory=root)
-    assert "--directory" in err.message and "(directory)" in err.message
+    assert "--directory" in err.message and err.details["fields"] == ["directory"]

@@ -278,6 +278,16 @@ def test_docs_tables_and_transcripts_are_generated_blocks():
                                       + gen_docs.cost_table() + "<!-- end: provider-cost -->\n")
 
 
+def test_man_page_notes_fit_the_terminal():
+    """NOTES (the help's epilogue) is text man fills to the terminal's width; what is kept as
+    written ('.nf') is short lines, where a paragraph kept so ran past 80 columns."""
+    page = (ROOT / "man" / "man1" / "git-holon-apply.1").read_text()
+    notes = page[page.index(".SH NOTES"):page.index(".SH ERRORS")]
+    assert notes.index(".PP") < notes.index(".nf"), notes  # 'Exit status: ...' filled
+    kept = notes[notes.index(".nf"):notes.index(".fi")].splitlines()[1:]
+    assert kept and all(len(line.replace("\\-", "-")) <= 72 for line in kept), kept
+
+
 def test_man_page_carries_every_option_of_the_help():
     page = (ROOT / "man" / "man1" / "git-holon-apply.1").read_text()
     for _, opt in every_option():
@@ -296,20 +306,19 @@ def test_readme_links_every_doc_and_they_exist():
 
 @pytest.mark.skipif(shutil.which("man") is None, reason="no man program on this system")
 @pytest.mark.parametrize("editable", [False, True], ids=["install", "editable-install"])
-def test_installed_man_page_is_found_by_git_help(tmp_path: Path, editable: bool):
-    """A regular install and an editable one (`pip install -e`, the README's quick start) put
-    the page in PREFIX/share/man/man1, which man searches for PREFIX/bin on PATH;
-    `git help holon-apply` then shows it."""
-    wheels, prefix = tmp_path / "wheels", tmp_path / "prefix"
+def test_installed_man_page_is_found_by_git_help(tmp_path: Path, editable: bool,
+                                                request: pytest.FixtureRequest):
+    """A regular install (of the run's wheel, conftest.py) and an editable one (`pip install
+    -e`, the README's quick start) put the page in PREFIX/share/man/man1, which man searches
+    for PREFIX/bin on PATH; `git help holon-apply` then shows it."""
+    prefix = tmp_path / "prefix"
     pip = [sys.executable, "-m", "pip", "-q", "--disable-pip-version-check"]
     # --ignore-installed: without it pip would uninstall the running (editable) holon-git
     install = [*pip, "install", "--no-deps", "--ignore-installed", "--prefix", str(prefix)]
     if editable:
         subprocess.run([*install, "-e", str(ROOT)], check=True, capture_output=True)
     else:
-        subprocess.run([*pip, "wheel", "--no-deps", "-w", str(wheels), str(ROOT)], check=True,
-                       capture_output=True)
-        wheel, = wheels.glob("*.whl")
+        wheel = request.getfixturevalue("built_wheel")
         subprocess.run([*install, str(wheel)], check=True, capture_output=True)
     page = prefix / "share" / "man" / "man1" / "git-holon-apply.1"
     assert page.read_bytes() == (ROOT / "man" / "man1" / "git-holon-apply.1").read_bytes()

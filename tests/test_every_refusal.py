@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from clisupport import holon
+from clisupport import holon, report_lines
 from gitsupport import applied, everything, refused
 from repos.builders import git, snapshot
 
@@ -131,7 +131,7 @@ def test_the_command_line_prints_every_refusal_with_its_hint(repo: Path, tmp_pat
     before = snapshot(repo)
     done = holon(repo, str(patch))
     assert done.returncode == 1
-    lines = done.stderr.splitlines()
+    lines = report_lines(done.stderr)
     assert [line.split(":")[1].strip() for line in lines if line.startswith("error:")] == [
         "context_not_found", "not_found", "already_exists"]
     assert lines[0].startswith("error: context_not_found: hunk 1 of b.txt (patch line 9): ")

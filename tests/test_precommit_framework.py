@@ -2,7 +2,8 @@
 
 pre-commit builds a virtualenv with holon-git in it (~10 s). `try-repo` always builds it in a
 fresh temporary store, so it runs once here; the other cases use `pre-commit run` against a
-snapshot of this working copy with one PRE_COMMIT_HOME cache for the whole session.
+snapshot of this working copy with one PRE_COMMIT_HOME cache for the whole run, its workers
+included.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -40,20 +42,27 @@ def pre_commit(repo: Path, home: Path, *args: str) -> subprocess.CompletedProces
 
 
 @pytest.fixture(scope="session")
-def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """This working copy (tracked and untracked, not ignored) committed in a scratch repo."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
-                             "--exclude-standard"], cwd=ROOT, capture_output=True,
-                            check=True, env=git_env()).stdout.decode().split("\0")
-    files = {name: (ROOT / name).read_bytes() for name in listed
-             if name and (ROOT / name).is_file() and not name.startswith("fixtures/corpus")}
-    repo = make_repo(tmp_path_factory.mktemp("hook-repo") / "holon-git", files)
+def hook_repo(made_once: Callable[[str, Callable[[Path], None]], Path]) -> tuple[Path, str]:
+    """This working copy (tracked and untracked, not ignored) committed in a scratch repo,
+    one for the whole run (conftest.py), so that the cases on different workers share the
+    one virtualenv pre-commit builds for it."""
+    def commit_working_copy(directory: Path) -> None:
+        listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
+                                 "--exclude-standard"], cwd=ROOT, capture_output=True,
+                                check=True, env=git_env()).stdout.decode().split("\0")
+        files = {name: (ROOT / name).read_bytes() for name in listed
+                 if name and (ROOT / name).is_file() and not name.startswith("fixtures/corpus")}
+        make_repo(directory / "holon-git", files)
+
+    repo = made_once("hook-repo", commit_working_copy) / "holon-git"
     return repo, git(repo, "rev-parse", "HEAD").strip()
 
 
 @pytest.fixture(scope="session")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("pre-commit-home")
+def cache(made_once: Callable[[str, Callable[[Path], None]], Path]) -> Path:
+    """One PRE_COMMIT_HOME for the run: pre-commit locks its store while it installs, so
+    workers may share it."""
+    return made_once("pre-commit-home", lambda home: home.mkdir())
 
 
 @pytest.fixture

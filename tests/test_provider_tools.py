@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 import zipfile
 from importlib import resources
 from pathlib import Path
@@ -133,17 +131,15 @@ def test_data_files_load_through_importlib_resources() -> None:
         assert package.joinpath(name).read_text(encoding="utf-8").strip(), name
 
 
-def test_the_wheel_ships_every_package_data_file(tmp_path: Path) -> None:
-    """The built wheel holds every file of the package that is not Python source: the
-    provider's grammar, tools and prompts, the MCP tools, py.typed."""
+def test_the_wheel_ships_every_package_data_file(built_wheel: Path) -> None:
+    """The built wheel (conftest.py: built once for the run) holds every file of the package
+    that is not Python source: the provider's grammar, tools and prompts, the MCP tools,
+    py.typed."""
     provider_dir = ROOT / "holon_git" / "provider"
     data = sorted(p.name for p in provider_dir.iterdir()
                   if p.is_file() and p.suffix not in (".py", ".pyc"))
     assert sorted(DATA_FILES) == data
-    subprocess.run([sys.executable, "-m", "pip", "-q", "--disable-pip-version-check", "wheel",
-                    "--no-deps", "-w", str(tmp_path), str(ROOT)], check=True, capture_output=True)
-    wheel, = tmp_path.glob("*.whl")
-    shipped = set(zipfile.ZipFile(wheel).namelist())
+    shipped = set(zipfile.ZipFile(built_wheel).namelist())
     package = ROOT / "holon_git"
     wanted = {path.relative_to(ROOT).as_posix() for path in package.rglob("*")
               if path.is_file() and path.suffix not in (".py", ".pyc")}

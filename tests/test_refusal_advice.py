@@ -135,7 +135,7 @@ def test_context_not_found_names_the_invented_lines_and_the_best_partial_place(r
     err = refused(repo, patch, "context_not_found")
     assert err.details["absent_lines"] == [{"patch_line": 6, "text": "        gone()"}]
     assert err.details["partial_match"] == {"patch_lines": [4, 5], "file_lines": [3, 4]}
-    assert "1 of its lines occur nowhere in the file (patch line 6: " in err.message
+    assert "1 of its lines occurs nowhere in the file (patch line 6: " in err.message
     assert "longest run of lines the file has is patch lines 4-5, at lines 3-4" in err.message
     assert "around line 3" in (err.hint or "")
     assert (repo / "g.py").read_text() == METHOD

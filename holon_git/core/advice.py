@@ -204,8 +204,8 @@ def _not_in_the_file(err: PatchError, hunk: Hunk, old: list[bytes],
                                        for j in absent[:_RUN_PLACES]]
         shown = ", ".join(_quoted(old[j]) for j in absent[:3])
         more = f" and {len(absent) - 3} more" if len(absent) > 3 else ""
-        err.message += (f"; {len(absent)} of its lines occur nowhere in the file (patch line"
-                        f"{'s' if len(absent) > 1 else ''} "
+        err.message += (f"; {len(absent)} of its lines occur{'s' if len(absent) == 1 else ''} "
+                        f"nowhere in the file (patch line{'s' if len(absent) > 1 else ''} "
                         f"{', '.join(str(numbers[j]) for j in absent[:10])}: {shown}{more})")
     run = _longest_run(old, present)
     if run is None:

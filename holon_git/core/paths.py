@@ -7,6 +7,9 @@ path one component at a time.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 
 from ..errors import PatchError
@@ -40,18 +43,40 @@ def collision_key(path: str) -> str:
     return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
 
 
-@lru_cache(maxsize=4096)  # a file patch names its path up to six times
+# git allows a control character (a tab, a newline) or a backslash in a path; holon-git
+# applies no such path, but --stat, --numstat and --summary, which only list a patch, list it
+# as git does (quoted), instead of refusing a patch git would list (cli.py)
+_CONTROL_CHARACTERS_LISTED: ContextVar[bool] = ContextVar("control_characters_listed",
+                                                          default=False)
+
+
+@contextmanager
+def listing_only() -> Iterator[None]:
+    """Within: a path may hold control characters and backslashes, as for a listing that
+    writes nothing; every other rule of ``normalize`` holds as ever."""
+    token = _CONTROL_CHARACTERS_LISTED.set(True)
+    try:
+        yield
+    finally:
+        _CONTROL_CHARACTERS_LISTED.reset(token)
+
+
 def normalize(path: str) -> str:
     """Return the canonical form of a repository-relative path, or raise a coded error."""
-    if not path:
-        raise PatchError("invalid_path", "empty path")
     # isprintable() is False for every control character: scan only when it says so
-    bad = None if path.isprintable() else next(
+    bad = None if path.isprintable() or _CONTROL_CHARACTERS_LISTED.get() else next(
         (ch for ch in path if ord(ch) < 32 or ord(ch) == 127), None)
     if bad is not None:
         raise PatchError("invalid_path", f"path {path!r} contains control character {bad!r}")
-    if "\\" in path:
+    if "\\" in path and not _CONTROL_CHARACTERS_LISTED.get():
         raise PatchError("invalid_path", f"path {path!r} contains a backslash")
+    return _normalized(path)
+
+
+@lru_cache(maxsize=4096)  # a file patch names its path up to six times
+def _normalized(path: str) -> str:
+    if not path:
+        raise PatchError("invalid_path", "empty path")
     if path.startswith("/") or (len(path) > 1 and path[1] == ":" and path[0].isalpha()):
         raise PatchError("path_escape", f"absolute path {path!r}")
     if path.endswith("/"):

@@ -21,16 +21,16 @@ def check_root(root: str) -> str:
     """--directory's ROOT as a normalized relative path ('' for the top itself)."""
     stripped = root.strip("/")
     if root.startswith("/"):
-        raise PatchError("usage_error", f"--directory {root!r} (directory) must be relative to "
-                         "the top of the repository")
+        raise PatchError("usage_error", f"--directory {root!r} must be relative to the top of "
+                         "the repository", details={"fields": ["directory"]})
     if not stripped or stripped == ".":
         return ""
     try:
         return normalize(stripped)
     except PatchError as err:
-        raise PatchError("usage_error", f"--directory {root!r} (directory): {err.message}",
+        raise PatchError("usage_error", f"--directory {root!r}: {err.message}",
                          hint="give a directory inside the repository, relative to its top, "
-                         "e.g. --directory=src") from None
+                         "e.g. --directory=src", details={"fields": ["directory"]}) from None
 
 
 def relocated(patch: Patch, root: str = "", prefix: str = "") -> Patch:

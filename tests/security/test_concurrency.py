@@ -174,4 +174,4 @@ def test_retry_is_only_for_ref(tmp_path: Path):
     done = subprocess.run([sys.executable, "-m", "holon_git", "--retry", "3", "--commit", "-m",
                            "x", "-"], input=edit("line 5", "x").encode(), cwd=repo,
                           capture_output=True)
-    assert done.returncode == 2 and b"--retry (retry) is for --ref" in done.stderr
+    assert done.returncode == 2 and b"--retry is for --ref" in done.stderr
