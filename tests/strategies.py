@@ -5,10 +5,16 @@ from __future__ import annotations
 import difflib
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from hypothesis import strategies as st
+
+from holon_git.core.model import sides
+from holon_git.core.place.match import key_ws
+from holon_git.core.plan.hunks import apply_hunks
+from holon_git.errors import PatchError
+from holon_git.parse import parse_patch
 
 # A small vocabulary makes duplicated lines (the hard case for placement) common.
 COMMON = [b"", b"}", b"pass", b"    return None", b"else:", b"# comment", b"    x = 1"]
@@ -124,3 +130,32 @@ def shifted_headers(draw: st.DrawFn, patch: bytes) -> bytes:
             line = b"@@ -" + move(old) + b" +" + move(new) + b" @@" + tail
         out.append(line)
     return b"\n".join(out)
+
+
+def repeat_is_true(err: PatchError, patch: bytes, content: bytes, *,
+                   reverse: bool = False) -> bool:
+    """Is a refusal ``ambiguous_repeat`` true: in the file as the hunks before left it (those
+    whose change is in the file already left out, as the plan's survey of a partly applied
+    patch leaves them), the refused hunk's new side sits where the details say, and a copy
+    of its old side overlaps it (so the file reads the same whether its change is in)?"""
+    if err.code != "ambiguous_repeat" or err.hunk is None:
+        return False
+    parsed = parse_patch(patch)
+    (fp,) = (parsed.reversed() if reverse else parsed).files
+    before = list(fp.hunks[: err.hunk - 1])
+    while True:
+        try:
+            done = apply_hunks(replace(fp, hunks=before), content, reverse)[0]
+            break
+        except PatchError as earlier:
+            if earlier.code != ("not_applied" if reverse else "already_applied"):
+                return False
+            assert earlier.hunk is not None
+            del before[earlier.hunk - 1]
+    running = done.splitlines(keepends=True)
+    old, new = sides(fp.hunks[err.hunk - 1].lines)
+    at, beside = (err.details["repeats"][k] - 1 for k in ("new_lines_at", "old_lines_at"))
+    return ([key_ws(x) for x in running[at : at + len(new)]] == [key_ws(x) for x in new]
+            and [key_ws(x) for x in running[beside : beside + len(old)]]
+            == [key_ws(x) for x in old]
+            and beside < at + len(new) and at < beside + len(old))

@@ -3,8 +3,6 @@ arbitrary bytes never crash, and reverse undoes apply."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from strategies import (
@@ -14,12 +12,11 @@ from strategies import (
     file_lines,
     git_diff_patch,
     join,
+    repeat_is_true,
     shifted_headers,
 )
 
 from holon_git.core.change import SourceFile
-from holon_git.core.model import sides
-from holon_git.core.place.match import key_ws
 from holon_git.core.plan.hunks import apply_hunks
 from holon_git.core.plan.plan import plan_patch
 from holon_git.errors import PatchError
@@ -34,35 +31,6 @@ def plan_against(patch: bytes, content: bytes, *, reverse: bool = False):
         parsed = parsed.reversed()
     files = {PATH: SourceFile(content)}
     return plan_patch(parsed, files.get, reverse=reverse)
-
-
-def repeat_is_true(err: PatchError, patch: bytes, content: bytes, *,
-                   reverse: bool = False) -> bool:
-    """Is a refusal ``ambiguous_repeat`` true: in the file as the hunks before left it (those
-    whose change is in the file already left out, as the plan's survey of a partly applied
-    patch leaves them), the refused hunk's new side sits where the details say, and a copy
-    of its old side overlaps it (so the file reads the same whether its change is in)?"""
-    if err.code != "ambiguous_repeat" or err.hunk is None:
-        return False
-    parsed = parse_patch(patch)
-    (fp,) = (parsed.reversed() if reverse else parsed).files
-    before = list(fp.hunks[: err.hunk - 1])
-    while True:
-        try:
-            done = apply_hunks(replace(fp, hunks=before), content, reverse)[0]
-            break
-        except PatchError as earlier:
-            if earlier.code != ("not_applied" if reverse else "already_applied"):
-                return False
-            assert earlier.hunk is not None
-            del before[earlier.hunk - 1]
-    running = done.splitlines(keepends=True)
-    old, new = sides(fp.hunks[err.hunk - 1].lines)
-    at, beside = (err.details["repeats"][k] - 1 for k in ("new_lines_at", "old_lines_at"))
-    return ([key_ws(x) for x in running[at : at + len(new)]] == [key_ws(x) for x in new]
-            and [key_ws(x) for x in running[beside : beside + len(old)]]
-            == [key_ws(x) for x in old]
-            and beside < at + len(new) and at < beside + len(old))
 
 
 def check_ambiguous_repeat(err: PatchError, patch: bytes, content: bytes, wanted: bytes, *,
