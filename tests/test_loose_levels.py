@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from clisupport import holon
+from clisupport import holon, report_lines
 from gitsupport import applied, refused
 from repos.builders import make_repo, snapshot
 
@@ -96,7 +96,7 @@ def test_uneven_indentation_says_which_line_and_rule(tmp_path: Path, lines: list
     for flags in ([], ["--ignore-whitespace"]):
         done = holon(repo, *flags, str(tmp_path / "p.diff"))
         assert done.returncode == 1
-        first = done.stderr.splitlines()[0]
+        first = report_lines(done.stderr)[0]
         assert first == ("error: indentation_mismatch: hunk 1 of m.py (patch line 3): its old "
                          f"lines match lines 1-5 only with whitespace ignored, and {which}")
         assert len(first) < 320

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from clisupport import holon
+from clisupport import holon, report_lines
 from gitsupport import applied, everything, refused
 from repos.builders import git, make_repo
 
@@ -168,7 +168,7 @@ def test_undo_after_a_hard_reset_points_to_the_history_log_docs(tmp_path: Path) 
     git(repo, "reset", "-q", "--hard")
     done = holon(repo, "-R", str(tmp_path / "p.diff"))
     assert done.returncode == 1
-    error, hint = done.stderr.splitlines()
+    error, hint = report_lines(done.stderr)
     assert error.startswith("error: not_applied: f.txt: ")
     assert error.endswith("a re-send (the history log .git/holon-apply-history records it)")
     assert hint.endswith("docs/cli.md, 'The history log', says what it is and how to clear it")
