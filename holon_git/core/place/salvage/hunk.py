@@ -10,7 +10,7 @@ from ....errors import PatchError
 from ...model import ADD, REMOVE, Hunk, HunkLine
 from ..match import WHITESPACE, RunningFile
 from .decide import Rung, climb
-from .reading import LONGEST, Attempt, Hints, Salvage, Unplaced
+from .reading import LONGEST, NO_NUMBERS, Attempt, Hints, Numbers, Salvage, Unplaced
 from .zero import at_line_number
 
 
@@ -32,13 +32,15 @@ def _salvageable(hunk: Hunk) -> bool:
 
 
 def rewrite(running: RunningFile, hunk: Hunk, refusal: PatchError, rungs: Sequence[Rung], *,
-            drift: int, delta: int, zero_context: bool) -> tuple[Hunk, Salvage]:
+            drift: int, delta: int, zero_context: bool, numbers: Numbers = NO_NUMBERS
+            ) -> tuple[Hunk, Salvage]:
     """``hunk``, refused by every level (``refusal``), rewritten by the rung that places it,
     with that rung's Salvage. Raises ``refusal`` when no rung places it, with the note of a
     rung that found its lines at no one place; AlreadyThere when a rung finds its new side
     where it would go. ``delta`` is what the hunks before it added minus removed;
     ``zero_context``: the whole patch has no context line (diff -U0), so an insertion
-    refused as ``ambiguous_context`` may go by its line number (zero.py)."""
+    refused as ``ambiguous_context`` may go by its line number (zero.py); ``numbers``: what
+    the file patch says of its line numbers (the judge weighs it)."""
     if not _salvageable(hunk):
         raise refusal
     lines = running.lines()
@@ -52,7 +54,8 @@ def rewrite(running: RunningFile, hunk: Hunk, refusal: PatchError, rungs: Sequen
                   original=running.original if edited else None,
                   from_original=from_original, to_current=running.to_current, drift=drift,
                   delta=delta, keys=running.keys(WHITESPACE),
-                  original_keys=running.original_keys(WHITESPACE) if edited else None)
+                  original_keys=running.original_keys(WHITESPACE) if edited else None,
+                  section=hunk.section, numbers=numbers)
     try:
         if refusal.code == "ambiguous_context":
             found = at_line_number(lines, hunk, hints) if zero_context else None
