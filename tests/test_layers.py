@@ -224,3 +224,40 @@ def test_the_check_for_the_root_catches_an_import_of_it(tmp_path: Path) -> None:
     assert imports_of_the_package_root(copy) == [
         f"mcp_server/server.py:{len(server_text.splitlines()) + 2}",
         f"receipt.py:{len(text.splitlines()) + 3}"]
+
+
+# Where a tolerant rung's proposal may be refused: the one judge of evidence (issue 36).
+JUDGE = "core/place/salvage/judge.py"
+
+
+def evidence_refused_outside_the_judge(package: Path) -> list[str]:
+    """Each place (module:line) outside the judge that builds an ``Unplaced``, the refusal of
+    a last rung's proposal: a rung that refuses on its own evidence is a second judge."""
+    offenders = []
+    for source in sorted(package.rglob("*.py")):
+        relative = source.relative_to(package).as_posix()
+        if relative == JUDGE:
+            continue
+        tree = ast.parse(source.read_text(encoding="utf-8"))
+        offenders += [f"{relative}:{node.lineno}" for node in ast.walk(tree)
+                      if isinstance(node, ast.Call) and (
+                          (isinstance(node.func, ast.Name) and node.func.id == "Unplaced")
+                          or (isinstance(node.func, ast.Attribute)
+                              and node.func.attr == "Unplaced"))]
+    return offenders
+
+
+def test_only_the_judge_refuses_a_rung_s_proposal() -> None:
+    assert evidence_refused_outside_the_judge(PACKAGE) == []
+
+
+def test_the_check_for_the_judge_of_evidence_catches_a_second_one(tmp_path: Path) -> None:
+    """A rung that refuses a place itself (here gap.py) is caught."""
+    copy = tmp_path / "holon_git"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    gap = copy / "core" / "place" / "salvage" / "gap.py"
+    text = gap.read_text(encoding="utf-8")
+    gap.write_text(text + "\n\ndef _refuse(note: str) -> None:\n"
+                   "    raise reading.Unplaced(note)\n", encoding="utf-8")
+    assert evidence_refused_outside_the_judge(copy) == [
+        f"core/place/salvage/gap.py:{len(text.splitlines()) + 4}"]

@@ -358,8 +358,11 @@ class _HunkApplier:
                                                  self.typographic)
             tolerances.extend(rewritten)
             new = new_side(lines)
-        if any(b"\t" in line for line in new) and telling_levels(old, new) > WHITESPACE:
-            # a tab added, in a hunk that does more than re-indent lines: rare
+        if level >= WHITESPACE and any(b"\t" in line for line in new) \
+                and telling_levels(old, new) > WHITESPACE:
+            # a tab added, in a hunk matched with whitespace ignored that does more than
+            # re-indent lines: rare. A hunk whose lines match exactly applies as written, as
+            # git applies it
             from ..place.reindent import refuse_tabs_in_spaces
 
             refuse_tabs_in_spaces(lines, window, placed.original + 1, self.indent_style)
