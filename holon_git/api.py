@@ -156,11 +156,14 @@ def _apply_once(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
             protection = destination.protection()
             check_protected(parsed, protection)
             check_expected_paths(request.expect_sha256 or {}, protection)
-            versions = destination.known_versions() if request.three_way else None
+            # the history log is asked for re-sends whatever the rescue setting (--no-3way
+            # turns off the merge, not the re-send guard)
+            history = destination.known_versions()
+            versions = history if request.three_way else None
             if request.atomic:
                 emit_diff = request.emit_diff
                 on_planned = destination.prepare(parsed, stage=not (check or emit_diff))
-                if on_planned is not None and versions is not None \
+                if on_planned is not None and history is not None \
                         and len(parsed.files) <= RECORDED_FILES:
                     # the history log's digests, taken before the target stages (and may
                     # let go of) each new content
@@ -173,7 +176,7 @@ def _apply_once(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
                 plan = plan_patch(parsed, destination.read, reverse=reverse,
                                   expect_sha256=request.expect_sha256, progress=progress,
                                   keep_preimages=keep, on_planned=on_planned,
-                                  three_way=versions, record=not check)
+                                  three_way=versions, record=not check, history=history)
                 destination.validate(plan)
                 diff = None
                 if emit_diff:

@@ -203,10 +203,9 @@ def _left_out(attempt: Attempt, reading: Reading, start: int) -> None:
                   if not 0 <= at + j < len(lines) or key(line) != key(lines[at + j])]
         beside = len(side) - 1 if name == "leading" else 0
         kept = [line for j, line in enumerate(side) if j not in differ]
-        # the side's other lines in place say the file changed there, unless they are one
-        # short line (an 'else:') beside a line the model plainly wrote from memory
-        in_place = enough(kept) or (any(line.strip() for line in kept)
-                                    and not distinctive(side[beside]))
+        # a line of the side, not blank, in place says the file changed beside the change:
+        # context a model invents is nowhere in the file, not the file's lines there
+        in_place = any(line.strip() for line in kept)
         if differ == [beside] and 0 <= at + beside < len(lines) \
                 and (in_place or _edited(side[beside], lines[at + beside])):
             raise Unplaced(f"read {reading.what}, its context line next to the change, "
