@@ -24,6 +24,16 @@ def climb_lines(lines: Sequence[bytes], body: Sequence[HunkLine], rungs: Sequenc
     return climb(Attempt(lines, body, hints or Hints()), rungs)
 
 
+def _hinted(running: RunningFile, hunk: Hunk, drift: int) -> int | None:
+    """The line of the running file (0-based) the hunk's old line number points to, moved by
+    the hunks before it; None without a number."""
+    if hunk.old_start is None:
+        return None
+    line = min(max(hunk.old_start - 1 + drift, 0), max(len(running.original) - 1, 0))
+    at = running.to_current(line)
+    return line if at is None else at
+
+
 # Hunks no rung takes: cut off (their end is unknown), tied to the file's end or to an
 # envelope's '@@' line, or changing whether the file ends with a newline.
 def _salvageable(hunk: Hunk) -> bool:
@@ -55,7 +65,8 @@ def rewrite(running: RunningFile, hunk: Hunk, refusal: PatchError, rungs: Sequen
                   from_original=from_original, to_current=running.to_current, drift=drift,
                   delta=delta, keys=running.keys(WHITESPACE),
                   original_keys=running.original_keys(WHITESPACE) if edited else None,
-                  section=hunk.section, numbers=numbers)
+                  section=hunk.section, hinted=_hinted(running, hunk, drift),
+                  numbers=numbers)
     try:
         if refusal.code == "ambiguous_context":
             found = at_line_number(lines, hunk, hints) if zero_context else None

@@ -118,6 +118,8 @@ def _one_place(attempt: Attempt, rung: str, start: int, reading: Reading, at: in
                        f" is too little to say that line {start + 1} is meant", [start + 1])
     _numbers_of_bare_lines(attempt, at, lines)
     _left_out(attempt, reading, start)
+    if reading.left_out(start):
+        _near_copy(attempt, reading, start)
     _seams(attempt, reading, start)
     _section(attempt, at, lines, reading.what)
     _guard(attempt, reading, start)
@@ -243,6 +245,34 @@ def _side_elsewhere(attempt: Attempt, reading: Reading, name: str, side: list[by
                            f"{_around(found, len(side))}", [found + 1, start + 1])
 
 
+def _near_copy(attempt: Attempt, reading: Reading, start: int) -> None:
+    """What a reading kept (its changed lines and the context of one side, or its removed
+    lines) is, at another place, the file's lines but for one, there an edited form of the
+    reading's line: the hunk was written for that place, which changed since (a look-alike
+    must not take it)."""
+    key, lines, pattern = KEYS[WHITESPACE], attempt.file.lines, reading.old
+    keyed = [None if line is None else key(line) for line in pattern]
+    starts: set[int] = set()
+    for j, line in enumerate(pattern):
+        if line is not None and line.strip():
+            starts.update(at - j for at in attempt.file.find([line]))
+    for other in sorted(starts):
+        if other == start or other < 0 or other + len(pattern) > len(lines):
+            continue
+        differ = [j for j, want in enumerate(keyed)
+                  if want is not None and key(lines[other + j]) != want]
+        same = [line for j, line in enumerate(pattern) if line is not None and j not in differ]
+        if len(differ) == 1 and enough(same) and _edited(
+                pattern[differ[0]] or b"", lines[other + differ[0]]):
+            line = other + differ[0]
+            raise Unplaced(f"read {reading.what}, it fits line {start + 1}, but at line "
+                           f"{other + 1} it is the file's lines but for one, line {line + 1}, "
+                           f"{quote([lines[line]])}, an edited form of its "
+                           f"{quote([pattern[differ[0]] or b''])}: the hunk was written for "
+                           "that place, which changed since; re-read lines "
+                           f"{_around(other, len(pattern))}", [other + 1, start + 1])
+
+
 # -- a line gained or lost --------------------------------------------------------------------
 
 def _seams(attempt: Attempt, reading: Reading, start: int) -> None:
@@ -300,20 +330,25 @@ def _deeper(patch_line: bytes, file_line: bytes) -> bool:
 
 def _section(attempt: Attempt, at: int, body: Sequence[HunkLine], what: str) -> None:
     """The hunk header's section text, when it is a line of the file, names the scope the
-    hunk is in: its first changed line (the hunk ``body`` rewritten to start at line ``at``,
-    0-based) must be below one of its occurrences and within it (up to the next line
-    indented as much or less)."""
+    hunk is in (git writes there the nearest line above the hunk that starts a definition):
+    for one of its occurrences, the hunk's first changed line is below it and the hunk (the
+    ``body`` rewritten to start at line ``at``, 0-based) starts within its scope (up to the
+    next line indented as much or less)."""
     section = attempt.hints.section.strip()
     if not section:
         return
     lines = attempt.file.lines
     text = section.encode("utf-8", "surrogateescape")
     found = [j for j, line in enumerate(lines) if line.strip() == text]
+    hinted = attempt.hints.hinted
+    if hinted is not None:
+        # the section text names several scopes: the hunk's number says which one
+        named = [j for j in found if j - _AROUND <= hinted <= _scope_end(lines, j) + _AROUND]
+        found = named or found
     first = next((k for k, line in enumerate(body) if line.kind != CONTEXT), 0)
     change = at + sum(line.kind != ADD for line in body[:first])
-    if not found or any(j < change <= _scope_end(lines, j) for j in found):
+    if not found or any(j <= change and at <= _scope_end(lines, j) for j in found):
         return
-    at = change
     shown = ", ".join(str(j + 1) for j in found[:5])
     raise Unplaced(f"read {what}, it fits line {at + 1}, but its header names "
                    f"{quote([text])} (line{'s' if len(found) > 1 else ''} {shown}), whose "
@@ -323,19 +358,21 @@ def _section(attempt: Attempt, at: int, body: Sequence[HunkLine], what: str) -> 
                    [*(j + 1 for j in found), at + 1])
 
 
-_CLOSING = (b")", b"]", b"}")
+_DEFINES = re.compile(rb"[A-Za-z_$]")  # git's default funcname: a line starting so
 
 
 def _scope_end(lines: Sequence[bytes], at: int) -> int:
-    """The first line (0-based) after line ``at`` that is not blank and is indented as much
-    or less (a closing bracket continuing its statement aside): where its scope ends."""
+    """The first line (0-based) after line ``at`` that is indented less, or as much and
+    starts as a definition does for git (a letter, '_' or '$': a closing bracket, a
+    decorator or a comment does not): where its scope ends."""
     def indent(line: bytes) -> int:
         return len(line) - len(line.lstrip(b" \t"))
 
     depth = indent(lines[at])
     for j in range(at + 1, len(lines)):
         text = lines[j].strip()
-        if text and indent(lines[j]) <= depth and not text.startswith(_CLOSING):
+        if text and (indent(lines[j]) < depth
+                     or (indent(lines[j]) == depth and _DEFINES.match(text))):
             return j
     return len(lines)
 

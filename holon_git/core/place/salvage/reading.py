@@ -127,8 +127,11 @@ class Hints:
     to_current: Callable[[int], int | None] = _identity
     drift: int = 0
     delta: int = 0
-    # the hunk header's text after '@@', and what the file patch says of its line numbers
+    # the hunk header's text after '@@', the line of the file (0-based, as it now stands) its
+    # old line number points to (moved by the hunks before it; None: no number), and what
+    # the file patch says of its line numbers
     section: str = ""
+    hinted: int | None = None
     numbers: Numbers = NO_NUMBERS
 
 
