@@ -120,6 +120,7 @@ def _one_place(attempt: Attempt, rung: str, start: int, reading: Reading, at: in
     _left_out(attempt, reading, start)
     if reading.left_out(start):
         _near_copy(attempt, reading, start)
+        _edited_where_hinted(attempt, reading, start)
     _seams(attempt, reading, start)
     _section(attempt, at, lines, reading.what)
     _guard(attempt, reading, start)
@@ -271,6 +272,30 @@ def _near_copy(attempt: Attempt, reading: Reading, start: int) -> None:
                            f"{quote([pattern[differ[0]] or b''])}: the hunk was written for "
                            "that place, which changed since; re-read lines "
                            f"{_around(other, len(pattern))}", [other + 1, start + 1])
+
+
+def _edited_where_hinted(attempt: Attempt, reading: Reading, start: int) -> None:
+    """Where the hunk's line number points (away from the place the reading found), the
+    file has an edited form of one of its removed lines: the hunk was written for that
+    place, whose line changed since; the copy found elsewhere is a look-alike."""
+    hinted = attempt.hints.hinted
+    removed = [line.text for line in attempt.body if line.kind == REMOVE]
+    size = len(old_side(attempt.body))
+    end = start + len(reading.old)
+    if hinted is None or not removed or hinted - _AROUND <= start <= hinted + size + _AROUND:
+        return  # the place found is where the number points: nothing says otherwise
+    lines = attempt.file.lines
+    for at in range(max(hinted - _AROUND, 0), min(hinted + size + _AROUND, len(lines))):
+        if start - _AROUND <= at < end + _AROUND:
+            continue
+        for line in removed:
+            if lines[at] != line and lines[at].strip() and _edited(line, lines[at]):
+                raise Unplaced(f"read {reading.what}, it fits line {start + 1}, but where its "
+                               f"line number points, line {at + 1} is "
+                               f"{quote([lines[at]])}, an edited form of its removed line "
+                               f"{quote([line])}: the hunk was written for that place, which "
+                               f"changed since; re-read lines {_around(at, 1)}",
+                               [at + 1, start + 1])
 
 
 # -- a line gained or lost --------------------------------------------------------------------

@@ -1,0 +1,154 @@
+"""Evidence before tolerance (issue 36), as properties (hypothesis).
+
+A file holds a target function and a look-alike (a sibling whose body repeats the target's).
+The model read the file, then the file moved on: the target's line the patch removes was
+edited since. The patch, written against the old file, carries one model-shaped mistake
+(context invented on one side or both, a context line skipped, the hunk's section text, no
+context at all with an ``index`` line). Whatever the mistake, the result is what
+``git merge-file`` gives for the current file, the old one and the old one patched, or a
+refusal: never an edit of the look-alike. On the old file itself (nothing moved on, no
+look-alike) the same mistakes still apply, as the edit meant.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from repos.builders import git_env
+
+from holon_git.core.change import SourceFile
+from holon_git.core.plan.plan import plan_patch
+from holon_git.errors import PatchError
+from holon_git.parse import parse_patch
+
+PATH = "src/mod.py"
+NAMES = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
+         "juliet", "kilo", "lima", "mike", "november", "oscar", "papa"]
+MISTAKES = ["exact", "invent leading", "invent trailing", "invent both", "skip leading",
+            "skip trailing", "section", "zero context"]
+INVENTED = ["    unrelated_call(widget, gadget)", "    another_value = compute(thing, other)",
+            "    return finalize(result, options)"]
+
+
+def statement(name: str, k: int) -> str:
+    return f"    {name}_{k} = combine({name}_{k - 1}, value_{k})"
+
+
+@st.composite
+def scenario(draw: st.DrawFn) -> tuple[list[str], int, int, int]:
+    """(the old file's lines, the target's first body line, how many body lines, the body
+    line the patch replaces): functions with distinct bodies, and after the target a
+    look-alike, whose body holds the target's line that the patch replaces."""
+    names = draw(st.lists(st.sampled_from(NAMES), min_size=3, max_size=4, unique=True))
+    size = draw(st.integers(7, 9))
+    target = draw(st.integers(0, len(names) - 2))
+    changed = draw(st.integers(3, size - 3))
+    lines: list[str] = []
+    first = 0
+    for number, name in enumerate(names):
+        lines.append(f"def {name}(value_0):")
+        body = [statement(names[target] if number == target + 1 and k == changed + 1
+                          else name, k) for k in range(1, size + 1)]
+        if number == target:
+            first = len(lines)
+        lines += [*body, f"    return {name}_{size}", "", ""]
+    return lines, first, size, changed
+
+
+def text(lines: list[str]) -> bytes:
+    return "".join(line + "\n" for line in lines).encode()
+
+
+def patch_with(old: list[str], first: int, changed: int, new_line: str, mistake: str,
+               blob: str) -> bytes:
+    """The patch replacing old line ``first + changed`` with ``new_line``, three lines of
+    context, with ``mistake``."""
+    at = first + changed
+    lead, tail = old[at - 3 : at], old[at + 1 : at + 4]
+    section = ""
+    if mistake == "invent leading":
+        lead = INVENTED
+    elif mistake == "invent trailing":
+        tail = INVENTED
+    elif mistake == "invent both":
+        lead, tail = INVENTED, [line.replace("    ", "        ") for line in INVENTED]
+    elif mistake == "skip leading":
+        lead = [lead[0], lead[2]]
+    elif mistake == "skip trailing":
+        tail = [tail[0], tail[2]]
+    elif mistake == "section":
+        lead, tail = INVENTED, list(reversed(INVENTED))
+        section = " " + old[first - 1]
+    header = f"diff --git a/{PATH} b/{PATH}\n"
+    if mistake == "zero context":
+        header += f"index {blob[:7]}..1234567 100644\n"
+        lead, tail = [], []
+    body = [*(" " + line for line in lead), "-" + old[at], "+" + new_line,
+            *(" " + line for line in tail)]
+    counts = f"-{at + 1 - len(lead)},{len(lead) + 1 + len(tail)} " \
+             f"+{at + 1 - len(lead)},{len(lead) + 1 + len(tail)}"
+    return (header + f"--- a/{PATH}\n+++ b/{PATH}\n@@ {counts} @@{section}\n"
+            + "".join(line + "\n" for line in body)).encode()
+
+
+def blob_id(data: bytes) -> str:
+    return subprocess.run(["git", "hash-object", "--stdin"], input=data, capture_output=True,
+                          check=True, env=git_env()).stdout.decode().strip()
+
+
+def merge_file(tmp: Path, ours: bytes, base: bytes, theirs: bytes) -> bytes | None:
+    """git merge-file -p ours base theirs: the merged text, or None on a conflict."""
+    for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
+        (tmp / name).write_bytes(data)
+    done = subprocess.run(["git", "merge-file", "-p", "ours", "base", "theirs"], cwd=tmp,
+                          capture_output=True, check=False, env=git_env())
+    return done.stdout if done.returncode == 0 else None
+
+
+def planned(patch: bytes, content: bytes) -> bytes | None:
+    """The file after the patch, planned on ``content`` (no other version: the last rungs
+    decide); None when refused."""
+    try:
+        plan = plan_patch(parse_patch(patch), {PATH: SourceFile(content)}.get)
+    except PatchError:
+        return None
+    (change,) = plan.changes
+    return change.after
+
+
+@settings(max_examples=25, deadline=None)
+@given(scenario(), st.sampled_from(MISTAKES), st.data())
+def test_a_stale_patch_never_edits_the_look_alike(tmp_path_factory, case, mistake, data):
+    old, first, size, changed = case
+    at = first + changed
+    name = old[first - 1][4 : old[first - 1].index("(")]
+    new_line = old[at].replace("combine(", "merge_values(")
+    current = list(old)
+    # the file moved on: the target's line the patch removes was edited since
+    current[at] = old[at].replace(f"{name}_", f"{name}_v2_", 1)
+    patch = patch_with(old, first, changed, new_line, mistake, blob_id(text(old)))
+    result = planned(patch, text(current))
+    meant = list(old)
+    meant[at] = new_line
+    merged = merge_file(tmp_path_factory.mktemp("m"), text(current), text(old), text(meant))
+    look_alike = first + size + 4 + changed
+    assert result is None or result == merged, (mistake, patch.decode())
+    if result is not None:
+        assert result.splitlines()[look_alike] == text(current).splitlines()[look_alike]
+
+
+@settings(max_examples=25, deadline=None)
+@given(scenario(), st.sampled_from(MISTAKES))
+def test_the_same_mistakes_on_a_fresh_file_still_apply(case, mistake):
+    old, first, size, changed = case
+    at = first + changed
+    # no look-alike: the target's removed line is the only one of its kind
+    fresh = [line for j, line in enumerate(old) if not first + size + 3 <= j]
+    new_line = old[at].replace("combine(", "merge_values(")
+    patch = patch_with(fresh, first, changed, new_line, mistake, blob_id(text(fresh)))
+    meant = list(fresh)
+    meant[at] = new_line
+    assert planned(patch, text(fresh)) == text(meant), (mistake, patch.decode())
