@@ -152,3 +152,22 @@ def test_the_same_mistakes_on_a_fresh_file_still_apply(case, mistake):
     meant = list(fresh)
     meant[at] = new_line
     assert planned(patch, text(fresh)) == text(meant), (mistake, patch.decode())
+
+
+IMPORTS = "import select\nimport socket\nimport threading\n\n\ndef serve():\n    pass\n"
+
+
+def insertion(start: int) -> bytes:
+    """An import inserted before 'import threading', its leading context invented: what is
+    left (one short line and blank lines) is too little to say where it is on its own."""
+    return (f"--- a/{PATH}\n+++ b/{PATH}\n@@ -{start},5 +{start},6 @@\n timeout=timeout,\n"
+            " verify=verify,\n+import ssl\n import threading\n \n \n").encode()
+
+
+def test_too_little_to_go_on_goes_by_a_number_that_points_there():
+    """The judge weighs the header's number: exactly where the rest of the hunk is, it
+    places the hunk (a -U0 insertion goes by its number the same way); elsewhere, what is
+    left is too little and the hunk is refused."""
+    assert planned(insertion(1), IMPORTS.encode()) == IMPORTS.replace(
+        "import threading", "import ssl\nimport threading").encode()
+    assert planned(insertion(3), IMPORTS.encode()) is None

@@ -113,7 +113,7 @@ def _one_place(attempt: Attempt, rung: str, start: int, reading: Reading, at: in
     elif not attempt.file.placed_at(reading.old, start):
         raise Unplaced(f"read {reading.what}, it matches line {start + 1} only with "
                        "whitespace ignored", [start + 1])
-    if not enough(reading.telling):
+    if not enough(reading.telling) and not _at_its_number(attempt, reading, at):
         raise Unplaced(f"read {reading.what}, what is left of it ({quote(reading.telling)})"
                        f" is too little to say that line {start + 1} is meant", [start + 1])
     _numbers_of_bare_lines(attempt, at, lines)
@@ -127,6 +127,15 @@ def _one_place(attempt: Attempt, rung: str, start: int, reading: Reading, at: in
     if reading.unanchored:
         _new_lines_elsewhere(attempt, reading, start)
     return Salvage(rung, at, list(lines), _message(attempt, reading, start, at, forgave))
+
+
+def _at_its_number(attempt: Attempt, reading: Reading, at: int) -> bool:
+    """What a reading matched is too little to say where it is on its own (one short line,
+    say an import, and blank lines), but it occurs once, and the hunk rewritten there starts
+    exactly at the line its header's number points to: the number says it, nothing against
+    it (as for a -U0 insertion)."""
+    return attempt.hints.hinted == at and any(
+        line is not None and line.strip() for line in reading.telling)
 
 
 def too_many(most: int) -> Unplaced:
