@@ -75,8 +75,8 @@ def apply_patch(patch: PatchInput, repo: str | os.PathLike[str] = ".",
     like --index), ``check``, ``reverse``, ``strip``, ``format``, ``include``/``exclude``,
     ``commit``/``message``/``author``, ``ref`` (commit onto that branch; with it ``base``),
     ``retry``, ``on_ref_update``, ``atomic``, ``reject``, ``expect_sha256``, ``durable``,
-    ``three_way``, ``whitespace``, ``directory``, ``allow_empty``, ``intent_to_add``,
-    ``emit_diff`` and ``progress``. An invalid combination is refused with
+    ``three_way``, ``unidiff_zero``, ``whitespace``, ``directory``, ``allow_empty``,
+    ``intent_to_add``, ``emit_diff`` and ``progress``. An invalid combination is refused with
     ``usage_error`` before anything is read. Same as
     ``apply_request(patch, ApplyRequest(repo=repo, **options))``.
     """
@@ -148,6 +148,9 @@ def _apply_once(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
         if not parsed.files:
             raise PatchError("empty_patch", "the patch holds no file patch")
         parsed = _whitespace(parsed, request.whitespace)
+        if request.unidiff_zero:  # git's --unidiff-zero: -U0 numbers trusted as given
+            for fp in parsed.files:
+                fp.numbers_given = True
         receipt.diagnostics = list(parsed.diagnostics)
         destination = open_target(target, request.repo, check=check,
                                   commit=request.commit_spec(), durable=request.durable,

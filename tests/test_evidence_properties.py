@@ -171,3 +171,20 @@ def test_too_little_to_go_on_goes_by_a_number_that_points_there():
     assert planned(insertion(1), IMPORTS.encode()) == IMPORTS.replace(
         "import threading", "import ssl\nimport threading").encode()
     assert planned(insertion(3), IMPORTS.encode()) is None
+
+
+def test_an_index_line_naming_another_version_refuses_a_U0_hunk_unless_told(tmp_path):
+    """Issue 36: a -U0 hunk whose index line names another blob than the file's goes by
+    numbers read off another version: refused, the file untouched; --unidiff-zero given
+    explicitly trusts the numbers, as git apply --unidiff-zero does."""
+    from gitsupport import applied, refused
+    from repos.builders import make_repo
+
+    text = "import os\nimport sys\n\n\ndef main():\n    return 0\n"
+    repo = make_repo(tmp_path / "r", {"m.py": text})
+    patch = ("diff --git a/m.py b/m.py\nindex 1234567..89abcde 100644\n--- a/m.py\n"
+             "+++ b/m.py\n@@ -1,0 +2 @@\n+import re\n")
+    err = refused(repo, patch, "context_not_found")
+    assert "index line names another version" in err.message
+    applied(repo, patch, unidiff_zero=True)
+    assert (repo / "m.py").read_text() == text.replace("import os\n", "import os\nimport re\n")

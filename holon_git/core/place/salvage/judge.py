@@ -493,6 +493,8 @@ def numbers_of(fp: FilePatch, content: bytes) -> Numbers:
     when a hunk of it has no context line (else NO_NUMBERS: nothing goes by numbers alone)."""
     if not any(bare(hunk) for hunk in fp.hunks):
         return NO_NUMBERS
+    if fp.numbers_given:
+        return Numbers(True, True)  # --unidiff-zero: git's behaviour
     blob = None
     if fp.blob_ids is not None and fp.blob_ids[0].strip("0"):
         from hashlib import sha1  # only for a hunk with no context, beside an index line
