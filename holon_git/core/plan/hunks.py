@@ -296,7 +296,8 @@ class _HunkApplier:
         if not found:
             raise self._not_found(hunk, number, read, hint)
         self.check.claimed(hunk, read.lines, read.old, read.new, found, hint, self.drift)
-        if not self.numbers.current and bare(hunk) and len(found.some(2)) > 1:
+        if not self.numbers.current and bare(hunk) and hunk.old_start is not None \
+                and not hunk.anchor_text and len(found.some(2)) > 1:
             self._refuse_by_numbers(hunk, [(c.original if c.original is not None else c.start)
                                            + 1 for c in found.candidates])
         chosen = pick(running, found, hunk, read, reading.hints)

@@ -274,10 +274,10 @@ def _near_copy(attempt: Attempt, reading: Reading, start: int) -> None:
         same = [line for j, line in enumerate(pattern) if line is not None and j not in differ]
         if len(differ) == 1 and enough(same) and _edited(
                 pattern[differ[0]] or b"", lines[other + differ[0]]):
-            line = other + differ[0]
+            edited = other + differ[0]
             raise Unplaced(f"read {reading.what}, it fits line {start + 1}, but at line "
-                           f"{other + 1} it is the file's lines but for one, line {line + 1}, "
-                           f"{quote([lines[line]])}, an edited form of its "
+                           f"{other + 1} it is the file's lines but for one, line "
+                           f"{edited + 1}, {quote([lines[edited]])}, an edited form of its "
                            f"{quote([pattern[differ[0]] or b''])}: the hunk was written for "
                            "that place, which changed since; re-read lines "
                            f"{_around(other, len(pattern))}", [other + 1, start + 1])
