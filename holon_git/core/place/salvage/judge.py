@@ -14,8 +14,9 @@ proposal is refused when
   of its distinctive lines; found elsewhere (or found where the rest fits but for the line
   next to the change: a changed neighbour), they are evidence of another place, or of a file
   that changed there since the patch was written;
-- **the section text disagrees**: the hunk header's text after '@@' (``def load(self):``)
-  is a line of the file, and the place is inside the scope of none of its occurrences;
+- **the section text disagrees**: the hunk header's text after '@@' is a definition
+  (``def load(self):``, ``class TextLoader:``) and a line of the file, and the place is
+  inside the scope of none of its occurrences;
 - **a line gained or lost touches a change**: between a line of the file the context skips
   (or a blank context line the file lacks) and the nearest added or removed line, no context
   line: ``git merge-file`` calls a change next to another change a conflict;
@@ -369,10 +370,10 @@ def _section(attempt: Attempt, at: int, body: Sequence[HunkLine], what: str) -> 
     ``body`` rewritten to start at line ``at``, 0-based) starts within its scope (up to the
     next line indented as much or less)."""
     section = attempt.hints.section.strip()
-    if not section:
-        return
-    lines = attempt.file.lines
     text = section.encode("utf-8", "surrogateescape")
+    if not _DEFINITION.match(text):
+        return  # an import, an assignment, a 'try:': git's section line, but no scope
+    lines = attempt.file.lines
     found = [j for j, line in enumerate(lines) if line.strip() == text]
     hinted = attempt.hints.hinted
     if hinted is not None:
@@ -393,6 +394,9 @@ def _section(attempt: Attempt, at: int, body: Sequence[HunkLine], what: str) -> 
 
 
 _DEFINES = re.compile(rb"[A-Za-z_$]")  # git's default funcname: a line starting so
+# a section line that opens a definition's scope (Python's, and the common C-like keywords)
+_DEFINITION = re.compile(rb"(?:async\s+def|def|class|function|fn|func|struct|impl|interface|"
+                         rb"module|sub)\b")
 
 
 def _scope_end(lines: Sequence[bytes], at: int) -> int:
