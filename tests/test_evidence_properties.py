@@ -188,3 +188,82 @@ def test_an_index_line_naming_another_version_refuses_a_U0_hunk_unless_told(tmp_
     assert "index line names another version" in err.message
     applied(repo, patch, unidiff_zero=True)
     assert (repo / "m.py").read_text() == text.replace("import os\n", "import os\nimport re\n")
+
+
+# -- each rule, on its own --------------------------------------------------------------------
+
+LOADERS = """class TextLoader:
+    def load(self, path):
+        if not path:
+            return None
+        handle = open_text(path, mode="rt")
+        return handle.read_text(encoding)
+
+
+class SafeLoader:
+    def load(self, path):
+        if not path:
+            return None
+        handle = open_safe(path)
+        return handle.read_text(encoding)
+
+
+def helper():
+    pass
+"""
+
+
+def hunk_patch(header: str, body: str) -> bytes:
+    return (f"--- a/{PATH}\n+++ b/{PATH}\n{header}\n{body}").encode()
+
+
+def refusal_of(patch: bytes, content: str) -> PatchError:
+    try:
+        plan_patch(parse_patch(patch), {PATH: SourceFile(content.encode())}.get)
+    except PatchError as err:
+        return err
+    raise AssertionError("applied")
+
+
+def test_a_line_skipped_next_to_the_change_is_a_conflict():
+    """The file gained a line between the context and the change (or the model skipped
+    it): with no context line between it and the change, git merge-file conflicts."""
+    text = "import os\nimport sys\nimport json\n\n\ndef main():\n    return 0\n"
+    adjacent = hunk_patch("@@ -1,4 +1,4 @@", " import os\n-import sys\n+import re\n \n \n")
+    err = refusal_of(adjacent, text)
+    assert "right next to its changed line" in err.message
+    far = hunk_patch("@@ -2,5 +2,5 @@", " import sys\n-import json\n+import re\n \n"
+                     " def main():\n     return 0\n")  # skips the second blank line
+    assert planned(far, text.encode()) == text.replace("import json", "import re").encode()
+
+
+def test_the_section_text_names_the_scope():
+    """The removed lines were rewritten in TextLoader.load; SafeLoader.load has a copy of
+    them, but the header names TextLoader: refused, naming it."""
+    stale = LOADERS.replace('        handle = open_text(path, mode="rt")\n'
+                            "        return handle.read_text(encoding)\n",
+                            "        return read_everything(path)\n")
+    patch = hunk_patch("@@ -3,6 +3,6 @@ class TextLoader:",
+                       "     invented_one(a, b)\n     invented_two(c, d)\n"
+                       '-        handle = open_text(path, mode="rt")\n'
+                       "-        return handle.read_text(encoding)\n"
+                       "+        return handle.read_text(encoding, errors)\n"
+                       "     invented_three(e, f)\n     invented_four(g, h)\n")
+    stale = stale.replace("open_safe(path)", 'open_text(path, mode="rt")')
+    err = refusal_of(patch, stale)
+    assert "its header names 'class TextLoader:'" in err.message
+
+
+def test_left_out_context_found_elsewhere_names_both_places():
+    """The leading context is TextLoader's, still in the file; the removed line, rewritten
+    there since, fits SafeLoader: the left-out line points at another place."""
+    stale = LOADERS.replace("        return handle.read_text(encoding)\n",
+                            "        return handle.read_all()\n", 1)
+    patch = hunk_patch("@@ -5,4 +5,4 @@",
+                       '         handle = open_text(path, mode="rt")\n'
+                       "-        return handle.read_text(encoding)\n"
+                       "+        return handle.read_text(encoding, errors)\n"
+                       " \n \n class SafeLoader:\n")
+    err = refusal_of(patch, stale)
+    assert "lines 5-5 of the file, not next to line 14" in err.message  # both places
+    assert "re-read lines 2-8" in err.message
