@@ -231,6 +231,9 @@ def _left_out(attempt: Attempt, reading: Reading, start: int) -> None:
         for j in differ:
             line = side[j]
             elsewhere = attempt.elsewhere(line) if distinctive(line) else []
+            if len(differ) < len(side):  # partly in place: only a place the hunk describes
+                elsewhere = [e for e in elsewhere
+                             if _changed_there(attempt, name, e - 1 - j, len(side))]
             if elsewhere:
                 raise Unplaced(f"read {reading.what}, its {name} context line "
                                f"{quote([line])} is line {elsewhere[0]} of the file, not "
@@ -248,7 +251,7 @@ def _side_elsewhere(attempt: Attempt, reading: Reading, name: str, side: list[by
     if not enough(side):
         return
     for found in attempt.file.find(side):
-        if found != at:
+        if found != at and _changed_there(attempt, name, found, len(side)):
             raise Unplaced(f"read {reading.what}, its {name} context is lines {found + 1}-"
                            f"{found + len(side)} of the file, not next to line {start + 1} "
                            "where the rest fits: the hunk was written for that place, which "
@@ -306,6 +309,26 @@ def _edited_where_hinted(attempt: Attempt, reading: Reading, start: int) -> None
                                f"{quote([line])}: the hunk was written for that place, which "
                                f"changed since; re-read lines {_around(at, 1)}",
                                [at + 1, start + 1])
+
+
+def _changed_there(attempt: Attempt, name: str, found: int, size: int) -> bool:
+    """With its ``name`` side of ``size`` lines at line ``found`` (0-based), is that the place
+    the hunk describes: its changed lines' old lines, where they would sit beside it, the
+    file's lines or edited forms of them (the file changed there since), or, for a pure
+    insertion, its other side's first line beside it? A side copied from an unrelated place
+    (a model writing context from memory) has nothing of the hunk beside it."""
+    core = old_side(attempt.core)
+    other = old_side(attempt.tail if name == "leading" else attempt.lead)
+    kept = core or (other[:1] if name == "leading" else other[-1:])
+    lines = attempt.file.lines
+    first = found + size if name == "leading" else found - len(kept)
+    for j, line in enumerate(kept):
+        at = first + j
+        if 0 <= at < len(lines) and line.strip() and (
+                KEYS[WHITESPACE](line) == KEYS[WHITESPACE](lines[at])
+                or _edited(line, lines[at])):
+            return True
+    return False
 
 
 # -- a line gained or lost --------------------------------------------------------------------
