@@ -251,6 +251,13 @@ def _side_elsewhere(attempt: Attempt, reading: Reading, name: str, side: list[by
     if not enough(side):
         return
     for found in attempt.file.find(side):
+        if found != at and abs(found - at) <= _AROUND:
+            raise Unplaced(f"read {reading.what}, its {name} context is lines {found + 1}-"
+                           f"{found + len(side)} of the file, {abs(found - at)} line(s) from "
+                           "where it would be beside the change: the file gained or lost lines "
+                           "next to the edit since the patch was written (a conflict for git "
+                           f"merge-file); re-read lines {_around(min(found, at), len(side))}",
+                           [found + 1, start + 1])
         if found != at and _changed_there(attempt, name, found, len(side)):
             raise Unplaced(f"read {reading.what}, its {name} context is lines {found + 1}-"
                            f"{found + len(side)} of the file, not next to line {start + 1} "
