@@ -462,7 +462,9 @@ def scenario_repeats(cache: Path, reps: int, pyg: bool) -> list[Row]:
         zero = ["--unidiff-zero"] if case.zero_context else []
         tools: dict[str, Callable[[], Run]] = {
             GIT: lambda p=patch, r=repo, z=zero: run_process(["git", "apply", *z, p], r),
-            HOLON: lambda p=patch, r=repo: run_process([*holon_argv(), "apply", "-q", p], r),
+            # a -U0 case: numbers alone place its repeated lines, trusted as git is told to
+            HOLON: lambda p=patch, r=repo, z=zero: run_process(
+                [*holon_argv(), "apply", "-q", *z, p], r),
             PATCH: lambda p=patch, r=repo: run_process(
                 ["patch", "-p1", "-s", "--batch", "--no-backup-if-mismatch", "-i", p], r),
         }

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
 # The command (a console script, python -m holon_git) ends cleanly on a Ctrl-C from here on:
 # the rest of the package and the command line load before the command handles one itself.
 from .fast_exit import exit_cleanly_on_ctrl_c_while_loading  # noqa: E402
@@ -15,6 +13,7 @@ from .core.plan.plan import plan_patch  # noqa: E402
 from .errors import PatchError  # noqa: E402
 from .parse import parse_patch  # noqa: E402
 from .request import ApplyRequest  # noqa: E402
+from .version import __version__  # noqa: E402
 
 __all__ = ["ApplyRequest", "PatchError", "__version__", "apply_patch", "apply_request",
            "check_patch", "convert_patch", "parse_patch", "plan_patch"]

@@ -75,8 +75,8 @@ def apply_patch(patch: PatchInput, repo: str | os.PathLike[str] = ".",
     like --index), ``check``, ``reverse``, ``strip``, ``format``, ``include``/``exclude``,
     ``commit``/``message``/``author``, ``ref`` (commit onto that branch; with it ``base``),
     ``retry``, ``on_ref_update``, ``atomic``, ``reject``, ``expect_sha256``, ``durable``,
-    ``three_way``, ``whitespace``, ``directory``, ``allow_empty``, ``intent_to_add``,
-    ``emit_diff`` and ``progress``. An invalid combination is refused with
+    ``three_way``, ``unidiff_zero``, ``whitespace``, ``directory``, ``allow_empty``,
+    ``intent_to_add``, ``emit_diff`` and ``progress``. An invalid combination is refused with
     ``usage_error`` before anything is read. Same as
     ``apply_request(patch, ApplyRequest(repo=repo, **options))``, except that a str of one
     line naming a file is refused (``empty_patch``), saying to pass it as a Path: a str is
@@ -152,6 +152,9 @@ def _apply_once(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
         if not parsed.files:
             raise PatchError("empty_patch", "the patch holds no file patch")
         parsed = _whitespace(parsed, request.whitespace)
+        if request.unidiff_zero:  # git's --unidiff-zero: -U0 numbers trusted as given
+            for fp in parsed.files:
+                fp.numbers_given = True
         receipt.diagnostics = list(parsed.diagnostics)
         destination = open_target(target, request.repo, check=check,
                                   commit=request.commit_spec(), durable=request.durable,
@@ -160,11 +163,14 @@ def _apply_once(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
             protection = destination.protection()
             check_protected(parsed, protection)
             check_expected_paths(request.expect_sha256 or {}, protection)
-            versions = destination.known_versions() if request.three_way else None
+            # the history log is asked for re-sends whatever the rescue setting (--no-3way
+            # turns off the merge, not the re-send guard)
+            history = destination.known_versions()
+            versions = history if request.three_way else None
             if request.atomic:
                 emit_diff = request.emit_diff
                 on_planned = destination.prepare(parsed, stage=not (check or emit_diff))
-                if on_planned is not None and versions is not None \
+                if on_planned is not None and history is not None \
                         and len(parsed.files) <= RECORDED_FILES:
                     # the history log's digests, taken before the target stages (and may
                     # let go of) each new content
@@ -177,7 +183,7 @@ def _apply_once(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
                 plan = plan_patch(parsed, destination.read, reverse=reverse,
                                   expect_sha256=request.expect_sha256, progress=progress,
                                   keep_preimages=keep, on_planned=on_planned,
-                                  three_way=versions, record=not check)
+                                  three_way=versions, record=not check, history=history)
                 destination.validate(plan)
                 diff = None
                 if emit_diff:

@@ -161,10 +161,6 @@ ACCEPTED_GIT_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
      "already match (and are reported) when their indentation maps to the file's one way; "
      "when it does not, the hunk is refused (indentation_mismatch) with or without it, "
      "unlike git (docs/cli.md)."}),
-    (("--unidiff-zero",), {"is_flag": True, "help": "Accepted, no effect: a patch with no "
-     "context line at all (diff -U0) is always taken as this flag tells git to take it, its "
-     "insertions going after the line their header names (docs/patch-format.md, section 3); "
-     "beside hunks with context, only when the file proves the line numbers."}),
 ]
 
 # the first paragraph filled to the width (by click for -h, by man in the man page's NOTES);
@@ -229,6 +225,11 @@ The manual, with every error code and its hint: 'git help holon-apply'."""
 @click.option("--reject", is_flag=True, help="Apply what applies and leave each refused hunk "
               "in PATH.rej beside its file, as git apply --reject; exit 1 if any was refused. "
               "Implies --no-atomic (working tree only), but every file patch is tried.")
+@click.option("--unidiff-zero", "unidiff_zero", is_flag=True, help="Trust the line numbers "
+              "of hunks with no context (diff -U0), as git apply --unidiff-zero does, even where "
+              "the patch's index line names another version of the file or their removed lines "
+              "repeat. Without it, a patch with no context at all still goes by its numbers, "
+              "unless something contradicts them (docs/patch-format.md, section 3).")
 # no show_default for a flag pair: click names its default by its first name without the
 # dashes ('[default: 3]'); the help says which is the default
 @click.option("-3", "--3way/--no-3way", "three_way", default=True,
@@ -280,7 +281,7 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
                   retry: int, durable: bool, recover: bool, verbose: bool,
                   quiet: bool, three_way: bool, whitespace: str, directory: str,
                   allow_empty: bool, intent_to_add: bool, numstat: bool, summary: bool,
-                  nul: bool, reject: bool) -> int:
+                  nul: bool, reject: bool, unidiff_zero: bool) -> int:
     """Apply PATCH (a unified diff or a '*** Begin Patch' envelope, or stdin) to the working
     tree: every file or none.
 
@@ -323,7 +324,7 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
             repo=repo, target="index" if cached else "both" if to_index else "worktree",
             check=check, reverse=reverse, strip=strip, format=fmt, include=include,
             exclude=exclude, atomic=atomic, reject=reject, durable=durable,
-            three_way=three_way,
+            three_way=three_way, unidiff_zero=unidiff_zero,
             whitespace=whitespace, directory=directory, allow_empty=allow_empty,
             intent_to_add=intent_to_add,
             emit_diff=emit_diff is not None, expect_sha256=_expectations(expect),

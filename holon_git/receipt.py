@@ -6,11 +6,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import __version__
 from .core.change import FileChange, Plan, RejectFile
 from .core.model import Diagnostic
 from .errors import PatchError
 from .quoting import safe
+from .version import __version__
 
 RECEIPT_VERSION = 1
 APPLIED, CHECKED, REFUSED = "applied", "checked", "refused"

@@ -63,7 +63,8 @@ class ApplyRequest:
       write the refused hunks to ``*.rej`` files; working tree only, and never atomic, so
       it makes ``atomic`` False), ``durable`` (``--fsync``),
       ``three_way`` (``--no-3way`` is False), ``emit_diff`` (``--emit-diff``: the receipt
-      carries the diff).
+      carries the diff), ``unidiff_zero`` (``--unidiff-zero``: the line numbers of hunks with
+      no context are trusted, as git trusts them).
     - ``expect_sha256`` (``--expect-sha256``): path -> sha256 hex ("" for "must not exist").
     - ``whitespace`` (``--whitespace``): what to do about whitespace errors the patch adds,
       git's ``nowarn``, ``warn`` (the default), ``fix`` (``strip``), ``error``, ``error-all``
@@ -91,6 +92,7 @@ class ApplyRequest:
     reject: bool = False
     durable: bool = False
     three_way: bool = True
+    unidiff_zero: bool = False
     emit_diff: bool = False
     expect_sha256: Mapping[str, str] | None = None
     whitespace: str = WHITESPACE_DEFAULT

@@ -172,7 +172,8 @@ def test_check_loads_no_write_machinery(repo: Path):
 # a path needs belongs where that path is handled (docs/architecture.md, "Imports").
 CHECK_IMPORTS = (
     "api", "cli", "core", "core.change", "core.model", "core.paths", "core.place",
-    "core.place.edges", "core.place.ladder", "core.place.match", "core.place.splice",
+    "core.place.edges", "core.place.ladder", "core.place.match", "core.place.numbers",
+    "core.place.splice",
     "core.place.unique", "core.plan", "core.plan.applied", "core.plan.expect", "core.plan.fast",
     "core.plan.files", "core.plan.hunks", "core.plan.plan", "core.plan.resend", "core.policy",
     "core.threeway", "errors", "fast_exit", "fs", "fs.gitdir_guard", "fs.tree", "git",
@@ -181,7 +182,7 @@ CHECK_IMPORTS = (
     "parse.checks", "parse.directory", "parse.epoch", "parse.header", "parse.limits",
     "parse.names", "parse.other_formats", "parse.text", "parse.unified", "progress", "quoting",
     "receipt", "report", "request", "targets", "targets.base", "targets.registry",
-    "targets.saved", "targets.worktree", "whitespace"
+    "targets.saved", "targets.worktree", "version", "whitespace"
 )
 
 

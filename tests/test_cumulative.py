@@ -109,6 +109,22 @@ def test_no_version_to_merge_from_is_partly_applied(tmp_path: Path) -> None:
     err = refused(repo, patch(HEAD, STEP2), "partly_applied", three_way=False)
 
 
+def test_a_first_hunk_committed_meanwhile_merges_from_the_commit_before(
+        tmp_path: Path) -> None:
+    """Issue 36 item 2: the agent committed its first step (the tree is clean), then sends
+    its whole change since the older HEAD. The path's version in the commit before is what
+    the patch was written against: merged from it, not partly_applied."""
+    repo = make_repo(tmp_path / "r", {PATH: HEAD})
+    (repo / PATH).write_bytes(STEP1)
+    for args in (["add", PATH], ["commit", "-qm", "step 1"]):
+        subprocess.run(["git", *args], cwd=repo, check=True, env=git_env())
+    receipt = applied(repo, patch(HEAD, STEP2))
+    assert (repo / PATH).read_bytes() == STEP2
+    (change,) = receipt.files
+    assert change.three_way is not None and "at commit" in change.three_way["base"]
+    assert [h.already_in for h in change.hunks] == [True, False]
+
+
 def test_reversed_partly_applied(tmp_path: Path) -> None:
     """-R of HEAD -> step 2 where only step 1 is in: hunk 2 has nothing to undo."""
     repo = make_repo(tmp_path / "r", {PATH: STEP1})

@@ -207,7 +207,8 @@ def test_the_uncommon_cases_go_to_the_ladder() -> None:
     assert _apply(content, there) is None
     assert _apply(b"a\nb", b"--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n") is None
     tab = b"--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n a\n+\tx = 1\n b\n"
-    assert _apply(b"a\nb\n    y\n", tab) is None  # a tab added to a spaces file: refused
+    # an exact match applies as written, a tab into a spaces file too (as git applies it)
+    assert _apply(b"a\nb\n    y\n", tab) is not None
     assert _apply(b"a\nb\n\ty\n", tab) is not None  # a tabs file takes it
     order = (b"--- a/f\n+++ b/f\n@@ -6,2 +6,2 @@\n u5\n-u6\n+six\n"
              b"@@ -2,2 +2,2 @@\n u1\n-u2\n+two\n")

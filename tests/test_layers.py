@@ -181,3 +181,83 @@ def test_the_check_for_the_judge_catches_a_second_one(tmp_path: Path) -> None:
                         '    return code == "already_applied"\n', encoding="utf-8")
     added = len(text.splitlines()) + 4
     assert codes_named_outside_the_judge(copy) == [f"core/plan/sequence.py:{added}"]
+
+
+def imports_of_the_package_root(package: Path) -> list[str]:
+    """Each module (module:line) that imports a name of the package's root (``from . import
+    x`` in a top-level module, ``from .. import x`` one level down, for an ``x`` that is no
+    module of the package): the root is the public face, which imports the API, so such a
+    name is a cycle (importing a submodule, ``from . import api``, is not)."""
+    submodules = {path.stem for path in package.glob("*.py")} | {
+        path.parent.name for path in package.glob("*/__init__.py")}
+    offenders = []
+    for source in sorted(package.rglob("*.py")):
+        relative = source.relative_to(package)
+        if relative.as_posix() == "__init__.py":
+            continue
+        depth = len(relative.parts) - 1
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (
+                    (node.level == depth + 1 and node.module is None)
+                    or (node.level == 0 and node.module == package.name)) \
+                    and any(alias.name not in submodules for alias in node.names):
+                offenders.append(f"{relative.as_posix()}:{node.lineno}")
+    return offenders
+
+
+def test_no_module_imports_the_package_root() -> None:
+    """Issue 36 item 7: the version lives in version.py; the receipt (which the API imports)
+    and the MCP server once took it from the package's root, which imports the API."""
+    assert imports_of_the_package_root(PACKAGE) == []
+
+
+def test_the_check_for_the_root_catches_an_import_of_it(tmp_path: Path) -> None:
+    copy = tmp_path / "holon_git"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    receipt = copy / "receipt.py"
+    text = receipt.read_text(encoding="utf-8")
+    receipt.write_text(text + "\n\nfrom . import __version__ as _v  # noqa\n", encoding="utf-8")
+    server = copy / "mcp_server" / "server.py"
+    server_text = server.read_text(encoding="utf-8")
+    server.write_text(server_text + "\nfrom .. import __version__ as _v  # noqa\n",
+                      encoding="utf-8")
+    assert imports_of_the_package_root(copy) == [
+        f"mcp_server/server.py:{len(server_text.splitlines()) + 2}",
+        f"receipt.py:{len(text.splitlines()) + 3}"]
+
+
+# Where a tolerant rung's proposal may be refused: the one judge of evidence (issue 36).
+JUDGE = "core/place/salvage/judge.py"
+
+
+def evidence_refused_outside_the_judge(package: Path) -> list[str]:
+    """Each place (module:line) outside the judge that builds an ``Unplaced``, the refusal of
+    a last rung's proposal: a rung that refuses on its own evidence is a second judge."""
+    offenders = []
+    for source in sorted(package.rglob("*.py")):
+        relative = source.relative_to(package).as_posix()
+        if relative == JUDGE:
+            continue
+        tree = ast.parse(source.read_text(encoding="utf-8"))
+        offenders += [f"{relative}:{node.lineno}" for node in ast.walk(tree)
+                      if isinstance(node, ast.Call) and (
+                          (isinstance(node.func, ast.Name) and node.func.id == "Unplaced")
+                          or (isinstance(node.func, ast.Attribute)
+                              and node.func.attr == "Unplaced"))]
+    return offenders
+
+
+def test_only_the_judge_refuses_a_rung_s_proposal() -> None:
+    assert evidence_refused_outside_the_judge(PACKAGE) == []
+
+
+def test_the_check_for_the_judge_of_evidence_catches_a_second_one(tmp_path: Path) -> None:
+    """A rung that refuses a place itself (here gap.py) is caught."""
+    copy = tmp_path / "holon_git"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    gap = copy / "core" / "place" / "salvage" / "gap.py"
+    text = gap.read_text(encoding="utf-8")
+    gap.write_text(text + "\n\ndef _refuse(note: str) -> None:\n"
+                   "    raise reading.Unplaced(note)\n", encoding="utf-8")
+    assert evidence_refused_outside_the_judge(copy) == [
+        f"core/place/salvage/gap.py:{len(text.splitlines()) + 4}"]

@@ -102,8 +102,13 @@ def test_the_history_log_tells_a_resend_of_this_tools_apply(tmp_path: Path) -> N
     err = refused(repo, patch, "already_applied")
     assert "written against index" in err.message and "changes nothing" in err.message
     git(repo, "commit", "-qam", "both elements")
-    (repo / ".git" / "holon-apply-history").unlink()  # nothing tells now: not applied twice
-    err = refused(repo, patch, "ambiguous_repeat")
+    (repo / ".git" / "holon-apply-history").unlink()
+    # the commit before holds the version the patch applies to: merged, it changes nothing
+    err = refused(repo, patch, "already_applied")
+    assert "at commit" in err.message and "changes nothing" in err.message
+    # a repository whose only version has both elements: nothing tells, not applied twice
+    other = make_repo(tmp_path / "o", {"a.py": LIST + "# more\n"})
+    err = refused(other, patch, "ambiguous_repeat")
     assert "repeat the lines beside them" in err.message
 
 

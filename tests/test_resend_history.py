@@ -14,10 +14,10 @@ from gitsupport import applied, everything, refused
 from repos.builders import git, make_repo
 
 
-def resent_is_refused(repo: Path, patch: str, path: str, once: str) -> None:
-    applied(repo, patch)
+def resent_is_refused(repo: Path, patch: str, path: str, once: str, **options: bool) -> None:
+    applied(repo, patch, **options)
     assert (repo / path).read_bytes() == once.encode()
-    err = refused(repo, patch, "already_applied")
+    err = refused(repo, patch, "already_applied", **options)
     assert "this very patch" in err.message and err.path == path
 
 
@@ -26,6 +26,16 @@ def test_a_deletion_from_a_blank_run_resent(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"f.py": text})
     patch = "--- a/f.py\n+++ b/f.py\n@@ -4,3 +4,2 @@\n \n \n-\n def g():\n"
     resent_is_refused(repo, patch, "f.py", text.replace("\n\n\n\n\n", "\n\n\n\n", 1))
+
+
+def test_the_resend_guard_stands_without_the_rescue(tmp_path: Path) -> None:
+    """Issue 36 item 5: --no-3way turns off the merge, not the history log. A deletion from a
+    run of equal lines, re-sent, would delete the next one."""
+    text = "def f():\n    pass\n\n\n\n\ndef g():\n    pass\n"
+    repo = make_repo(tmp_path / "r", {"f.py": text})
+    patch = "--- a/f.py\n+++ b/f.py\n@@ -4,3 +4,2 @@\n \n \n-\n def g():\n"
+    resent_is_refused(repo, patch, "f.py", text.replace("\n\n\n\n\n", "\n\n\n\n", 1),
+                      three_way=False)
 
 
 def test_a_series_on_one_file_resent(tmp_path: Path) -> None:
@@ -41,8 +51,11 @@ def test_a_series_on_one_file_resent(tmp_path: Path) -> None:
 
 
 def test_a_U0_deletion_of_a_repeated_tail_resent(tmp_path: Path) -> None:
+    """The index line names the file's blob: the numbers are current, the repeated lines
+    are removed at the number (issue 36: without that proof the deletion is refused)."""
     repo = make_repo(tmp_path / "r", {"c.py": "a = 1\nb = 2\na = 1\nb = 2\n"})
-    resent_is_refused(repo, "--- a/c.py\n+++ b/c.py\n@@ -3,2 +2,0 @@\n-a = 1\n-b = 2\n",
+    resent_is_refused(repo, "diff --git a/c.py b/c.py\nindex 1402e72..223ca50 100644\n"
+                      "--- a/c.py\n+++ b/c.py\n@@ -3,2 +2,0 @@\n-a = 1\n-b = 2\n",
                       "c.py", "a = 1\nb = 2\n")
 
 

@@ -3,16 +3,16 @@ only never gets an added line indented with a tab.
 
 - A hunk whose context lines use tabs while its '-'/'+' lines use the file's spaces maps every
   old line under "a tab is N spaces": it applies, its added lines as written (the file's way).
-- A hunk written with tabs where the file has spaces, whose matched lines say nothing of what
-  a tab is (unindented context: an exact match), is refused rather than leave a tab behind.
-- Whatever the patch, applied to a file indented with spaces only, the result holds no
-  indentation with a tab (property)."""
+- A hunk whose lines match the file exactly applies as written, tabs included, as git
+  applies it (issue 36: seven real agent diffs adding a tab to tox.ini were refused).
+- Whatever the patch, applied to a file indented with spaces only, a hunk matched with
+  whitespace ignored leaves no indentation with a tab (property)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from gitsupport import applied, refused
+from gitsupport import applied, git_apply, twin
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from repos.builders import make_repo
@@ -63,29 +63,32 @@ def test_a_file_indented_with_tabs_and_context_in_spaces(tmp_path: Path) -> None
         "\t\treturn x;\n", "\t\treturn x + 1;\n\t\t/* done */\n")
 
 
-def test_added_tabs_with_unindented_context_are_refused_not_kept(tmp_path: Path) -> None:
-    """The context (the imports) matches exactly and shows no indentation: nothing says
-    what a tab is in this file. The tab is neither kept nor guessed."""
+def test_added_tabs_with_exactly_matching_context_apply_as_written(tmp_path: Path) -> None:
+    """The context (the imports) matches exactly: the hunk applies as written, its tab
+    kept, as git apply keeps it."""
     repo = make_repo(tmp_path / "r", {"m.py": MODULE})
     patch = ("--- a/m.py\n+++ b/m.py\n@@ -1,4 +1,6 @@\n import os\n+def h():\n+\treturn 1\n"
              " \n \n class A:\n")
-    err = refused(repo, patch, "indentation_mismatch")
-    assert "indented with a tab, in a file indented with spaces only" in err.message
-    assert err.details["line"] == "\treturn 1"
+    other = twin(repo)
+    receipt = applied(repo, patch)
+    git_apply(other, patch)
+    assert (repo / "m.py").read_bytes() == (other / "m.py").read_bytes()
+    assert b"\treturn 1\n" in (repo / "m.py").read_bytes()
+    assert tolerances(receipt) == [[]]
 
 
-def test_a_patch_written_all_in_tabs_never_leaves_a_tab(tmp_path: Path) -> None:
+def test_a_patch_written_all_in_tabs_leaves_no_tab_where_it_matched_loosely(
+        tmp_path: Path) -> None:
     """Every line of both hunks in tabs: the first hunk's context shows a tab is four
-    spaces (re-indented); the second's context is unindented, so it shows nothing, and the
-    whole patch is refused: no tab lands in the file."""
+    spaces (re-indented: no tab); the second's context is unindented and matches exactly,
+    so it applies as written, its tab kept, as git would."""
     repo = make_repo(tmp_path / "r", {"m.py": MODULE})
     patch = ("--- a/m.py\n+++ b/m.py\n@@ -5,3 +5,4 @@\n \tdef f(self):\n \t\tx = 1\n"
              "+\t\ty = 2\n \t\tif x:\n@@ -1,3 +2,5 @@\n import os\n+def h():\n+\treturn 1\n \n \n")
-    refused(repo, patch, "indentation_mismatch")
-    first = patch[: patch.index("@@ -1,3")]
-    receipt = applied(repo, first)
-    assert "\t" not in (repo / "m.py").read_text()
-    assert tolerances(receipt) == [["whitespace", "reindented"]]
+    receipt = applied(repo, patch)
+    text = (repo / "m.py").read_text()
+    assert "        y = 2\n" in text and "\treturn 1\n" in text
+    assert tolerances(receipt) == [["whitespace", "reindented"], []]
 
 
 # -- the property: a spaces-only file never gets a tab --------------------------------------
@@ -137,6 +140,8 @@ def test_a_spaces_only_file_never_gets_an_indentation_tab(lines: list[str], data
     assert change.after is not None
     if not any(line.startswith(" ") for line in lines):
         return  # nothing indented: not a file indented with spaces, any indentation goes
+    if not any({"whitespace", "punctuation"} & set(hunk.tolerances) for hunk in change.hunks):
+        return  # matched exactly: applied as written, as git applies it
     for line in change.after.splitlines():
         assert b"\t" not in line[: len(line) - len(line.lstrip(b" \t"))], change.after
     assert change.after == new  # a tab is four spaces, as every indented line shows

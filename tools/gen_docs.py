@@ -28,10 +28,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
-from holon_git import __version__  # noqa: E402
 from holon_git.cli import cli  # noqa: E402
 from holon_git.errors import HINTS  # noqa: E402
 from holon_git.hooks.scripts import HOOKS  # noqa: E402
+from holon_git.version import __version__  # noqa: E402
 
 MAN_PAGE = ROOT / "man" / "man1" / "git-holon-apply.1"
 PROG = "git holon-apply"

@@ -265,6 +265,9 @@ class FilePatch:
     # No hunk of the whole patch has a context line (diff -U0): a pure insertion then goes
     # where its header says, as git apply --unidiff-zero puts it (core/place/salvage/zero.py).
     unidiff_zero: bool = False
+    # --unidiff-zero given: the line numbers of its hunks with no context are trusted, as git
+    # trusts them (core/place/salvage/judge.py weighs nothing against them)
+    numbers_given: bool = False
     # 'diff --git' and '---' name the path, '+++' names this other one: a typo when this one
     # does not exist and the path does (the plan checks), never a rename.
     plus_path_typo: str | None = None

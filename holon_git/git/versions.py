@@ -3,16 +3,17 @@
 A target hands the plan a ``RepositoryVersions`` (core.threeway.KnownVersions); nothing here
 runs (nor is pygit2 loaded) unless a file patch's old side is missing from the current text.
 The versions, tried in this order: the blob the patch's ``index OLD..NEW`` line names (what
-`git apply -3` uses), the index, HEAD, then the pre-images of this tool's recent applies to
-the path (history.py), newest first. The merge runs in an in-memory object database, so a
---check (or a refused merge) writes nothing anywhere.
+`git apply -3` uses), the index, HEAD, the pre-images of this tool's recent applies to the
+path (history.py), newest first, then the path's last few versions in HEAD's newest commits
+(an agent's patch written before it committed its own earlier steps). The merge runs in an
+in-memory object database, so a --check (or a refused merge) writes nothing anywhere.
 
 A base is only a version recorded for that very path: its index entry, its blob at HEAD, a
-pre-image this tool logged for it, or the blob the patch's index line names when that blob
-is the path's blob in one of the newest ``MAX_HISTORY_COMMITS`` commits of HEAD's history
-(compared with those blobs' ids, never looked up in the object database: a guessed prefix
-must not reach a protected file, another branch or an unreachable object). A path the
-target protects has no other version at all.
+pre-image this tool logged for it, its blob in one of HEAD's newest commits, or the blob the
+patch's index line names when that blob is the path's blob in one of the newest
+``MAX_HISTORY_COMMITS`` commits of HEAD's history (compared with those blobs' ids, never
+looked up in the object database: a guessed prefix must not reach a protected file, another
+branch or an unreachable object). A path the target protects has no other version at all.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ from .libgit2 import pygit2
 
 # commits of HEAD's history searched (newest first) for the blob a patch's index line names
 MAX_HISTORY_COMMITS = 1000
+# the path's versions in HEAD's newest commits a base may be, at most, and commits searched
+RECENT_VERSIONS = 3
+RECENT_COMMITS = 50
 # other versions of a file the rescue is given, at most, and bytes of them in all
 MAX_VERSIONS = 16
 MAX_VERSION_BYTES = 64 << 20
@@ -117,6 +121,41 @@ class RepositoryVersions:
             content = found[1] if self.worktree_form else git.to_blob(path, found[1])
             yield Version(f"blob {entry.blob} recorded {history.when(entry.time)}", content,
                           entry.blob, recorded=True)
+            given.add(entry.blob)
+        for commit, oid in self._recent_blobs(path, given):
+            found = self._blob(oid)
+            if found is not None:
+                yield Version(f"{path} at commit {commit[:12]}",
+                              self._from_blob(path, found[1]), found[0])
+
+    def _recent_blobs(self, path: str, given: set[str]) -> Iterator[tuple[str, str]]:
+        """(commit, blob) of the path's last RECENT_VERSIONS versions before HEAD's, newest
+        first, from the newest RECENT_COMMITS commits of HEAD's history: the versions an
+        agent's patch may have been written against before a commit of its own earlier
+        steps (a cumulative patch whose first hunk was committed meanwhile)."""
+        from .branches import head_commit  # the rescue runs rarely: start-up counts
+
+        try:
+            head = head_commit(self.git.repo)
+            if head is None:
+                return
+            seen, found = set(given), 0
+            walker = self.git.repo.walk(head, pygit2.enums.SortMode.TOPOLOGICAL)
+            for number, commit in enumerate(walker):
+                if number >= RECENT_COMMITS or found >= RECENT_VERSIONS:
+                    return
+                try:
+                    entry = commit.tree[path]
+                except KeyError:
+                    continue
+                oid = str(entry.id)
+                if oid in seen or int(entry.filemode) not in _REGULAR:
+                    continue
+                seen.add(oid)
+                found += 1
+                yield str(commit.id), oid
+        except (KeyError, ValueError, pygit2.GitError):
+            return
 
     def recorded(self, path: str) -> bool:
         return self.git_dir is not None and self._open().holds(path)

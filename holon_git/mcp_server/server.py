@@ -28,9 +28,9 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
-from .. import __version__
 from ..errors import PatchError
 from ..fs.umask import settle as settle_umask
+from ..version import __version__
 from .calls import ToolAnswer, answer, refusal
 from .confine import Confinement, roots_from_uris
 from .tools import APPLY, TOOLS, check_arguments, instructions, tool_specs

@@ -17,18 +17,11 @@ tests/test_fast_properties.py checks that both give the same plan.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from ...errors import PatchError, let_go
 from ..change import HunkResult
 from ..model import Diagnostic, FilePatch, Hunk, sides
 from ..place.edges import off_claimed_edge
-from ..place.match import WHITESPACE, telling_levels
 from ..place.unique import Unique
 from . import applied
-
-if TYPE_CHECKING:
-    from ..place.reindent import FileIndent
 
 # Each hunk reads the whole file twice (in C); past this many hunks x bytes, the line search,
 # which indexes the file's lines once, is cheaper.
@@ -43,7 +36,6 @@ def apply_fast(fp: FilePatch, content: bytes
     if not content.endswith(b"\n") or fp.left_out or len(fp.hunks) * len(content) > BUDGET:
         return None
     file = Unique(content)
-    style: list[FileIndent] = []  # how the file indents, read when a new side has a tab
     results = []
     drift = 0  # how far the hunks so far were from their line numbers (as the ladder keeps it)
     for number, hunk in enumerate(fp.hunks, 1):
@@ -66,8 +58,6 @@ def apply_fast(fp: FilePatch, content: bytes
             drift = line - raw_hint
         inside = [file.data.count(b"\n", at, where) for where in sits]
         if not applied.nothing_to_ask(hunk, inside, hinted):
-            return None
-        if b"\t" in new_bytes and not _tabs_allowed(hunk, old, new, line, content, style):
             return None
         start = file.current_line(line)
         off_edge = off_claimed_edge(
@@ -131,24 +121,6 @@ def _place(file: Unique, old: list[bytes], new: list[bytes]
             not at <= where <= at + len(old_bytes) - len(new_bytes) for where in sits):
         return None
     return at, sits, head, tail, new_bytes
-
-
-def _tabs_allowed(hunk: Hunk, old: list[bytes], new: list[bytes], line: int, content: bytes,
-                  style: list[FileIndent]) -> bool:
-    """The ladder's rule for an added tab (hunks._HunkApplier._adapt): a file indented with
-    spaces only gets none from a hunk that does more than re-indent lines."""
-    if telling_levels(old, new) <= WHITESPACE:
-        return True
-    from ..place.reindent import indent_style, refuse_tabs_in_spaces
-
-    if not style:
-        style.append(indent_style(content))
-    try:
-        refuse_tabs_in_spaces(hunk.lines, old, line + 1, style[0])
-    except PatchError as err:
-        let_go(err)
-        return False  # the ladder words the refusal
-    return True
 
 
 def repairs(hunk: Hunk) -> list[str]:

@@ -26,6 +26,7 @@ from ..place.match import (
     split_lines,
     telling_levels,
 )
+from ..place.numbers import NO_NUMBERS, Numbers, bare, numbers_of
 from ..place.splice import dominant_eol, new_window
 from .applied import HunkCheck, hunk_in_file
 from .fast import apply_fast, repairs
@@ -57,7 +58,9 @@ def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "a
     ``rejected`` (--reject): a refused hunk is added to it, with its refusal, and left out;
     the hunks after it still apply (each hunk is independent, as git apply --reject has it).
     """
-    if matching == "auto" and not (salvage or exact_repeats) and rejected is None:
+    numbers = numbers_of(fp, content)
+    if matching == "auto" and not (salvage or exact_repeats) and rejected is None \
+            and numbers.blob is not False:
         fast = apply_fast(fp, content)  # the top rung: the common case, on bytes
         if fast is not None:
             return fast
@@ -65,14 +68,15 @@ def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "a
             from ..place.exact import ByteFile, Unusual
 
             try:
-                return apply_on(ByteFile(content), fp, content, reverse, seek_elsewhere)
+                return apply_on(ByteFile(content), fp, content, reverse, seek_elsewhere,
+                                numbers=numbers)
             except (Unusual, PatchError):
                 pass  # the line search decides, and words any refusal
     running = RunningFile(split_lines(content))
     running.exhaustive = matching == "exhaustive"
     try:
         return apply_on(running, fp, content, reverse, seek_elsewhere, salvage, exact_repeats,
-                        rejected)
+                        rejected, numbers)
     except PatchError as err:
         from ..advice import advise  # a refusal only: say what most likely went wrong
 
@@ -88,7 +92,8 @@ def hunks_already_in(fp: FilePatch, content: bytes, reverse: bool, salvage: bool
     there already or otherwise, is left out, as are those --reject left out already
     (``fp.left_out``: never the refusal, never counted)."""
     running = RunningFile(split_lines(content))
-    applier = _HunkApplier(running, content, reverse, fp.hunks, False)
+    applier = _HunkApplier(running, content, reverse, fp.hunks, False,
+                           numbers=numbers_of(fp, content))
     there: list[int] = []
     other: PatchError | None = None
     for number, hunk in enumerate(fp.hunks, 1):
@@ -121,10 +126,12 @@ def _bytes_first(fp: FilePatch, content: bytes) -> bool:
 
 def apply_on(running: RunningFile, fp: FilePatch, content: bytes, reverse: bool,
              seek_elsewhere: bool = False, salvage: bool = False, exact_repeats: bool = False,
-             rejected: list[RejectedHunk] | None = None
+             rejected: list[RejectedHunk] | None = None, numbers: Numbers = NO_NUMBERS
              ) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
-    """apply_hunks on one kind of running file (``content``, as bytes or as lines)."""
-    applier = _HunkApplier(running, content, reverse, fp.hunks, seek_elsewhere, exact_repeats)
+    """apply_hunks on one kind of running file (``content``, as bytes or as lines);
+    ``numbers``: what the file patch says of its line numbers (judge.numbers_of)."""
+    applier = _HunkApplier(running, content, reverse, fp.hunks, seek_elsewhere, exact_repeats,
+                           numbers)
     results = []
     for number, hunk in enumerate(fp.hunks, 1):
         if number in fp.left_out:
@@ -159,7 +166,8 @@ def _apply_salvaged(applier: _HunkApplier, fp: FilePatch, hunk: Hunk, number: in
     delta = sum(h.added - h.removed for h in fp.hunks[: number - 1])
     try:
         rewritten, found = salvage_hunk(applier.running, hunk, refusal, drift=applier.drift,
-                                        delta=delta, zero_context=fp.unidiff_zero)
+                                        delta=delta, zero_context=fp.unidiff_zero,
+                                        numbers=applier.numbers)
     except AlreadyThere as there:
         raise applier.check.salvaged_there(there.at) from None
     result = applier.apply(rewritten, number)
@@ -175,8 +183,9 @@ class _HunkApplier:
 
     def __init__(self, running: RunningFile, content: bytes, reverse: bool,
                  hunks: Sequence[Hunk], seek_elsewhere: bool,
-                 exact_repeats: bool = False) -> None:
+                 exact_repeats: bool = False, numbers: Numbers = NO_NUMBERS) -> None:
         self.running = running
+        self.numbers = numbers  # what the file patch says of its line numbers
         self.content = content
         self.hunks = hunks  # the file patch's hunks (punctuation evidence)
         self.drift = 0
@@ -220,6 +229,8 @@ class _HunkApplier:
         """Place one hunk, check its change is not there already, write its lines the file's
         way and splice them in: the running file then holds it."""
         reading = self._read(hunk)
+        if self.numbers.blob is False and self.running.length:
+            self._refuse_by_numbers(hunk, [])
         self.check.next_hunk(self.check.exact_repeats and self._fits(hunk, reading))
         placed = (self._place(hunk, number, reading) if reading.sides.old
                   else self._place_insertion(hunk, reading))
@@ -287,6 +298,10 @@ class _HunkApplier:
         if not found:
             raise self._not_found(hunk, number, read, hint)
         self.check.claimed(hunk, read.lines, read.old, read.new, found, hint, self.drift)
+        if not self.numbers.current and bare(hunk) and hunk.old_start is not None \
+                and not hunk.anchor_text and len(found.some(2)) > 1:
+            self._refuse_by_numbers(hunk, [(c.original if c.original is not None else c.start)
+                                           + 1 for c in found.candidates])
         chosen = pick(running, found, hunk, read, reading.hints)
         candidate = chosen.candidate
         if chosen.anchor_line is not None:
@@ -304,6 +319,23 @@ class _HunkApplier:
                             chosen.by_hint)
         return _Placed(candidate.start, candidate.original, found.level, read,
                        list(copies.tolerated), chosen.by_hint, chosen.anchor_line is not None)
+
+    def _refuse_by_numbers(self, hunk: Hunk, copies: list[int]) -> None:
+        """A hunk with no context goes by its line numbers alone: refused when the judge
+        finds them contradicted, or, for removed lines found at several ``copies`` (1-based
+        lines), unproven (judge.numbers_refusal): ``context_not_found`` (a merge from the
+        version its index line names may still take it), or ``ambiguous_context``."""
+        from ..place.salvage.judge import numbers_refusal  # a hunk by its numbers alone
+
+        why = numbers_refusal(hunk, self.numbers, len(copies))
+        if why is None:
+            return
+        hint = "re-read the file and send the hunk with a few unchanged lines around it"
+        if len(copies) > 1:
+            raise PatchError("ambiguous_context", f"the hunk's old lines occur {len(copies)} "
+                             f"times (at lines {', '.join(map(str, copies[:10]))}): {why}",
+                             hint=hint, details={"candidate_lines": copies[:50]})
+        raise PatchError("context_not_found", f"the hunk was not placed: {why}", hint=hint)
 
     def _place_insertion(self, hunk: Hunk, reading: _Reading) -> _Placed:
         """A hunk with no old side: at the end of the file, when nothing refuses it."""
@@ -331,8 +363,11 @@ class _HunkApplier:
                                                  self.typographic)
             tolerances.extend(rewritten)
             new = new_side(lines)
-        if any(b"\t" in line for line in new) and telling_levels(old, new) > WHITESPACE:
-            # a tab added, in a hunk that does more than re-indent lines: rare
+        if level >= WHITESPACE and any(b"\t" in line for line in new) \
+                and telling_levels(old, new) > WHITESPACE:
+            # a tab added, in a hunk matched with whitespace ignored that does more than
+            # re-indent lines: rare. A hunk whose lines match exactly applies as written, as
+            # git applies it
             from ..place.reindent import refuse_tabs_in_spaces
 
             refuse_tabs_in_spaces(lines, window, placed.original + 1, self.indent_style)

@@ -25,7 +25,8 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
                keep_preimages: bool = True,
                on_planned: Callable[[FileChange], None] | None = None,
                three_way: KnownVersions | None = None, every_refusal: bool = True,
-               reject: bool = False, record: bool = True) -> Plan:
+               reject: bool = False, record: bool = True,
+               history: KnownVersions | None = None) -> Plan:
     """Match every hunk against the pre-images ``read`` returns; raise the first refusal,
     with (``every_refusal``, the default) every other refusal of the patch in its ``more``,
     in patch order: each file patch is planned, except those of a path a refused one
@@ -45,12 +46,15 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
     (files.plan_file), and the plan holds the ``.rej`` files that list them (reject.py).
     ``record=False``: nothing will write the plan (--check), so its changes are not given the
     digests the history log records (resend.py; hashing loads OpenSSL, which a --check's
-    start-up need not).
+    start-up need not). ``history``: the versions whose history log tells a re-send, when
+    ``three_way`` is None (--no-3way: no merge, but re-sends are still refused); default
+    ``three_way``'s.
     """
     check_expected(expected_digests(expect_sha256 or {}), read, every=every_refusal)
     log = applied.NO_LOG
-    if three_way is not None:
-        log = applied.refuse_a_recorded_resend(patch, read, reverse, three_way, RECORDED_FILES)
+    history = three_way if history is None else history
+    if history is not None:
+        log = applied.refuse_a_recorded_resend(patch, read, reverse, history, RECORDED_FILES)
     try:
         plan = _plan_patch(patch, read, reverse, progress, keep_preimages, on_planned,
                            three_way, log, every_refusal, reject)
@@ -72,7 +76,7 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
         written = [c for c in plan.changes if not _unchanged(c)]
         if len(written) != len(plan.changes):
             plan.file_patches, plan.changes = plan.receipt_files, written
-    if record and three_way is not None and len(plan.changes) <= RECORDED_FILES:
+    if record and history is not None and len(plan.changes) <= RECORDED_FILES:
         from .resend import mark_digests
 
         # a file the patch was applied to only in part is no record of the patch

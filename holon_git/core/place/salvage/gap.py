@@ -62,7 +62,8 @@ def _skipped(attempt: Attempt, k: int, cut: int) -> Reading:
     new = new_side(body)
     return Reading([*old[:k], None, *old[k:]], [*new[:new_cut], None, *new[new_cut:]],
                    rebuild, "with the line of the file it skipped between its lines "
-                   f"{quote([old[k - 1]])} and {quote([old[k]])}", old)
+                   f"{quote([old[k - 1]])} and {quote([old[k]])}", old,
+                   seams=[(cut - 1, cut)])
 
 
 def _extra_blank(attempt: Attempt, j: int, k: int) -> Reading:
@@ -72,4 +73,5 @@ def _extra_blank(attempt: Attempt, j: int, k: int) -> Reading:
     what = (f"without its blank context line after {quote([before[-1]])}" if before
             else "without its first, blank, context line")
     return Reading([*old[:k], *old[k + 1 :]], new_side(body), lambda start: (start, body),
-                   f"{what}, which the file does not have there", old)
+                   f"{what}, which the file does not have there", old,
+                   seams=[(j - 1, j + 1)])

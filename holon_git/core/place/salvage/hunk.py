@@ -9,6 +9,7 @@ from dataclasses import replace
 from ....errors import PatchError
 from ...model import ADD, REMOVE, Hunk, HunkLine
 from ..match import WHITESPACE, RunningFile
+from ..numbers import NO_NUMBERS, Numbers
 from .decide import Rung, climb
 from .reading import LONGEST, Attempt, Hints, Salvage, Unplaced
 from .zero import at_line_number
@@ -24,6 +25,16 @@ def climb_lines(lines: Sequence[bytes], body: Sequence[HunkLine], rungs: Sequenc
     return climb(Attempt(lines, body, hints or Hints()), rungs)
 
 
+def _hinted(running: RunningFile, hunk: Hunk, drift: int) -> int | None:
+    """The line of the running file (0-based) the hunk's old line number points to, moved by
+    the hunks before it; None without a number."""
+    if hunk.old_start is None:
+        return None
+    line = min(max(hunk.old_start - 1 + drift, 0), max(len(running.original) - 1, 0))
+    at = running.to_current(line)
+    return line if at is None else at
+
+
 # Hunks no rung takes: cut off (their end is unknown), tied to the file's end or to an
 # envelope's '@@' line, or changing whether the file ends with a newline.
 def _salvageable(hunk: Hunk) -> bool:
@@ -32,13 +43,15 @@ def _salvageable(hunk: Hunk) -> bool:
 
 
 def rewrite(running: RunningFile, hunk: Hunk, refusal: PatchError, rungs: Sequence[Rung], *,
-            drift: int, delta: int, zero_context: bool) -> tuple[Hunk, Salvage]:
+            drift: int, delta: int, zero_context: bool, numbers: Numbers = NO_NUMBERS
+            ) -> tuple[Hunk, Salvage]:
     """``hunk``, refused by every level (``refusal``), rewritten by the rung that places it,
     with that rung's Salvage. Raises ``refusal`` when no rung places it, with the note of a
     rung that found its lines at no one place; AlreadyThere when a rung finds its new side
     where it would go. ``delta`` is what the hunks before it added minus removed;
     ``zero_context``: the whole patch has no context line (diff -U0), so an insertion
-    refused as ``ambiguous_context`` may go by its line number (zero.py)."""
+    refused as ``ambiguous_context`` may go by its line number (zero.py); ``numbers``: what
+    the file patch says of its line numbers (the judge weighs it)."""
     if not _salvageable(hunk):
         raise refusal
     lines = running.lines()
@@ -52,7 +65,9 @@ def rewrite(running: RunningFile, hunk: Hunk, refusal: PatchError, rungs: Sequen
                   original=running.original if edited else None,
                   from_original=from_original, to_current=running.to_current, drift=drift,
                   delta=delta, keys=running.keys(WHITESPACE),
-                  original_keys=running.original_keys(WHITESPACE) if edited else None)
+                  original_keys=running.original_keys(WHITESPACE) if edited else None,
+                  section=hunk.section, hinted=_hinted(running, hunk, drift),
+                  numbers=numbers)
     try:
         if refusal.code == "ambiguous_context":
             found = at_line_number(lines, hunk, hints) if zero_context else None

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from ...model import ADD, CONTEXT, REMOVE, HunkLine
 from ..match import KEYS, WHITESPACE, show_line
+from ..numbers import NO_NUMBERS, Numbers
 
 PLACING = 3  # levels a reading may be placed at: exact, line_endings, trailing_whitespace
 DISTINCTIVE_CHARS = 20  # non-blank characters of a distinctive line, at least
@@ -58,12 +59,22 @@ class Salvage:
 
 class Unplaced(Exception):
     """A rung's reading occurs in the file, but not at one place it may take: the hunk stays
-    refused, and ``note`` says why."""
+    refused, and ``note`` says why. Raised by the judge alone (judge.py)."""
 
     def __init__(self, note: str, lines: Sequence[int] = ()) -> None:
         super().__init__(note)
         self.note = note
         self.lines = list(lines)  # 1-based lines of the file where the reading occurs
+
+
+class TooMany(Exception):
+    """A pattern whose every line occurs more than ``most`` times: not looked for."""
+
+    def __init__(self, most: int) -> None:
+        super().__init__(most)
+        self.most = most
+
+
 
 
 class AlreadyThere(Exception):
@@ -101,6 +112,12 @@ class Hints:
     to_current: Callable[[int], int | None] = _identity
     drift: int = 0
     delta: int = 0
+    # the hunk header's text after '@@', the line of the file (0-based, as it now stands) its
+    # old line number points to (moved by the hunks before it; None: no number), and what
+    # the file patch says of its line numbers
+    section: str = ""
+    hinted: int | None = None
+    numbers: Numbers = NO_NUMBERS
 
 
 class Searched:
@@ -121,7 +138,7 @@ class Searched:
     def find(self, pattern: Sequence[bytes | None], most: int | None = None) -> list[int]:
         """Every start where the pattern's lines (None: any one line) equal the file's with
         whitespace ignored. With ``most``: a pattern whose every line occurs more often than
-        that is not looked for (Unplaced: it would fit too many places to tell)."""
+        that is not looked for (TooMany: it would fit too many places to tell)."""
         keys, size = self.keys, len(pattern)
         keyed = [None if line is None else KEYS[WHITESPACE](line) for line in pattern]
         # the longest lines are the likely rare ones: the rarest of the first few anchors
@@ -134,8 +151,7 @@ class Searched:
             counts.update((key, keys.count(key)) for key in known[_ANCHORS:])
             want = min(counts, key=counts.__getitem__)
             if counts[want] > most:
-                raise Unplaced(f"every line of it occurs more than {most} times in the file: "
-                               "it would fit too many places to tell")
+                raise TooMany(most)
         offsets = [j for j, key in enumerate(keyed) if key == want]
         starts, at = set(), -1
         for _ in range(counts[want]):
@@ -176,10 +192,13 @@ class Reading:
     # no context of the hunk's is in the reading: nothing ties the place to the hunk but its
     # removed lines, so its new lines found anywhere are a second place
     unanchored: bool = False
-    # a reading that may be placed where it matches only with whitespace ignored: checks the
-    # lines at that one place and says what it forgave there (raises Unplaced); None: the
-    # reading is placed only where it matches at a placing level (PLACING)
-    forgiven: Callable[[int], str] | None = None
+    # a reading that may be placed where it matches only with whitespace ignored, its
+    # context indented deeper than the file's (the judge checks the lines at that place);
+    # else it is placed only where it matches at a placing level (PLACING)
+    indented: bool = False
+    # where it gained a line of the file the context skips, or lost a blank context line the
+    # file lacks: the body positions of the hunk's lines just above and just below
+    seams: Sequence[tuple[int, int]] = ()
 
 
 def quote(lines: Sequence[bytes]) -> str:

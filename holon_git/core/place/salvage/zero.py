@@ -1,7 +1,8 @@
 """The last rung ``unidiff_zero``: a pure insertion of a patch that has no context at all
 (``diff -U0``) goes where its header says, as ``git apply --unidiff-zero`` puts it, when the
-header agrees with itself and with the hunks placed before it. Tried only for such an
-insertion, which every other rung refuses as ``ambiguous_context`` (nothing anchors it).
+header agrees with itself and with the hunks placed before it, and the judge (judge.py) finds
+nothing against the number. Tried only for such an insertion, which every other rung refuses
+as ``ambiguous_context`` (nothing anchors it).
 
 A file patch that mixes such insertions with hunks that have context (a model trimming the
 context of one hunk) gets the same rung when the file proves its line numbers
@@ -14,6 +15,7 @@ from collections.abc import Sequence
 
 from ...model import ADD, REMOVE, Hunk
 from ..match import KEYS
+from . import judge
 from .reading import PLACING, AlreadyThere, Attempt, Hints, Salvage
 
 
@@ -49,10 +51,10 @@ def at_line_number(lines: Sequence[bytes], hunk: Hunk, hints: Hints) -> Salvage 
     if not (lead or tail):
         return None
     where = f"after line {at}" if at else "at the start of the file"
-    return Salvage("unidiff_zero", at - len(lead), [*lead, *body, *tail],
-                   f"the hunk has no context lines (diff -U0); its {len(added)} "
-                   f"added line(s) went {where}, where its header says, as git apply "
-                   "--unidiff-zero puts them")
+    return judge.by_number(attempt, Salvage(
+        "unidiff_zero", at - len(lead), [*lead, *body, *tail],
+        f"the hunk has no context lines (diff -U0); its {len(added)} added line(s) went "
+        f"{where}, where its header says, as git apply --unidiff-zero puts them"))
 
 
 def line_numbers_hold(lines: Sequence[bytes], hunks: Sequence[Hunk]) -> bool:

@@ -1,0 +1,545 @@
+"""The one judge of evidence: whether a tolerant rung's proposal stands.
+
+Each last rung (indent.py, gap.py, invented.py, zero.py) only proposes: a place, and what it
+tolerated to get there (a ``Reading``: context left out, a line of the file skipped or a blank
+line dropped, context indented deeper; or, for zero.py, a line number). A hunk's line numbers
+placing context-less lines are a proposal too (``numbers_refusal``, asked by the ladder and the
+planner). This module alone decides; a rung never refuses a place on its own evidence (a test
+keeps it so: tests/test_layers.py). "The model misremembered" and "the file changed since the
+model read it" look alike at a rung; the difference is in what the rung left out, so a
+proposal is refused when
+
+- **what it left out is in the file**: a left-out side is invented only when its lines are
+  nowhere in the file, not where the rest fits, not as the block the patch wrote, not as any
+  of its distinctive lines; found elsewhere (or found where the rest fits but for the line
+  next to the change: a changed neighbour), they are evidence of another place, or of a file
+  that changed there since the patch was written;
+- **the section text disagrees**: the hunk header's text after '@@' is a definition
+  (``def load(self):``, ``class TextLoader:``) and a line of the file, and the place is
+  inside the scope of none of its occurrences;
+- **a line gained or lost touches a change**: between a line of the file the context skips
+  (or a blank context line the file lacks) and the nearest added or removed line, no context
+  line: ``git merge-file`` calls a change next to another change a conflict;
+- **the numbers are contradicted or unproven**: lines with no context at all go where their
+  header says only when nothing says the file is not the one the numbers were read off (the
+  ``index`` line names another blob, the section text another scope); removed lines that
+  occur more than once need proof the numbers are current (``Numbers.proven``);
+- and, as before: the reading fits more than one place, or matches only with whitespace
+  ignored, or what it matched is too little to say where it is.
+
+Every refusal is ``Unplaced`` (the planner words it as the hunk's ``context_not_found``),
+naming the evidence that decided and the lines to re-read. The same reading of the hunk's
+new side found where it would go is a re-send (``AlreadyThere``), which applied.py words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ...model import ADD, CONTEXT, REMOVE, Hunk, HunkLine
+from ..match import KEYS, WHITESPACE, telling_levels
+from ..numbers import Numbers
+from .reading import (
+    PLACING,
+    AlreadyThere,
+    Attempt,
+    Reading,
+    Salvage,
+    TooMany,
+    Unplaced,
+    distinctive,
+    enough,
+    new_side,
+    old_side,
+    quote,
+)
+
+EDITED = 0.6  # share of words and signs a line and its edited form have in common, at least
+_TOKEN = re.compile(rb"\w+|[^\w\s]")
+_AROUND = 3  # lines either side of a place a refusal asks to re-read
+
+
+# -- the proposals of the last rungs ----------------------------------------------------------
+
+def decide(attempt: Attempt, rung: str, found: list[tuple[int, Reading]],
+           before: list[int]) -> Salvage:
+    """The proposals of the first rung whose readings occur: ``found`` (start, reading) in
+    the file as it is, ``before`` (1-based lines) in the file as it was before the patch's
+    earlier hunks. A Salvage when one place is left and every rule holds; raises Unplaced."""
+    places: dict[tuple[int, int, tuple[bytes, ...]],
+                 list[tuple[int, Reading, list[HunkLine]]]] = {}
+    for start, reading in found:
+        at, lines = reading.rebuild(start)
+        result = (at, sum(line.kind != ADD for line in lines), tuple(new_side(lines)))
+        places.setdefault(result, []).append((start, reading, lines))
+    readings = {id(reading): reading for _, reading in found}
+    read = (next(iter(readings.values())).what if len(readings) == 1
+            else "without the lines that are not in the file")
+    if len(places) > 1 and not before and len({at for at, _, _ in places}) == 1:
+        line = next(iter(places))[0] + 1
+        raise Unplaced(f"read {read}, it fits line {line} in {len(places)} ways that "
+                       "put its lines differently (the lines around its change repeat): "
+                       "nothing says which", [line])
+    if len(places) > 1 or before:
+        numbers = sorted({at + 1 for at, _, _ in places})
+        also = (f", and line{'s' if len(before) > 1 else ''} "
+                f"{', '.join(map(str, before[:10]))} of the file as it was before the "
+                "patch's earlier hunks changed them" if before else "")
+        raise Unplaced(f"read {read}, it fits {len(places) + len(before)} places (line"
+                       f"{'s' if len(numbers) != 1 else ''} "
+                       f"{', '.join(map(str, numbers[:10]))}{also}): nothing says which",
+                       [*numbers, *before])
+    ((at, _, _), ways), = places.items()
+    # readings that give one result at one place (a skipped line among equal lines): the
+    # place stands when the evidence holds for one of them
+    refusal: Unplaced | None = None
+    for start, reading, lines in ways:
+        try:
+            return _one_place(attempt, rung, start, reading, at, lines)
+        except Unplaced as refused:
+            refusal = refusal or refused
+    assert refusal is not None
+    raise refusal
+
+
+def _one_place(attempt: Attempt, rung: str, start: int, reading: Reading, at: int,
+               lines: list[HunkLine]) -> Salvage:
+    """The rules on one reading at the one place it occurs (``start``; the rewritten hunk
+    at ``at``): a Salvage, or Unplaced naming the evidence that decided."""
+    forgave = None
+    if reading.indented:
+        forgave = (f"its context lines {quote(_deeper_lines(attempt, reading, start))} are "
+                   "indented deeper than the file's")
+    elif not attempt.file.placed_at(reading.old, start):
+        raise Unplaced(f"read {reading.what}, it matches line {start + 1} only with "
+                       "whitespace ignored", [start + 1])
+    if not enough(reading.telling) and not _at_its_number(attempt, reading, at):
+        raise Unplaced(f"read {reading.what}, what is left of it ({quote(reading.telling)})"
+                       f" is too little to say that line {start + 1} is meant", [start + 1])
+    _numbers_of_bare_lines(attempt, at, lines)
+    _left_out(attempt, reading, start)
+    if reading.left_out(start):
+        _near_copy(attempt, reading, start)
+        _edited_where_hinted(attempt, reading, start)
+    _seams(attempt, reading, start)
+    _section(attempt, at, lines, reading.what)
+    _guard(attempt, reading, start)
+    if reading.unanchored:
+        _new_lines_elsewhere(attempt, reading, start)
+    return Salvage(rung, at, list(lines), _message(attempt, reading, start, at, forgave))
+
+
+def _at_its_number(attempt: Attempt, reading: Reading, at: int) -> bool:
+    """What a reading matched is too little to say where it is on its own (one short line,
+    say an import, and blank lines), but it occurs once, and the hunk rewritten there starts
+    exactly at the line its header's number points to: the number says it, nothing against
+    it (as for a -U0 insertion)."""
+    return attempt.hints.hinted == at and any(
+        line is not None and line.strip() for line in reading.telling)
+
+
+def too_many(most: int) -> Unplaced:
+    """A reading whose every line occurs more than ``most`` times: not sought."""
+    return Unplaced(f"every line of it occurs more than {most} times in the file: it would "
+                    "fit too many places to tell")
+
+
+def by_number(attempt: Attempt, proposal: Salvage) -> Salvage:
+    """zero.py's proposal: a context-less insertion at its header's line. It stands unless
+    the ``index`` line or the section text contradicts the number."""
+    _numbers_of_bare_lines(attempt, proposal.start, proposal.lines)
+    _section(attempt, proposal.start, proposal.lines, "by its line number")
+    return proposal
+
+
+# -- line numbers placing lines with no context -----------------------------------------------
+
+def numbers_refusal(hunk: Hunk | Sequence[HunkLine], numbers: Numbers, copies: int
+                    ) -> str | None:
+    """Why a hunk with no context line (diff -U0) may not go by its line number: its file
+    patch's ``index`` line names another blob than the file's (the numbers were read off
+    another version, and with no context nothing shows the lines around the change are the
+    same: git merge-file calls a change next to another change a conflict), or its removed
+    lines occur ``copies`` > 1 times and nothing proves the numbers current. None when it
+    may (a hunk with context, or nothing against the number)."""
+    lines = hunk.lines if isinstance(hunk, Hunk) else hunk
+    if any(line.kind == CONTEXT for line in lines):
+        return None
+    if numbers.blob is False:
+        return ("it has no context lines and its file patch's index line names another "
+                "version of the file than this one, so its line numbers were read off that "
+                "version and nothing shows the lines around its change are the same here "
+                "(the file may have changed right there)")
+    if copies > 1 and not numbers.current and any(line.kind == REMOVE for line in lines):
+        return (f"it has no context lines and its removed lines occur {copies} times; nothing "
+                "proves its line numbers current (no index line naming this file's version, "
+                "no other hunk exactly at its own line number)")
+    return None
+
+
+def _numbers_of_bare_lines(attempt: Attempt, at: int, lines: Sequence[HunkLine]) -> None:
+    """A proposal for a hunk the patch wrote with no context (the rung took the file's lines
+    as its context): refused when its numbers are contradicted (``numbers_refusal``)."""
+    why = numbers_refusal(attempt.body, attempt.hints.numbers, 1)
+    if why is not None:
+        raise Unplaced(f"{why}; re-read lines {_around(at, len(old_side(lines)))} and send "
+                       "the hunk with context lines", [at + 1])
+
+
+# -- what a reading left out ------------------------------------------------------------------
+
+def _left_out(attempt: Attempt, reading: Reading, start: int) -> None:
+    """A side the reading leaves out must be invented, not context that is there:
+    - not found, whitespace ignored, on the very lines the reading matched (context after
+      a removed line that repeats that line: the hunk contradicts the file);
+    - not the file's lines there but for the one next to the change, when its other lines
+      are (``enough`` of them to say where they are, or one not blank while that one is not
+      distinctive) or that one is the file's line there edited (a changed neighbour: the
+      file changed beside the edit since the patch was written, which git merge-file calls
+      a conflict);
+    - not a run of the file's lines elsewhere (the block the patch wrote, there);
+    - none of its distinctive lines that is not the file's line there a line of the file
+      elsewhere (the side is then not invented but copied from another place, which the
+      hunk may describe)."""
+    end, key, lines = start + len(reading.old), KEYS[PLACING - 1], attempt.file.lines
+    for name, at in reading.left_out(start):
+        side = old_side(attempt.side(name))
+        if any(line.strip() for line in side):
+            for found in range(start - len(side) + 1, end):
+                if attempt.file.at(side, found, WHITESPACE):
+                    raise Unplaced(f"read {reading.what}, its {name} context "
+                                   f"({quote(side)}) is at line {found + 1}, on the lines "
+                                   "it matched: the hunk contradicts the file there",
+                                   [found + 1])
+        differ = [j for j, line in enumerate(side)
+                  if not 0 <= at + j < len(lines) or key(line) != key(lines[at + j])]
+        beside = len(side) - 1 if name == "leading" else 0
+        kept = [line for j, line in enumerate(side) if j not in differ]
+        # a line of the side, not blank, in place says the file changed beside the change:
+        # context a model invents is nowhere in the file, not the file's lines there
+        in_place = any(line.strip() for line in kept)
+        if differ == [beside] and 0 <= at + beside < len(lines) \
+                and (in_place or _edited(side[beside], lines[at + beside])):
+            raise Unplaced(f"read {reading.what}, its context line next to the change, "
+                           f"{quote([side[beside]])}, is line {at + beside + 1} of the "
+                           f"file, {quote([lines[at + beside]])}, edited: the file changed "
+                           "beside the edit since the patch was written; re-read lines "
+                           f"{_around(at, len(side))}", [at + beside + 1])
+        if differ and not any(line.strip() for line in side) \
+                and _occurs(attempt, side[differ[0]]):
+            # the issue's rule for an invented side, "its lines nowhere in the file", never
+            # holds for blank lines: a side of blank lines where the file has other lines is
+            # the file changed beside the edit (or the edit made already, a re-send)
+            there = [lines[at + j] for j in differ if 0 <= at + j < len(lines)]
+            raise Unplaced(f"read {reading.what}, its {name} context is blank lines only, "
+                           f"and the file has {quote(there)} "
+                           "there: blank lines are no invented context; the file changed "
+                           "beside the edit since the patch was written; re-read lines "
+                           f"{_around(at, len(side))}", [at + 1, start + 1])
+        if differ:
+            _side_elsewhere(attempt, reading, name, side, at, start)
+        for j in differ:
+            line = side[j]
+            elsewhere = attempt.elsewhere(line) if distinctive(line) else []
+            if len(differ) < len(side):  # partly in place: only a place the hunk describes
+                elsewhere = [e for e in elsewhere
+                             if _changed_there(attempt, name, e - 1 - j, len(side))]
+            if elsewhere:
+                raise Unplaced(f"read {reading.what}, its {name} context line "
+                               f"{quote([line])} is line {elsewhere[0]} of the file, not "
+                               f"next to line {start + 1} where the rest fits: the hunk may "
+                               "describe that place, and the file may have changed there "
+                               "since the patch was written; re-read lines "
+                               f"{_around(elsewhere[0] - 1, 1)} and {_around(start, 1)}",
+                               [elsewhere[0], start + 1])
+
+
+def _occurs(attempt: Attempt, line: bytes) -> bool:
+    """Is ``line`` a line of the file (at least once)?"""
+    try:
+        return bool(attempt.file.find([line], 1))
+    except TooMany:
+        return True
+
+
+def _side_elsewhere(attempt: Attempt, reading: Reading, name: str, side: list[bytes],
+                    at: int, start: int) -> None:
+    """The left-out side, as the block the patch wrote (``enough`` of it to say where it
+    is), is a run of the file's lines elsewhere: the hunk was written for that place."""
+    if not enough(side):
+        return
+    for found in attempt.file.find(side):
+        if found != at and abs(found - at) <= _AROUND:
+            raise Unplaced(f"read {reading.what}, its {name} context is lines {found + 1}-"
+                           f"{found + len(side)} of the file, {abs(found - at)} line(s) from "
+                           "where it would be beside the change: the file gained or lost lines "
+                           "next to the edit since the patch was written (a conflict for git "
+                           f"merge-file); re-read lines {_around(min(found, at), len(side))}",
+                           [found + 1, start + 1])
+        if found != at and _changed_there(attempt, name, found, len(side)):
+            raise Unplaced(f"read {reading.what}, its {name} context is lines {found + 1}-"
+                           f"{found + len(side)} of the file, not next to line {start + 1} "
+                           "where the rest fits: the hunk was written for that place, which "
+                           "changed since; re-read lines "
+                           f"{_around(found, len(side))}", [found + 1, start + 1])
+
+
+def _near_copy(attempt: Attempt, reading: Reading, start: int) -> None:
+    """What a reading kept (its changed lines and the context of one side, or its removed
+    lines) is, at another place, the file's lines but for one, there an edited form of the
+    reading's line: the hunk was written for that place, which changed since (a look-alike
+    must not take it)."""
+    key, lines, pattern = KEYS[WHITESPACE], attempt.file.lines, reading.old
+    keyed = [None if line is None else key(line) for line in pattern]
+    starts: set[int] = set()
+    for j, line in enumerate(pattern):
+        if line is not None and line.strip():
+            starts.update(at - j for at in attempt.file.find([line]))
+    for other in sorted(starts):
+        if other == start or other < 0 or other + len(pattern) > len(lines):
+            continue
+        differ = [j for j, want in enumerate(keyed)
+                  if want is not None and key(lines[other + j]) != want]
+        same = [line for j, line in enumerate(pattern) if line is not None and j not in differ]
+        if len(differ) == 1 and enough(same) and _edited(
+                pattern[differ[0]] or b"", lines[other + differ[0]]):
+            edited = other + differ[0]
+            raise Unplaced(f"read {reading.what}, it fits line {start + 1}, but at line "
+                           f"{other + 1} it is the file's lines but for one, line "
+                           f"{edited + 1}, {quote([lines[edited]])}, an edited form of its "
+                           f"{quote([pattern[differ[0]] or b''])}: the hunk was written for "
+                           "that place, which changed since; re-read lines "
+                           f"{_around(other, len(pattern))}", [other + 1, start + 1])
+
+
+def _edited_where_hinted(attempt: Attempt, reading: Reading, start: int) -> None:
+    """Where the hunk's line number points (away from the place the reading found), the
+    file has an edited form of one of its removed lines: the hunk was written for that
+    place, whose line changed since; the copy found elsewhere is a look-alike."""
+    hinted = attempt.hints.hinted
+    removed = [line.text for line in attempt.body if line.kind == REMOVE]
+    size = len(old_side(attempt.body))
+    end = start + len(reading.old)
+    if hinted is None or not removed or hinted - _AROUND <= start <= hinted + size + _AROUND:
+        return  # the place found is where the number points: nothing says otherwise
+    lines = attempt.file.lines
+    for at in range(max(hinted - _AROUND, 0), min(hinted + size + _AROUND, len(lines))):
+        if start - _AROUND <= at < end + _AROUND:
+            continue
+        for line in removed:
+            if lines[at] != line and lines[at].strip() and _edited(line, lines[at]):
+                raise Unplaced(f"read {reading.what}, it fits line {start + 1}, but where its "
+                               f"line number points, line {at + 1} is "
+                               f"{quote([lines[at]])}, an edited form of its removed line "
+                               f"{quote([line])}: the hunk was written for that place, which "
+                               f"changed since; re-read lines {_around(at, 1)}",
+                               [at + 1, start + 1])
+
+
+def _changed_there(attempt: Attempt, name: str, found: int, size: int) -> bool:
+    """With its ``name`` side of ``size`` lines at line ``found`` (0-based), is that the place
+    the hunk describes: its changed lines' old lines, where they would sit beside it, the
+    file's lines or edited forms of them (the file changed there since), or, for a pure
+    insertion, its other side's first line beside it? A side copied from an unrelated place
+    (a model writing context from memory) has nothing of the hunk beside it."""
+    core = old_side(attempt.core)
+    other = old_side(attempt.tail if name == "leading" else attempt.lead)
+    kept = core or (other[:1] if name == "leading" else other[-1:])
+    lines = attempt.file.lines
+    first = found + size if name == "leading" else found - len(kept)
+    for j, line in enumerate(kept):
+        at = first + j
+        if 0 <= at < len(lines) and line.strip() and (
+                KEYS[WHITESPACE](line) == KEYS[WHITESPACE](lines[at])
+                or _edited(line, lines[at])):
+            return True
+    return False
+
+
+# -- a line gained or lost --------------------------------------------------------------------
+
+def _seams(attempt: Attempt, reading: Reading, start: int) -> None:
+    """Each place the reading gained a line of the file the context skips, or lost a blank
+    context line the file lacks, has a context line between it and the nearest added or
+    removed line on both sides; else the file changed right beside the edit (or the patch
+    did), which git merge-file calls a conflict."""
+    body = attempt.body
+    for above, below in reading.seams:
+        touching = [j for j in (above, below) if 0 <= j < len(body) and body[j].kind != CONTEXT]
+        if touching:
+            line = body[touching[0]].text
+            raise Unplaced(f"read {reading.what}, the line it skips (or adds) is right next "
+                           f"to its changed line {quote([line])}: the file changed beside "
+                           "the edit since the patch was written (a conflict for git "
+                           f"merge-file); re-read lines {_around(start, len(reading.old))}",
+                           [start + 1])
+
+
+def _deeper_lines(attempt: Attempt, reading: Reading, start: int) -> list[bytes]:
+    """At the one place the old side matches with whitespace ignored: every removed line,
+    and every context line next to a change, equal to the file's; the other context lines
+    equal too, or indented deeper. Returns the deeper ones; raises Unplaced otherwise."""
+    body = attempt.body
+    deeper, at, key = [], start, KEYS[PLACING - 1]
+    for j, line in enumerate(body):
+        if line.kind == ADD:
+            continue
+        have = attempt.file.lines[at]
+        at += 1
+        if key(line.text) == key(have):
+            continue
+        beside = any(0 <= k < len(body) and body[k].kind != CONTEXT for k in (j - 1, j + 1))
+        if line.kind == CONTEXT and not beside and _deeper(line.text, have):
+            deeper.append(line.text)
+            continue
+        raise Unplaced("context_indent forgives only deeper context away from a change, "
+                       f"and line {at} {_which(line.kind, beside)}", [at])
+    return deeper
+
+
+def _which(kind: str, beside: bool) -> str:
+    """Which of context_indent's conditions a line that differs from the file's broke."""
+    if kind != CONTEXT:
+        return "is a removed line"
+    return "is next to a change" if beside else "is not indented deeper than the file's"
+
+
+def _deeper(patch_line: bytes, file_line: bytes) -> bool:
+    """Is the patch's line the file's line indented further (its indentation the file's with
+    more after it, the rest the same)?"""
+    ours, theirs = patch_line.rstrip(b"\r\n"), file_line.rstrip(b"\r\n")
+    ours_text, theirs_text = ours.lstrip(b" \t"), theirs.lstrip(b" \t")
+    ours_indent = ours[: len(ours) - len(ours_text)]
+    theirs_indent = theirs[: len(theirs) - len(theirs_text)]
+    return (ours_text.rstrip() == theirs_text.rstrip() and len(ours_indent) > len(theirs_indent)
+            and ours_indent.startswith(theirs_indent))
+
+
+# -- the section text -------------------------------------------------------------------------
+
+def _section(attempt: Attempt, at: int, body: Sequence[HunkLine], what: str) -> None:
+    """The hunk header's section text, when it is a line of the file, names the scope the
+    hunk is in (git writes there the nearest line above the hunk that starts a definition):
+    for one of its occurrences, the hunk's first changed line is below it and the hunk (the
+    ``body`` rewritten to start at line ``at``, 0-based) starts within its scope (up to the
+    next line indented as much or less)."""
+    section = attempt.hints.section.strip()
+    text = section.encode("utf-8", "surrogateescape")
+    if not _DEFINITION.match(text):
+        return  # an import, an assignment, a 'try:': git's section line, but no scope
+    lines = attempt.file.lines
+    found = [j for j, line in enumerate(lines) if line.strip() == text]
+    hinted = attempt.hints.hinted
+    if hinted is not None:
+        # the section text names several scopes: the hunk's number says which one
+        named = [j for j in found if j - _AROUND <= hinted <= _scope_end(lines, j) + _AROUND]
+        found = named or found
+    first = next((k for k, line in enumerate(body) if line.kind != CONTEXT), 0)
+    change = at + sum(line.kind != ADD for line in body[:first])
+    if not found or any(j <= change and at <= _scope_end(lines, j) for j in found):
+        return
+    shown = ", ".join(str(j + 1) for j in found[:5])
+    raise Unplaced(f"read {what}, it fits line {at + 1}, but its header names "
+                   f"{quote([text])} (line{'s' if len(found) > 1 else ''} {shown}), whose "
+                   f"scope line {at + 1} is not in: the hunk was written for that scope, "
+                   "which may have changed since the patch was written; re-read lines "
+                   f"{found[0] + 1}-{_scope_end(lines, found[0]) + 1}",
+                   [*(j + 1 for j in found), at + 1])
+
+
+_DEFINES = re.compile(rb"[A-Za-z_$]")  # git's default funcname: a line starting so
+# a section line that opens a definition's scope (Python's, and the common C-like keywords)
+_DEFINITION = re.compile(rb"(?:async\s+def|def|class|function|fn|func|struct|impl|interface|"
+                         rb"module|sub)\b")
+
+
+def _scope_end(lines: Sequence[bytes], at: int) -> int:
+    """The first line (0-based) after line ``at`` that is indented less, or as much and
+    starts as a definition does for git (a letter, '_' or '$': a closing bracket, a
+    decorator or a comment does not): where its scope ends."""
+    def indent(line: bytes) -> int:
+        return len(line) - len(line.lstrip(b" \t"))
+
+    depth = indent(lines[at])
+    for j in range(at + 1, len(lines)):
+        text = lines[j].strip()
+        if text and (indent(lines[j]) < depth
+                     or (indent(lines[j]) == depth and _DEFINES.match(text))):
+            return j
+    return len(lines)
+
+
+# -- re-sends and look-alikes -----------------------------------------------------------------
+
+def _guard(attempt: Attempt, reading: Reading, start: int) -> None:
+    """The same reading of the new side, found overlapping where the old side's is: the
+    hunk is in already (a re-send). Compared only at the levels that tell the two sides
+    apart (a hunk that only re-indents is the same at the whitespace level)."""
+    new = reading.new
+    olds = [line for line in reading.old if line is not None]
+    news = [line for line in new if line is not None]
+    if not news:
+        return
+    end = start + len(reading.old)
+    for level in range(min(PLACING, telling_levels(olds, news))):
+        for at in range(start - len(new) + 1, end):
+            inside = reading.old[at - start : at - start + len(new)] if at >= start else []
+            if attempt.file.at(new, at, level) and not (
+                    len(inside) == len(new) and _same(inside, new)):
+                raise AlreadyThere(at)
+
+
+def _same(first: Sequence[bytes | None], second: Sequence[bytes | None]) -> bool:
+    """Two patterns of one length, line for line the same (a skipped line as any line)."""
+    return all(a is None or b is None or a == b for a, b in zip(first, second, strict=True))
+
+
+def _new_lines_elsewhere(attempt: Attempt, reading: Reading, start: int) -> None:
+    """Placed by its removed lines alone (at ``start``), a hunk whose new lines the file
+    already has elsewhere (they say where they are: ``enough``) may have been applied there,
+    its context invented, and the removed lines found be another copy: GNU patch's
+    'reversed (or previously applied)' case. Refused. New lines found only within the
+    removed lines' own match are those lines (a block unwrapped and dedented: its new lines
+    equal some old ones, whitespace ignored), no sign of an earlier apply."""
+    new = [line for line in reading.new if line is not None]
+    if not enough(new):
+        return
+    inside = range(start, start + len(reading.old) - len(new) + 1)
+    found = [at for at in attempt.file.find(new) if at not in inside]
+    if found:
+        raise Unplaced(f"read {reading.what}, its new lines are already at line "
+                       f"{found[0] + 1}: the hunk may be applied there", found[:10])
+
+
+def _edited(patch_line: bytes, file_line: bytes) -> bool:
+    """Is the patch's line the file's line edited (an identifier renamed, an argument added,
+    an index turned into a call): at least three in five of their words and signs the same,
+    in order?"""
+    from difflib import SequenceMatcher  # a refusal's question only
+
+    ours, theirs = _TOKEN.findall(patch_line), _TOKEN.findall(file_line)
+    return SequenceMatcher(None, ours, theirs, autojunk=False).ratio() >= EDITED
+
+
+def _around(at: int, size: int) -> str:
+    """Lines (1-based) around a place of ``size`` lines at ``at`` (0-based), to re-read."""
+    return f"{max(at - _AROUND, 0) + 1}-{at + size + _AROUND}"
+
+
+def _message(attempt: Attempt, reading: Reading, start: int, at: int,
+             forgave: str | None) -> str:
+    placed = f"placed at line {at + 1}"
+    if forgave is not None:
+        return f"{forgave}; read {reading.what}, {placed}"
+    left_out = reading.left_out(start)
+    if not left_out:
+        return f"read {reading.what}, {placed}"
+    # the rewritten hunk holds the file's lines where the left-out sides were
+    dropped = [line for name, side_at in left_out
+               for line in attempt.absent(attempt.side(name), side_at)]
+    said = f"its context lines {quote(dropped)} are not in the file there"
+    nowhere = [line for line in dropped if not attempt.file.find([line])]
+    if nowhere:
+        said += f" ({quote(nowhere)} nowhere in it)"
+    return f"{said}; read {reading.what}, {placed}"
