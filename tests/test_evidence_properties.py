@@ -267,3 +267,16 @@ def test_left_out_context_found_elsewhere_names_both_places():
     err = refusal_of(patch, stale)
     assert "lines 5-5 of the file, not next to line 14" in err.message  # both places
     assert "re-read lines 2-8" in err.message
+
+
+def test_a_side_of_blank_lines_is_no_invented_context():
+    """Blank lines are in every file: a side of them where the file has other lines is not
+    context written from memory but the file changed beside the edit (here: the patch's
+    deletion made already, at its place, and another copy of the line further down)."""
+    text = "\n" * 3 + "}\n" + "\n" * 14 + "}\n}\n    return None\n}\n" + "\n" * 4
+    patch = hunk_patch("@@ -1,7 +1,6 @@", " \n \n \n \n-    return None\n }\n \n \n")
+    err = refusal_of(patch, text)
+    assert "its leading context is blank lines only, and the file has '}', '}' there" \
+        in err.message
+    fresh = "\n" * 4 + "    return None\n}\n" + "\n" * 4 + "}\n"
+    assert planned(patch, fresh.encode()) == fresh.replace("    return None\n", "").encode()
