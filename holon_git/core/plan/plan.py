@@ -49,10 +49,14 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
     """
     check_expected(expected_digests(expect_sha256 or {}), read, every=every_refusal)
     log = applied.NO_LOG
+    planning_read = read
     if three_way is not None:
-        log = applied.refuse_a_recorded_resend(patch, read, reverse, three_way, RECORDED_FILES)
+        kept: dict[str, SourceFile | None] = {}
+        log = applied.refuse_a_recorded_resend(patch, _keeping(read, kept), reverse, three_way,
+                                               RECORDED_FILES)
+        planning_read = _reusing(read, kept)
     try:
-        plan = _plan_patch(patch, read, reverse, progress, keep_preimages, on_planned,
+        plan = _plan_patch(patch, planning_read, reverse, progress, keep_preimages, on_planned,
                            three_way, log, every_refusal, reject)
     except PatchError as err:
         # a merge conflict while the whole patch, reversed, applies: its change is in (one
@@ -78,6 +82,30 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
         # a file the patch was applied to only in part is no record of the patch
         mark_digests(patch, reverse, [c for c in plan.changes if c.path not in left_out])
     return plan
+
+
+def _keeping(read: Reader, kept: dict[str, SourceFile | None]) -> Reader:
+    """``read``, keeping what it read in ``kept``."""
+    def keep(path: str) -> SourceFile | None:
+        kept[path] = got = read(path)
+        return got
+
+    return keep
+
+
+def _reusing(read: Reader, kept: dict[str, SourceFile | None]) -> Reader:
+    """``read``, answering each path's first read with what ``kept`` holds of it (the re-send
+    check read the file already, with nothing written since: a large file is read once per
+    plan, not twice), and letting go of it then."""
+    if not kept:
+        return read
+
+    def reuse(path: str) -> SourceFile | None:
+        if path in kept:
+            return kept.pop(path)
+        return read(path)
+
+    return reuse
 
 
 def _unchanged(change: FileChange) -> bool:
