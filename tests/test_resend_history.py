@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
+import pytest
 from clisupport import holon
 from gitsupport import applied, everything, refused
 from repos.builders import git, make_repo
@@ -216,3 +218,35 @@ def test_a_resent_file_is_read_once_per_plan(tmp_path: Path) -> None:
         target.close()
     assert sorted(reads) == ["f.txt", "g.txt"]
     assert [c.after for c in plan.changes] == [c.after for c in fresh.changes]
+
+
+@pytest.mark.parametrize("target", ["worktree", "both"])
+def test_a_recorded_patch_is_digested_once_per_apply(tmp_path: Path, target: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The re-send check digests the patch for the path the log records; the log's new
+    record of the apply reuses that digest (the same value), for a target that stages each
+    change as soon as it is planned ("both": the index's) as for one that does not."""
+    from holon_git.core.plan import resend
+
+    text = "".join(f"line {i}\n" for i in range(40))
+    repo = make_repo(tmp_path / "r", {"f.txt": text})
+    patch = "--- a/f.txt\n+++ b/f.txt\n@@ -10,3 +10,3 @@\n line 9\n-line 10\n+LINE 10\n line 11\n"
+    applied(repo, patch, target=target)
+    before = _log_lines(repo)
+    git(repo, "checkout", "HEAD", "--", "f.txt")  # undone: the log shows the patch applied
+    taken: list[str] = []
+    real = resend.digest
+
+    def counted(*args: Any) -> str:
+        taken.append(got := real(*args))
+        return got
+
+    monkeypatch.setattr(resend, "digest", counted)
+    applied(repo, patch, target=target)
+    assert len(taken) == 1
+    new = _log_lines(repo)[len(before):]
+    assert len(new) == 1 and taken[0] in new[0] and taken[0] in before[-1]
+
+
+def _log_lines(repo: Path) -> list[str]:
+    return (repo / ".git" / "holon-apply-history").read_text().splitlines()
