@@ -25,8 +25,7 @@ from . import whitespace
 from .core import paths
 from .core.model import Diagnostic, FileKind, FilePatch, Patch
 from .core.plan.expect import check_expected
-from .core.plan.plan import RECORDED_FILES, plan_patch
-from .core.plan.resend import digests_first
+from .core.plan.plan import plan_patch
 from .core.policy import Protection, check_protected, check_protected_path, select_files
 from .core.threeway import KnownVersions
 from .errors import PatchError, first_of
@@ -169,12 +168,9 @@ def _apply_once(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
             versions = history if request.three_way else None
             if request.atomic:
                 emit_diff = request.emit_diff
+                # the plan marks the history log's digests before it hands each change to
+                # on_planned (plan.plan_patch)
                 on_planned = destination.prepare(parsed, stage=not (check or emit_diff))
-                if on_planned is not None and history is not None \
-                        and len(parsed.files) <= RECORDED_FILES:
-                    # the history log's digests, taken before the target stages (and may
-                    # let go of) each new content
-                    on_planned = digests_first(parsed, reverse, on_planned)
                 # a target that does not write from the plan's pre-images (the working tree
                 # reads them again) lets the plan drop them (memory); but one file's would be
                 # read back at once for the undo: keeping it saves a read

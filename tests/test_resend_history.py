@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
+import pytest
 from clisupport import holon, report_lines
 from gitsupport import applied, everything, refused
 from repos.builders import git, make_repo
@@ -196,3 +198,68 @@ def test_undo_after_a_hard_reset_points_to_the_history_log_docs(tmp_path: Path) 
     done = holon(repo, "-R", str(tmp_path / "p.diff"))
     assert done.returncode == 1 and "not_applied" in done.stderr
     assert "history log" not in done.stderr.splitlines()[0]  # judged by the file alone
+
+
+def test_a_resent_file_is_read_once_per_plan(tmp_path: Path) -> None:
+    """The re-send check reads the file the log shows this patch applied to (to hash it); the
+    plan then places the hunks on that same read, not on a second one (a large file costs
+    one read), and plans what a fresh read would."""
+    from holon_git.core.change import SourceFile
+    from holon_git.core.plan.plan import plan_patch
+    from holon_git.parse import parse_patch
+    from holon_git.targets.registry import open_target
+
+    text = "".join(f"line {i}\n" for i in range(40))
+    repo = make_repo(tmp_path / "r", {"f.txt": text, "g.txt": text})
+    patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -10,3 +10,3 @@\n line 9\n-line 10\n+LINE 10\n"
+             " line 11\n--- a/g.txt\n+++ b/g.txt\n@@ -20,3 +20,3 @@\n line 19\n-line 20\n"
+             "+LINE 20\n line 21\n")
+    applied(repo, patch)
+    for name in ("f.txt", "g.txt"):  # undone by hand: the log shows the patch applied
+        (repo / name).write_text(text)
+    target = open_target("worktree", str(repo))
+    reads: list[str] = []
+
+    def counted(path: str) -> SourceFile | None:
+        reads.append(path)
+        return target.read(path)
+
+    try:
+        plan = plan_patch(parse_patch(patch), counted, three_way=target.known_versions())
+        fresh = plan_patch(parse_patch(patch), target.read)
+    finally:
+        target.close()
+    assert sorted(reads) == ["f.txt", "g.txt"]
+    assert [c.after for c in plan.changes] == [c.after for c in fresh.changes]
+
+
+@pytest.mark.parametrize("target", ["worktree", "both"])
+def test_a_recorded_patch_is_digested_once_per_apply(tmp_path: Path, target: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The re-send check digests the patch for the path the log records; the log's new
+    record of the apply reuses that digest (the same value), for a target that stages each
+    change as soon as it is planned ("both": the index's) as for one that does not."""
+    from holon_git.core.plan import resend
+
+    text = "".join(f"line {i}\n" for i in range(40))
+    repo = make_repo(tmp_path / "r", {"f.txt": text})
+    patch = "--- a/f.txt\n+++ b/f.txt\n@@ -10,3 +10,3 @@\n line 9\n-line 10\n+LINE 10\n line 11\n"
+    applied(repo, patch, target=target)
+    before = _log_lines(repo)
+    git(repo, "checkout", "HEAD", "--", "f.txt")  # undone: the log shows the patch applied
+    taken: list[str] = []
+    real = resend.digest
+
+    def counted(*args: Any) -> str:
+        taken.append(got := real(*args))
+        return got
+
+    monkeypatch.setattr(resend, "digest", counted)
+    applied(repo, patch, target=target)
+    assert len(taken) == 1
+    new = _log_lines(repo)[len(before):]
+    assert len(new) == 1 and taken[0] in new[0] and taken[0] in before[-1]
+
+
+def _log_lines(repo: Path) -> list[str]:
+    return (repo / ".git" / "holon-apply-history").read_text().splitlines()

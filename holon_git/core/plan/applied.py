@@ -30,7 +30,8 @@ The rules that replay a file patch on another version are handed the replay
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from ...errors import PatchError, let_go
@@ -470,6 +471,9 @@ class LogSays(NamedTuple):
 
     resent: frozenset[str] = frozenset()
     vouches: bool = False
+    # the patch's digest for each path it was taken for (resend.digest), which the history
+    # log's record of this apply reuses rather than taking it again
+    digests: Mapping[str, str] = MappingProxyType({})
 
 
 NO_LOG = LogSays()  # no history log to ask (no target's versions, or a reversed replay)
@@ -484,10 +488,11 @@ def refuse_a_recorded_resend(patch: Patch, read: Reader, reverse: bool,
     from .resend import digest, modified_in_place
 
     resent = set()
+    digests = {}
     for path, file_patches in modified_in_place(patch).items():
         if not three_way.recorded(path):
             continue
-        mine = digest(file_patches, reverse)
+        mine = digests[path] = digest(file_patches, reverse)
         if not three_way.applied(path, mine):
             continue
         resent.add(path)
@@ -507,7 +512,7 @@ def refuse_a_recorded_resend(patch: Patch, read: Reader, reverse: bool,
                   else "this tool already applied this patch and the file is unchanged since: "
                   "there is nothing to do; re-read the file before writing the next patch")
             + "; docs/cli.md, 'The history log', says what it is and how to clear it")
-    return LogSays(frozenset(resent), len(patch.files) <= recorded_files)
+    return LogSays(frozenset(resent), len(patch.files) <= recorded_files, digests)
 
 
 def refuse_a_logged_resend(fp: FilePatch, ours: bytes, reverse: bool, log: LogSays,

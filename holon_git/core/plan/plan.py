@@ -39,7 +39,8 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
     ``keep_preimages=False`` drops each pre-image's content once its file is planned (its
     mode and token stay), for a target that can read it again: a large patch then never
     holds every old file in memory at once. ``on_planned(change)`` is called with each file's
-    change as soon as it is planned (a target may stage it then, and let go of its content).
+    change as soon as it is planned (a target may stage it then, and let go of its content),
+    its history log digest marked first when the plan is to be recorded.
     ``three_way`` supplies a file's other versions and a merge for the three-way rescue of a
     file patch whose old side is not in the current text (threeway.py); None turns it off.
     ``reject`` (--reject): a file patch refused for some of its hunks applies without them
@@ -53,10 +54,20 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
     check_expected(expected_digests(expect_sha256 or {}), read, every=every_refusal)
     log = applied.NO_LOG
     history = three_way if history is None else history
+    planning_read = read
     if history is not None:
-        log = applied.refuse_a_recorded_resend(patch, read, reverse, history, RECORDED_FILES)
+        kept: dict[str, SourceFile | None] = {}
+        log = applied.refuse_a_recorded_resend(patch, _keeping(read, kept), reverse, history,
+                                               RECORDED_FILES)
+        planning_read = _reusing(read, kept)
+        if record and on_planned is not None and len(patch.files) <= RECORDED_FILES:
+            from .resend import digests_first
+
+            # the history log's digests, taken before the target stages (and may let go
+            # of) each new content; those the re-send check took are not taken again
+            on_planned = digests_first(patch, reverse, on_planned, log.digests)
     try:
-        plan = _plan_patch(patch, read, reverse, progress, keep_preimages, on_planned,
+        plan = _plan_patch(patch, planning_read, reverse, progress, keep_preimages, on_planned,
                            three_way, log, every_refusal, reject)
     except PatchError as err:
         # a merge conflict while the whole patch, reversed, applies: its change is in (one
@@ -80,8 +91,33 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
         from .resend import mark_digests
 
         # a file the patch was applied to only in part is no record of the patch
-        mark_digests(patch, reverse, [c for c in plan.changes if c.path not in left_out])
+        mark_digests(patch, reverse, [c for c in plan.changes if c.path not in left_out],
+                     log.digests)
     return plan
+
+
+def _keeping(read: Reader, kept: dict[str, SourceFile | None]) -> Reader:
+    """``read``, keeping what it read in ``kept``."""
+    def keep(path: str) -> SourceFile | None:
+        kept[path] = got = read(path)
+        return got
+
+    return keep
+
+
+def _reusing(read: Reader, kept: dict[str, SourceFile | None]) -> Reader:
+    """``read``, answering each path's first read with what ``kept`` holds of it (the re-send
+    check read the file already, with nothing written since: a large file is read once per
+    plan, not twice), and letting go of it then."""
+    if not kept:
+        return read
+
+    def reuse(path: str) -> SourceFile | None:
+        if path in kept:
+            return kept.pop(path)
+        return read(path)
+
+    return reuse
 
 
 def _unchanged(change: FileChange) -> bool:

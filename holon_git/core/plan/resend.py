@@ -11,10 +11,13 @@ file changed since) the hunk rules decide. Pure: the log comes through KnownVers
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
 
 from ..change import FileChange
 from ..model import FileKind, FilePatch, Patch
+
+EMPTY: Mapping[str, str] = MappingProxyType({})
 
 
 def modified_in_place(patch: Patch) -> dict[str, list[FilePatch]]:
@@ -46,29 +49,32 @@ def digest(file_patches: Iterable[FilePatch], reverse: bool) -> str:
     return h.hexdigest()
 
 
-def mark_digests(patch: Patch, reverse: bool, changes: Iterable[FileChange]) -> None:
+def mark_digests(patch: Patch, reverse: bool, changes: Iterable[FileChange],
+                 known: Mapping[str, str] = EMPTY) -> None:
     """Give each change of a file modified in place its digest, for the history log (a
-    change marked already, before it went to be staged, is left as it is)."""
+    change marked already, before it went to be staged, is left as it is). ``known``: the
+    digests taken already (the re-send check's), by path: a patch is digested once."""
     by_path = modified_in_place(patch)
     for change in changes:
-        _mark(by_path, reverse, change)
+        _mark(by_path, reverse, change, known)
 
 
-def digests_first(patch: Patch, reverse: bool,
-                  then: Callable[[FileChange], None]) -> Callable[[FileChange], None]:
+def digests_first(patch: Patch, reverse: bool, then: Callable[[FileChange], None],
+                  known: Mapping[str, str] = EMPTY) -> Callable[[FileChange], None]:
     """An on_planned callback that marks each change's digest and then calls ``then``: a
     target that stages a change as soon as it is planned may let go of its content (and does
     so in other threads), so the digest is taken before."""
     by_path = modified_in_place(patch)
 
     def marked(change: FileChange) -> None:
-        _mark(by_path, reverse, change)
+        _mark(by_path, reverse, change, known)
         then(change)
 
     return marked
 
 
-def _mark(by_path: dict[str, list[FilePatch]], reverse: bool, change: FileChange) -> None:
+def _mark(by_path: dict[str, list[FilePatch]], reverse: bool, change: FileChange,
+          known: Mapping[str, str]) -> None:
     path = change.old_path
     if change.patch_digest or path is None or path not in by_path or change.new_path != path:
         return
@@ -77,4 +83,4 @@ def _mark(by_path: dict[str, list[FilePatch]], reverse: bool, change: FileChange
         import hashlib
 
         change.after_sha256 = hashlib.sha256(after).hexdigest()
-        change.patch_digest = digest(by_path[path], reverse)
+        change.patch_digest = known.get(path) or digest(by_path[path], reverse)
