@@ -122,7 +122,7 @@ def test_a_first_hunk_committed_meanwhile_merges_from_the_commit_before(
     assert (repo / PATH).read_bytes() == STEP2
     (change,) = receipt.files
     assert change.three_way is not None and "at commit" in change.three_way["base"]
-    assert [h.already_in for h in change.hunks] == [True, False]
+    assert [h.already_applied for h in change.hunks] == [True, False]
 
 
 def test_reversed_partly_applied(tmp_path: Path) -> None:

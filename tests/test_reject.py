@@ -311,7 +311,9 @@ def test_a_hunk_already_in_and_one_that_places_nowhere_both_go_to_the_rej(
     """Issue 35, item 8: hunk 1's change is in the file already (committed: HEAD cannot
     merge it away) and hunk 2's old lines are nowhere; once hunk 2 was left out, hunk 1 was
     judged with it again, so the file patch was refused whole, no .rej written, and errors[]
-    named hunk 2 alone. git apply --reject rejects both and applies hunk 3."""
+    named hunk 2 alone. git apply --reject rejects both and applies hunk 3; so does
+    --no-3way. With the rescue, the commit before hunk 1 went in proves it is in: hunk 2
+    alone is rejected."""
     (repo / "f.txt").write_text(LETTERS.replace("b\n", "B\n"))
     git(repo, "commit", "-qam", "hunk 1 is in")
     patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"
@@ -320,11 +322,19 @@ def test_a_hunk_already_in_and_one_that_places_nowhere_both_go_to_the_rej(
     assert git_reject(other, patch).returncode == 1
     receipt = apply_patch(patch, repo, reject=True, three_way=three_way)
     assert receipt.status == "partial"
+    assert (repo / "f.txt").read_text() == LETTERS.replace("b\n", "B\n").replace("l\n", "L\n")
+    if three_way:
+        # the rescue merges from the commit before hunk 1 went in: that version proves hunk
+        # 1's change is in (the receipt says so), so only hunk 2 is refused and rejected
+        assert [(e.code, e.hunk) for e in receipt.errors] == [("context_not_found", 2)]
+        assert [h.index for h in receipt.rejects[0].hunks] == [2]
+        assert [(h.index, h.already_applied) for h in receipt.files[0].hunks] \
+            == [(1, True), (3, False)]
+        return
     assert [(e.code, e.hunk) for e in receipt.errors] == [("already_applied", 1),
                                                           ("context_not_found", 2)]
     assert [h.index for h in receipt.rejects[0].hunks] == [1, 2]
     assert files_of(repo) == files_of(other)
-    assert (repo / "f.txt").read_text() == LETTERS.replace("b\n", "B\n").replace("l\n", "L\n")
 
 
 def test_a_conflicting_merge_rejects_the_hunks_it_refused(tmp_path: Path):
