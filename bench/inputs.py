@@ -338,10 +338,6 @@ def repeat_case(cache: Path, kind: str, n: int, hunks: int) -> RepeatCase:
     name = "big.py"
     patch = root / "change.patch"
     if not (root / "ready").exists():
-        if root.exists():
-            shutil.rmtree(root)
-        repo = root / "repo"
-        repo.mkdir(parents=True)
         if kind == "blank":
             lines = big_file_lines(n)
             text = blank_lines_patch(lines, hunks, name)
@@ -349,13 +345,23 @@ def repeat_case(cache: Path, kind: str, n: int, hunks: int) -> RepeatCase:
             lines = [REPEATED_LINE] * n
             text = identical_lines_patch(n, hunks, 3 if kind == "identical3" else 1, name,
                                          added_copy=kind == "identical_added")
-        (repo / name).write_bytes(b"".join(lines))
-        git(repo, "init", "-q", "-b", "main")
-        git(repo, "add", "-A")
-        git(repo, "commit", "-q", "-m", "repeated lines")
+        _one_file_repo(root, name, b"".join(lines))
         patch.write_bytes(text)
         (root / "ready").write_text("")
     return RepeatCase(root / "repo", name, patch, n, hunks, kind == "blank")
+
+
+def _one_file_repo(root: Path, name: str, data: bytes) -> None:
+    """A new repository at ``root``/repo (what was at ``root`` removed) with one commit of
+    one file of lines that repeat."""
+    if root.exists():
+        shutil.rmtree(root)
+    repo = root / "repo"
+    repo.mkdir(parents=True)
+    (repo / name).write_bytes(data)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "repeated lines")
 
 
 # Issue 35, item 5: hunks of hundreds of context lines that repeat throughout the file.
@@ -371,19 +377,12 @@ def search_bound_case(cache: Path, n: int, context: int, kind: str) -> tuple[Pat
     root = cache / f"searchbound-{kind}-{n}-{context}-v1"
     patch = root / "change.patch"
     if not (root / "ready").exists():
-        if root.exists():
-            shutil.rmtree(root)
-        repo = root / "repo"
-        repo.mkdir(parents=True)
         if kind == "absent":
             text, removed = SEARCH_LINE * n, b"gone\n"
         else:
             block = SEARCH_LINE * (2 * context - 2) + b"y = 2\n"
             text, removed = block * (n // (2 * context - 1)), SEARCH_LINE
-        (repo / "f.txt").write_bytes(text)
-        git(repo, "init", "-q", "-b", "main")
-        git(repo, "add", "-A")
-        git(repo, "commit", "-q", "-m", "repeated lines")
+        _one_file_repo(root, "f.txt", text)
         side = b" " + SEARCH_LINE
         patch.write_bytes(b"diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n"
                           + b"@@ -1000,%d +1000,%d @@\n" % (2 * context + 1, 2 * context)
