@@ -15,8 +15,9 @@ import pytest
 from hypothesis import HealthCheck, settings
 from repos.builders import GIT_ENV, make_repo
 
-# the CLI tests' fixture `patch_file` (a module's own fixture of a name wins)
-pytest_plugins = ["clisupport"]
+# clisupport: the CLI tests' fixture `patch_file` (a module's own fixture of a name wins);
+# slow_marker: the default run leaves out the tests marked slow (CI runs them too)
+pytest_plugins = ["clisupport", "slow_marker"]
 
 settings.register_profile("ci", max_examples=60, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])

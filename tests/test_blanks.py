@@ -4,6 +4,7 @@ for any bytes: blanks of every kind, CR, lines without a newline, blank lines, a
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,6 +26,7 @@ line = st.builds(lambda parts, end: b"".join(parts) + end,
                  st.sampled_from([b"\n", b"\r\n", b""]))
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(file=st.lists(st.lists(st.sampled_from(PIECES), max_size=4), max_size=8),
        end=st.booleans(), lines=st.lists(line, min_size=1, max_size=3),

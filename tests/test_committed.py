@@ -32,6 +32,7 @@ def history(repo: Path) -> None:
         git(repo, "commit", "-qam", f"round {round_}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("state", ["loose", "packed", "aggressive", "packed_refs", "detached"])
 def test_it_answers_as_git(tmp_path: Path, state: str):
     repo = make_repo(tmp_path / "r", FILES)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
 from gitsupport import applied, everything, forget_resend_records, git_apply, refused
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -216,6 +217,7 @@ def two_steps(draw: st.DrawFn) -> tuple[bytes, bytes, bytes]:
     return join(lines), join(one), join(two)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None,
           suppress_health_check=[HealthCheck.large_base_example])
 @given(two_steps())

@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 import pytest
 from repos.builders import git_env, make_repo, snapshot
+from slow_marker import SLOW_RUN
 
 from holon_git.api import apply_patch
 from holon_git.cli import cli
@@ -91,6 +92,7 @@ def documented_codes() -> dict[str, str]:
     return dict(zip(parts[1::2], parts[2::2], strict=True))
 
 
+@pytest.mark.slow
 def test_every_raised_code_is_registered_and_documented():
     raised = raised_codes()
     assert len(raised) > 20  # the scan really finds the raise sites
@@ -250,6 +252,7 @@ def test_every_cli_option_and_command_is_in_cli_md():
             f"{command} option {opt} is not in docs/cli.md"
 
 
+@pytest.mark.slow
 def test_generated_files_are_up_to_date():
     done = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_docs.py"), "--check"],
                           capture_output=True, text=True)
@@ -304,6 +307,7 @@ def test_readme_links_every_doc_and_they_exist():
         assert f"docs/{doc.name}" in links, f"README does not link docs/{doc.name}"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("man") is None, reason="no man program on this system")
 @pytest.mark.parametrize("editable", [False, True], ids=["install", "editable-install"])
 def test_installed_man_page_is_found_by_git_help(tmp_path: Path, editable: bool,
@@ -347,6 +351,8 @@ def test_quick_start_is_two_commands_in_a_virtual_environment_and_ci_runs_the_se
     for line in (install, test):  # each works alone in a new shell, on an externally managed python
         assert line.startswith("python3 -m venv .venv && . .venv/bin/activate && pip install -e ")
     assert install.endswith("sh examples/quickstart.sh") and "[test]" in test
+    # every test: first the default run (under two minutes), then the ones marked slow
+    assert test.endswith(f"&& python -m pytest -q -n auto && {SLOW_RUN}")
     ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()
     assert ci[-1] == test
 
@@ -504,6 +510,7 @@ def test_tests_readme_names_every_module_and_only_test_files_that_exist():
         assert (ROOT / "tests" / name).is_file(), name
 
 
+@pytest.mark.slow
 def test_tests_readme_one_repo_fixture_and_one_apply_helper_pair():
     """tests/README.md's rules for the shared pieces: a module never builds its own `repo`
     fixture (it overrides `repo_files`, or extends the shared one: ``def repo(repo)``), and

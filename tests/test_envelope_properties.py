@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher, diff_bytes, unified_diff
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from repos.builders import make_repo
@@ -226,6 +227,7 @@ def three_repos(files: dict[str, bytes], work: Path) -> tuple[Path, Path, Path]:
         shutil.copytree(first, work / "converted", symlinks=True))
 
 
+@pytest.mark.slow
 @given(scenarios())
 def test_envelope_and_unified_diff_of_the_same_edit_agree(
         scenario: tuple[dict[str, bytes], list[Change]]) -> None:
@@ -249,6 +251,7 @@ def test_envelope_and_unified_diff_of_the_same_edit_agree(
         assert tree(repo_c) == want
 
 
+@pytest.mark.slow
 @given(scenarios(repeated=True))
 def test_envelope_with_repeated_lines_applies_right_or_not_at_all(
         scenario: tuple[dict[str, bytes], list[Change]]) -> None:

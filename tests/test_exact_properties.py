@@ -11,6 +11,7 @@ new content, the same places and notes, or the same refusal.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
@@ -105,6 +106,7 @@ def parsed(patch: bytes):  # type: ignore[no-untyped-def]
     return fp
 
 
+@pytest.mark.slow
 @given(file_and_patch())
 def test_bytes_lines_and_exhaustive_search_decide_alike(case: tuple[bytes, bytes]) -> None:
     content, patch = case
@@ -130,6 +132,7 @@ def test_bytes_lines_and_exhaustive_search_decide_alike(case: tuple[bytes, bytes
         assert reference[0] == "refused" and on_bytes[1] == reference[1]
 
 
+@pytest.mark.slow
 @given(file_and_patch(), st.booleans())
 def test_reversed_patches_decide_alike(case: tuple[bytes, bytes], reverse: bool) -> None:
     content, patch = case

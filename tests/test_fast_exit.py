@@ -38,6 +38,7 @@ def _patch(tmp_path: Path) -> Path:
     return patch
 
 
+@pytest.mark.slow
 def test_the_whole_receipt_comes_out_through_a_pipe(repo: Path, tmp_path: Path):
     patch = _patch(tmp_path)
     done = subprocess.run([sys.executable, "-m", "holon_git", "--json", str(patch)], cwd=repo,
@@ -91,6 +92,7 @@ else:
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("call", ["command", "argv"])
 def test_the_command_skips_the_teardown_and_main_with_arguments_does_not(
         repo: Path, tmp_path: Path, call: str):
@@ -124,6 +126,7 @@ main()
 """
 
 
+@pytest.mark.slow
 def test_a_thread_still_running_is_waited_for(repo: Path, tmp_path: Path):
     mark = tmp_path / "mark"
     done = subprocess.run([sys.executable, "-c", THREAD.replace("MANY", str(MANY)), str(mark),

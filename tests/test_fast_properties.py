@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 
+import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
@@ -148,6 +149,7 @@ def parsed(patch: bytes, reverse: bool):  # type: ignore[no-untyped-def]
     return fp.reversed() if reverse else fp
 
 
+@pytest.mark.slow
 @given(file_and_patch(), st.booleans(), st.booleans())
 def test_the_fast_path_plans_as_the_ladder_does(case: tuple[bytes, bytes], reverse: bool,
                                                  seek: bool) -> None:

@@ -127,6 +127,7 @@ def test_a_file_applied_to_again_and_again_is_not_decoded_entry_by_entry(
     assert log.entries("f.txt") and log.holds("f.txt", other, "c" * 64)  # from the entries
 
 
+@pytest.mark.slow
 def test_an_agents_file_applied_to_a_thousand_times_is_still_refused_when_resent(
         tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"f.txt": P})

@@ -183,6 +183,7 @@ def test_shipped_hook_scripts_are_the_installed_ones():
 
 # the plain hooks, run by git itself
 
+@pytest.mark.slow
 def test_pre_commit_hook_refuses_a_bad_staged_patch(repo: Path):
     assert holon(repo, "install-hooks").returncode == 0
     (repo / "bad.diff").write_text(BAD)
@@ -199,6 +200,7 @@ def test_pre_commit_hook_refuses_a_bad_staged_patch(repo: Path):
     assert git(repo, "rev-parse", "HEAD") != head
 
 
+@pytest.mark.slow
 def test_pre_commit_hook_checks_the_index_git_commit_a_builds(repo: Path):
     """`git commit -a` stages into a temporary index (GIT_INDEX_FILE); the hook must see it."""
     (repo / "p.diff").write_text(GOOD)
@@ -225,6 +227,7 @@ def without_holon_on_path() -> dict[str, str]:
     return env
 
 
+@pytest.mark.slow
 def test_installed_hook_runs_the_installing_command_without_path(repo: Path):
     """A commit from a shell where holon-git's environment is not active is still checked."""
     assert holon(repo, "install-hooks", "pre-commit").returncode == 0
@@ -354,6 +357,7 @@ def test_apply_check_honours_git_index_file(repo: Path, tmp_path: Path):
     assert done.returncode == 1 and "merge_conflict" in done.stderr
 
 
+@pytest.mark.slow
 def test_plain_hook_apply_check_via_config(repo: Path):
     assert holon(repo, "install-hooks", "pre-commit").returncode == 0
     (repo / "p.diff").write_text(GOOD.replace("-b", "-q").replace(" a", " a"))

@@ -163,6 +163,7 @@ def cut_patch(draw: st.DrawFn) -> tuple[bytes, bytes, bytes]:
     return old, patch, b"".join(rows[: cut + 1])
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(cut_patch())
 def test_a_cut_patch_never_applies_a_hunk_short_of_the_file_end(case) -> None:

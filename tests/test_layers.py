@@ -83,6 +83,7 @@ def package_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return copy
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("module", "line", "contracts", "reported"), BREAKS,
                          ids=[f"{m}-{line.split()[-1]}" for m, line, _, _ in BREAKS])
 def test_a_forbidden_import_breaks_its_contract(package_copy: Path, module: str, line: str,
@@ -165,12 +166,14 @@ def codes_named_outside_the_judge(package: Path) -> list[str]:
     return offenders
 
 
+@pytest.mark.slow
 def test_only_applied_py_decides_already_applied() -> None:
     """Issue 29 item 1: "already applied or not applied?" is decided in one module: no other
     module compares a refusal's code with those codes or raises one."""
     assert codes_named_outside_the_judge(PACKAGE) == []
 
 
+@pytest.mark.slow
 def test_the_check_for_the_judge_catches_a_second_one(tmp_path: Path) -> None:
     """The check above fails when another module decides already_applied itself."""
     copy = tmp_path / "holon_git"
@@ -211,6 +214,7 @@ def test_no_module_imports_the_package_root() -> None:
     assert imports_of_the_package_root(PACKAGE) == []
 
 
+@pytest.mark.slow
 def test_the_check_for_the_root_catches_an_import_of_it(tmp_path: Path) -> None:
     copy = tmp_path / "holon_git"
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
@@ -247,10 +251,12 @@ def evidence_refused_outside_the_judge(package: Path) -> list[str]:
     return offenders
 
 
+@pytest.mark.slow
 def test_only_the_judge_refuses_a_rung_s_proposal() -> None:
     assert evidence_refused_outside_the_judge(PACKAGE) == []
 
 
+@pytest.mark.slow
 def test_the_check_for_the_judge_of_evidence_catches_a_second_one(tmp_path: Path) -> None:
     """A rung that refuses a place itself (here gap.py) is caught."""
     copy = tmp_path / "holon_git"

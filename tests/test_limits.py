@@ -74,6 +74,7 @@ def test_patches_given_together_count_together(monkeypatch: pytest.MonkeyPatch) 
     assert caught.value.code == "patch_too_large"
 
 
+@pytest.mark.slow
 def test_the_cli_refuses_past_the_real_cap_and_changes_nothing(tmp_path: Path) -> None:
     """A hundred thousand and one empty file additions: refused by the real cap, from the
     command line, with nothing written."""

@@ -55,6 +55,7 @@ def test_an_unusable_repository_is_a_usage_error(tmp_path: Path, repo: Path):
     assert holon(plain, "mcp").returncode == 2  # default: the current directory's repository
 
 
+@pytest.mark.slow
 def test_other_commands_do_not_import_the_sdk(repo: Path):
     code = ("import sys\nfrom holon_git.cli import main\ncode = 0\n"
             "try:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n    code = e.code\n"
@@ -75,6 +76,7 @@ def rpc(proc: subprocess.Popen[str], message: dict) -> dict | None:
     return json.loads(proc.stdout.readline()) if "id" in message else None
 
 
+@pytest.mark.slow
 def test_raw_stdio_initialize_list_and_exit_at_end_of_input(repo: Path):
     """JSON-RPC lines as any MCP client sends them; at the end of its input the server
     exits 0."""
@@ -151,6 +153,7 @@ def answer_to(proc: subprocess.Popen[bytes], line: bytes) -> object:
     return json.loads(proc.stdout.readline()) if ready else None
 
 
+@pytest.mark.slow
 def test_every_line_gets_its_answer_from_the_real_server(repo: Path):
     proc = subprocess.Popen([sys.executable, "-m", "holon_git", "mcp"], cwd=repo,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,

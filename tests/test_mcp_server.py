@@ -72,6 +72,7 @@ def repo_files() -> dict[str, str | bytes]:
 
 # -- tools and schemas --------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_tools_are_listed_with_their_schemas_and_bad_calls_refused(repo: Path):
     before = snapshot(repo)
 
@@ -119,6 +120,7 @@ def repaired_from(region_text: str) -> str:
             + "\n".join(body) + "\n")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 def test_apply_refuse_repair_with_read_region_apply_again(repo: Path, mode: str):
     before = snapshot(repo)
@@ -160,6 +162,7 @@ def test_apply_refuse_repair_with_read_region_apply_again(repo: Path, mode: str)
 
 # -- confinement --------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_repository_outside_the_roots_is_refused(tmp_path: Path, repo: Path):
     """(The 2026-07-28 roots round is in test_roots_are_asked_on_every_call.)"""
     other = make_repo(tmp_path / "other", {"src/greet.py": GREET})
@@ -184,6 +187,7 @@ def test_a_repository_outside_the_roots_is_refused(tmp_path: Path, repo: Path):
     assert {path: snapshot(path) for path in (other, unserved)} == untouched
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 def test_roots_are_asked_on_every_call(tmp_path: Path, repo: Path, mode: str):
     other = make_repo(tmp_path / "other", {"a.txt": "a\n"})
@@ -210,6 +214,7 @@ def test_roots_are_asked_on_every_call(tmp_path: Path, repo: Path, mode: str):
     session(server(repo, other), body, mode=mode, list_roots_callback=list_roots)
 
 
+@pytest.mark.slow
 def test_without_roots_every_served_repository_may_be_named(tmp_path: Path, repo: Path):
     other = make_repo(tmp_path / "other", {"a.txt": "a\n"})
 
@@ -228,6 +233,7 @@ def test_without_roots_every_served_repository_may_be_named(tmp_path: Path, repo
 
 # -- concurrency --------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_concurrent_applies_to_one_repository_are_serialised(tmp_path: Path):
     files = {f"f{i}.txt": f"file {i}\nold\n" for i in range(6)}
     repo = make_repo(tmp_path / "r", {**files, "shared.txt": "x\nold\ny\n", "sub/README": "."})
@@ -381,6 +387,7 @@ def recovered(repo: Path, big: Big) -> str:
     return "old" if now == big.old else "new" if now == big.new else "mixed"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("when", ["writing", "any time"])
 def test_client_and_server_killed_mid_apply_leave_all_old_or_all_new(
         tmp_path: Path, big: Big, when: str):
@@ -399,6 +406,7 @@ def test_client_and_server_killed_mid_apply_leave_all_old_or_all_new(
     assert recovered(repo, big) in ("old", "new")
 
 
+@pytest.mark.slow
 def test_a_killed_client_leaves_the_apply_to_finish(tmp_path: Path, big: Big):
     """The client dies mid-call: the server reads the end of its input, completes the apply
     under way (all new, no journal) and exits."""
@@ -412,6 +420,7 @@ def test_a_killed_client_leaves_the_apply_to_finish(tmp_path: Path, big: Big):
     assert snapshot(repo) == big.new
 
 
+@pytest.mark.slow
 def test_sigterm_waits_for_the_apply_in_progress(tmp_path: Path, big: Big):
     """SIGTERM (what a client sends a server that does not stop) mid-apply: the apply
     completes, then the server exits."""

@@ -75,6 +75,7 @@ def edited(draw: st.DrawFn) -> tuple[bytes, bytes]:
     return join(lines), join(apply_edits(lines, draw(edits(lines))))
 
 
+@pytest.mark.slow
 @given(edited(), st.integers(0, 4))
 def test_parsed_hunks_hold_exactly_the_body_lines_of_the_patch(files, context):
     """Whether the parser packed a body or built its lines one by one, they are the lines

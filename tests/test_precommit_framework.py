@@ -80,6 +80,7 @@ def configure(repo: Path, hook_repo: tuple[Path, str], patch_args: str = "") -> 
     git(repo, "add", ".pre-commit-config.yaml")
 
 
+@pytest.mark.slow
 def test_try_repo_runs_both_hooks_failing_and_passing(repo: Path, tmp_path: Path):
     (repo / "bad.diff").write_text(BAD)
     git(repo, "add", "bad.diff")
@@ -95,6 +96,7 @@ def test_try_repo_runs_both_hooks_failing_and_passing(repo: Path, tmp_path: Path
                for line in lines)
 
 
+@pytest.mark.slow
 def test_run_passes_good_patch_and_fails_bad(repo: Path, hook_repo: tuple[Path, str],
                                              cache: Path):
     configure(repo, hook_repo)
@@ -110,6 +112,7 @@ def test_run_passes_good_patch_and_fails_bad(repo: Path, hook_repo: tuple[Path, 
     assert "good.patch" not in done.stdout  # only problems are reported
 
 
+@pytest.mark.slow
 def test_installed_framework_hook_blocks_git_commit(repo: Path, hook_repo: tuple[Path, str],
                                                     cache: Path):
     configure(repo, hook_repo)
@@ -137,6 +140,7 @@ def documented_configs() -> list[str]:
     return re.findall(r"```yaml\n(.*?)```", text, flags=re.S)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", [0, 1], ids=["clone", "local"])
 def test_the_documented_configurations_work(repo: Path, hook_repo: tuple[Path, str],
                                             cache: Path, which: int):

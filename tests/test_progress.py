@@ -75,6 +75,7 @@ def test_progress_is_drawn_on_a_terminal_and_erased(many: tuple[Path, Path]) -> 
     assert (repo / "pkg/m007.py").read_text() == "a = 7\nb = 8\nc = 7\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("flag", ["--json", "-q"])
 def test_no_progress_with_json_or_quiet(many: tuple[Path, Path], flag: str) -> None:
     repo, patch = many

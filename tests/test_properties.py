@@ -3,6 +3,7 @@ arbitrary bytes never crash, and reverse undoes apply."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from strategies import (
@@ -65,6 +66,7 @@ REPEATING = [((b"\n\n", b"\n\n\n"), 1),
              ((b"\n" * 19, b"\n" * 9 + b"text\n" + b"\n" * 11), 1)]
 
 
+@pytest.mark.slow
 @given(edited_file(), st.integers(1, 5))
 @example(*REPEATING[0])
 @example(*REPEATING[1])
@@ -93,6 +95,7 @@ def test_git_diff_patches_apply_exactly(lines, data, old_eol, new_eol):
     assert result_of(plan_against(patch, new, reverse=True)) == old
 
 
+@pytest.mark.slow
 @given(edited_file(duplicates=False), st.data())
 def test_shifted_line_numbers_do_not_matter_for_unique_context(files, data):
     old, new = files
@@ -100,6 +103,7 @@ def test_shifted_line_numbers_do_not_matter_for_unique_context(files, data):
     assert result_of(plan_against(patch, old)) == new
 
 
+@pytest.mark.slow
 @given(edited_file(), st.data())
 def test_a_placement_not_decided_by_line_number_is_never_wrong(files, data):
     old, new = files
@@ -115,6 +119,7 @@ def test_a_placement_not_decided_by_line_number_is_never_wrong(files, data):
         assert result_of(plan) == new
 
 
+@pytest.mark.slow
 @given(edited_file(), st.integers(1, 4))
 @example(*REPEATING[0])
 @example(*REPEATING[1])
@@ -155,6 +160,7 @@ LINE_PIECES = [b"--- a/f\n", b"+++ b/f\n", b"--- /dev/null\n", b"+++ /dev/null\n
                b"```diff\n", b"```\n", b" b\r\n", b"-\xff\n", b"index 1..2\n"]
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(st.lists(st.sampled_from(LINE_PIECES), max_size=14),
        st.sampled_from([b"", b"a\nb\n", b"a\r\nb\r\n", b"a\nb", b"b\na\nb\n"]))

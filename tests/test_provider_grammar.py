@@ -430,6 +430,7 @@ def _looks_like_header_pair(text: str) -> bool:
     return any(a.startswith("--- ") and b.startswith("+++ ") for a, b in pairs)
 
 
+@pytest.mark.slow
 @given(_patch())
 def test_generated_patches_parse_under_grammar_and_parser(case: tuple[str, list[dict]]) -> None:
     text, expected = case

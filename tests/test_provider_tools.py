@@ -131,6 +131,7 @@ def test_data_files_load_through_importlib_resources() -> None:
         assert package.joinpath(name).read_text(encoding="utf-8").strip(), name
 
 
+@pytest.mark.slow
 def test_the_wheel_ships_every_package_data_file(built_wheel: Path) -> None:
     """The built wheel (conftest.py: built once for the run) holds every file of the package
     that is not Python source: the provider's grammar, tools and prompts, the MCP tools,

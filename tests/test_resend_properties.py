@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from repos.builders import make_repo, snapshot
@@ -131,6 +132,7 @@ def unanchored_reverse(patch: bytes) -> bool:
     return patch.startswith(b"*** Begin Patch") or blind_hunk(patch)
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(sent_patch())
 def test_what_applied_once_is_refused_the_second_time(sent):
@@ -161,6 +163,7 @@ def test_what_applied_once_is_refused_the_second_time(sent):
         assert refusal(patch, old, reverse=True) in ("not_applied", "ambiguous_repeat")
 
 
+@pytest.mark.slow
 @settings(max_examples=25)
 @given(sent_patch())
 def test_a_resent_patch_changes_nothing_in_a_real_repository(tmp_path_factory, sent):

@@ -5,6 +5,7 @@ anywhere else. And sent again to its own result, it is refused."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from strategies import apply_edits, difflib_patch, edits, file_lines, join
@@ -82,6 +83,7 @@ def plan(patch: bytes, content: bytes) -> bytes:
     return change.after
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(mutated())
 def test_a_patch_with_context_from_memory_applies_as_meant_or_not_at_all(case):
@@ -114,6 +116,7 @@ def _removes_a_common_line_still_there(patch: bytes, result: bytes) -> bool:
     return bool(removed) and all(line in lines and not distinctive(line) for line in removed)
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(mutated())
 def test_a_salvaged_patch_sent_again_is_refused(case):

@@ -323,6 +323,7 @@ def test_receipt_lists_file_patches_and_emit_diff_the_net_change(tmp_path: Path)
 
 # -- property: a series of diffs of one file is the diff of the series ------------------------
 
+@pytest.mark.slow
 @settings(suppress_health_check=[HealthCheck.large_base_example])
 @given(file_lines(max_lines=24), st.data())
 def test_a_series_of_diffs_applies_as_the_last_version_and_reverses(lines: list[bytes],

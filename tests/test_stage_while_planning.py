@@ -127,6 +127,7 @@ def test_the_plan_never_waits_for_a_file_being_staged(case: tuple[Path, bytes],
     assert released_by_the_plan == [True]
 
 
+@pytest.mark.slow
 def test_the_plan_waits_once_the_stagers_fall_far_behind(case: tuple[Path, bytes],
                                                          monkeypatch: pytest.MonkeyPatch,
                                                          tmp_path: Path):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from gitsupport import applied, git_apply, twin
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -121,6 +122,7 @@ def tabbed(patch: bytes, which: str) -> bytes:
     return b"".join(out)
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(indented_file(), st.data())
 def test_a_spaces_only_file_never_gets_an_indentation_tab(lines: list[str], data) -> None:

@@ -260,6 +260,7 @@ def three_versions(draw: st.DrawFn) -> tuple[bytes, bytes, bytes]:
     return join(lines), join(h1), join(h2)
 
 
+@pytest.mark.slow
 @settings(max_examples=40)
 @given(three_versions(), st.integers(1, 3))
 def test_the_rescue_gives_what_git_merge_file_gives(tmp_path_factory, versions, context):

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -18,6 +20,7 @@ def mypy(cwd: Path, cache: Path) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, check=False)
 
 
+@pytest.mark.slow
 def test_mypy_finds_no_type_errors_and_a_type_error_put_in_the_core(tmp_path: Path) -> None:
     """One test, so that the second run reuses the first's cache (mypy rechecks only the
     changed module and what depends on it): two runs from scratch were the suite's

@@ -51,6 +51,7 @@ def test_a_latin1_message_is_committed_as_given(tmp_path: Path, target: str):
     assert git(repo, "show", "main:f.txt") == "b\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [[b"-"], [b"--json", b"-"], [b"-v", b"-"],
                                   [b"--emit-diff", b"-", b"-"]])
 def test_a_full_stdout_after_the_apply_exits_0_with_a_note(tmp_path: Path, args: list[bytes]):
@@ -124,6 +125,7 @@ def test_a_nul_in_repo_or_a_root_is_coded_in_process(repo: Path):
     assert caught.value.code == "repo_not_served"
 
 
+@pytest.mark.slow
 def test_over_mcp_each_is_a_tool_result(repo: Path):
     async def body(client: Client) -> None:
         region = await client.call_tool("read_region", {"path": "f.txt", "start_line": 2.0})

@@ -14,6 +14,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from crashkit import LONG
 from repos.builders import git, make_bare_repo, make_repo
 
@@ -83,6 +84,7 @@ def check_history(repo: Path, results: list[dict], branch: str = "HEAD") -> None
         assert r["path"] not in where, r
 
 
+@pytest.mark.slow
 def test_eight_processes_commit_to_one_branch(tmp_path: Path):
     repo = make_repo(tmp_path / "r", {"README": "start\n"})
     results = race(repo, "commit")
@@ -97,6 +99,7 @@ def test_eight_processes_commit_to_one_branch(tmp_path: Path):
     assert codes["applied"] > 0
 
 
+@pytest.mark.slow
 def test_eight_processes_with_ref_and_retry_all_land(tmp_path: Path):
     repo = make_bare_repo(tmp_path / "bare.git", {"README": "start\n"})
     results = race(repo, "ref", retry=200)
@@ -106,6 +109,7 @@ def test_eight_processes_with_ref_and_retry_all_land(tmp_path: Path):
     print(f"\n--ref --retry race, {PROCESSES} x {EACH}: attempts {dict(sorted(attempts.items()))}")
 
 
+@pytest.mark.slow
 def test_ref_without_retry_refuses_losers_cleanly(tmp_path: Path):
     repo = make_bare_repo(tmp_path / "bare.git", {"README": "start\n"})
     results = race(repo, "ref", retry=0)

@@ -93,6 +93,7 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
 HOW = pytest.mark.parametrize("how", ["rename", "exchange"])
 
 
+@pytest.mark.slow
 @HOW
 def test_sigkill_at_every_step_of_a_multi_file_apply(scenario: Scenario, tmp_path: Path,
                                                      how: str):
@@ -111,6 +112,7 @@ def test_sigkill_at_every_step_of_a_multi_file_apply(scenario: Scenario, tmp_pat
     assert at > 30
 
 
+@pytest.mark.slow
 def test_sigkill_while_a_large_patch_is_staged_during_planning(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """A patch of many files stages its files while it is planned, before any journal: a
@@ -132,6 +134,7 @@ def test_sigkill_while_a_large_patch_is_staged_during_planning(
     assert outcomes.get("staged", 0) > 3 and outcomes.get("journal", 0) > 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("patch", [
     b"--- a/d0/f0.txt\n+++ b/d0/f0.txt\n@@ -2,2 +2,2 @@\n file 0 line 1\n-file 0 line 2\n"
     b"+changed\n",
@@ -172,6 +175,7 @@ def test_sigkill_at_every_step_of_a_one_file_apply(tmp_path: Path, patch: bytes,
     assert outcomes == {"old", "new", "leftover"} and at > 3
 
 
+@pytest.mark.slow
 def test_sigkill_during_recovery_then_recover_again(scenario: Scenario, tmp_path: Path):
     """A recovery is itself restartable: kill it at every step, then recover once more."""
     # a kill point that leaves a journal with some files already new
@@ -197,6 +201,7 @@ def test_sigkill_during_recovery_then_recover_again(scenario: Scenario, tmp_path
     assert len(calls) > 5 and seed is not None
 
 
+@pytest.mark.slow
 def test_random_sigkill_of_the_cli(tmp_path: Path):
     """SIGKILL the real command at random moments of a large apply."""
     files, runs = (300, 400) if LONG else (60, 6)
@@ -220,6 +225,7 @@ def test_random_sigkill_of_the_cli(tmp_path: Path):
           f"{outcomes}; inconsistent: 0")
 
 
+@pytest.mark.slow
 @HOW
 def test_sigint_at_every_step_rolls_back(scenario: Scenario, tmp_path: Path,
                                          monkeypatch: pytest.MonkeyPatch, how: str):
@@ -251,6 +257,7 @@ def test_sigint_at_every_step_rolls_back(scenario: Scenario, tmp_path: Path,
     assert outcomes["old"] > 20
 
 
+@pytest.mark.slow
 def test_sigint_to_the_cli(tmp_path: Path):
     """Ctrl-C at a random moment of a real apply: exit 0 (too late to stop it) or 130, all old
     or all new, never a traceback. The patch comes through a named pipe (as from
@@ -350,6 +357,7 @@ def leave_journal_with_a_file_replaced(sc: Scenario, repo: Path) -> str:
                 return str(e["path"])
 
 
+@pytest.mark.slow
 def test_recover_refuses_when_a_file_was_edited_after_the_crash(scenario: Scenario,
                                                                 tmp_path: Path):
     repo = tmp_path / "r"
@@ -405,6 +413,7 @@ def test_apply_outside_a_repository_has_no_journal(tmp_path: Path):
     assert sorted(os.listdir(tmp_path)) == ["f"]
 
 
+@pytest.mark.slow
 def test_sigkill_at_every_step_of_a_commit(scenario: Scenario, tmp_path: Path):
     """--commit (working tree, index and branch): after a kill at any step and --recover, the
     branch, index and working tree are all old or all new. A SIGKILL before the commit point

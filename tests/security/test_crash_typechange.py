@@ -22,6 +22,7 @@ CASES = pytest.mark.parametrize("old, new", [
 ], ids=["file-to-dir", "dir-to-file"])
 
 
+@pytest.mark.slow
 @CASES
 def test_sigkill_at_every_step_then_recover(tmp_path: Path, old: dict, new: dict) -> None:
     template, patch = repo_and_git_patch(tmp_path / "r", old, new)
@@ -47,6 +48,7 @@ def test_sigkill_at_every_step_then_recover(tmp_path: Path, old: dict, new: dict
     assert recovered > 5
 
 
+@pytest.mark.slow
 @CASES
 def test_every_call_failing_in_turn(tmp_path: Path, old: dict, new: dict,
                                     monkeypatch: pytest.MonkeyPatch) -> None:

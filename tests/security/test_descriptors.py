@@ -71,6 +71,7 @@ def fresh(template: Path, where: Path) -> Path:
     return where
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", [[], ["--index"], ["--commit", "-m", "refactor"]],
                          ids=["worktree", "index", "commit"])
 def test_a_refactor_across_300_directories_under_the_macos_limit(template: Path,
@@ -219,6 +220,7 @@ def build(files: dict[str, str], actions: list[tuple[str, str, str | None]]
     return "".join(parts), expected
 
 
+@pytest.mark.slow
 @settings(max_examples=40 if not LONG else 400, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(case=layouts(), bound=st.integers(2, 6))

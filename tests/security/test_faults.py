@@ -45,6 +45,7 @@ def fail_with(code: int):
     return action
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["rename", "exchange"])
 @pytest.mark.parametrize("durable", [False, True], ids=["default", "fsync"])
 @pytest.mark.parametrize("code", ERRORS, ids=errno.errorcode.get)
@@ -155,6 +156,7 @@ def test_the_calls_list_covers_what_an_apply_uses(scenario: Scenario, tmp_path: 
         assert seen.get("exchange")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EACCES], ids=errno.errorcode.get)
 def test_every_call_of_a_commit_failing_in_turn(scenario: Scenario, tmp_path: Path, code: int,
                                                 monkeypatch: pytest.MonkeyPatch):

@@ -169,6 +169,7 @@ def test_disk_refusals_change_nothing(disk_repo: Path, data: bytes):
     assert snapshot(disk_repo) == before
 
 
+@pytest.mark.slow
 def test_cli_survives_hostile_bytes(disk_repo: Path):
     with tempfile.TemporaryDirectory() as tmp:
         shutil.copytree(disk_repo, Path(tmp) / "r", symlinks=True)

@@ -106,6 +106,7 @@ def test_the_same_tree_still_takes_ordinary_patches(layout: Layout):
                env=layout.env) == ""
 
 
+@pytest.mark.slow
 def test_cli_as_a_user_runs_it(layout: Layout):
     """`git --git-dir=... holon-apply` (or the layout's own way): exit 1, path_escape, no
     hook planted, and git's next commit runs no hook of the patch's."""

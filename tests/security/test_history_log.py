@@ -105,6 +105,7 @@ def test_wrong_types_in_every_field_are_skipped(tmp_path: Path):
     assert [(e.path, e.patch) for e in entries] == [("f.txt", ""), ("f.txt", "b" * 64)]
 
 
+@pytest.mark.slow
 def test_concurrent_appends_survive_compaction(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """Threads append while the log is compacted again and again (a small COMPACT_AT): every
     append must stay until MAX_ENTRIES newer ones have pushed it out."""

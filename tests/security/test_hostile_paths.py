@@ -125,6 +125,7 @@ DOT_GIT = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", DOT_GIT)
 @pytest.mark.parametrize("make", [modify, add, delete])
 def test_dot_git_in_any_spelling(box: Sandbox, path: str, make):

@@ -72,6 +72,7 @@ def refused(box: Sandbox, *args: str, code: str = "holon_output_invalid",
     return done
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["manifest.json", "diff.patch", "summary.md"])
 def test_a_run_file_linked_outside_is_not_read(box: Sandbox, name: str):
     (box.outside / "secret.txt").write_bytes(SECRET_PATCH if name == "diff.patch" else SECRET)
@@ -91,6 +92,7 @@ def test_a_manifest_linked_to_dev_zero(box: Sandbox):
     refused(box, "--holon-output", str(out), memory=1 << 30)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["manifest.json", "diff.patch", "summary.md"])
 def test_a_fifo_does_not_hang(box: Sandbox, name: str):
     out = output_dir(box, **{name.replace(".", "_"): None})
@@ -162,6 +164,7 @@ def test_install_hooks_replaces_a_linked_hook_and_does_not_open_a_fifo(box: Sand
 
 # --emit-diff ------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where, code", [
     ("applied.diff", "path_escape"),  # the repository's own link, to outside
     ("inside.diff", "symlink_in_path"),  # a link to a file inside

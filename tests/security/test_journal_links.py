@@ -59,6 +59,7 @@ def _killed_with_journal(sc: Scenario, repo: Path, make: object = None,
         at += 1
 
 
+@pytest.mark.slow
 def test_old_files_are_kept_by_links_on_one_filesystem(scenario: Scenario, tmp_path: Path):
     repo = tmp_path / "r"
     _killed_with_journal(scenario, repo)
@@ -127,6 +128,7 @@ def _tree(repo: Path) -> dict:
     return {k: v for k, v in snapshot(repo).items() if k != ".git"}
 
 
+@pytest.mark.slow
 def test_a_file_the_apply_never_replaced_keeps_an_edit_made_after_the_crash(
         scenario: Scenario, tmp_path: Path):
     """Its link is the very file at its path, so an edit there changes the link too: the
@@ -146,6 +148,7 @@ def test_a_file_the_apply_never_replaced_keeps_an_edit_made_after_the_crash(
     assert {k: v for k, v in after.items() if k != untouched} == expected
 
 
+@pytest.mark.slow
 def test_a_file_with_a_link_of_its_own_is_copied(scenario: Scenario, tmp_path: Path):
     """A file hard-linked elsewhere (a backup made with cp -al) is copied into the journal:
     a journal's link must be the old file's only name once it is replaced (a link to a file
@@ -195,6 +198,7 @@ def _refused_unchanged(repo: Path) -> None:
     assert snapshot(repo) == before and journals.pending(str(repo / ".git"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["removed", "a symbolic link", "written to"])
 def test_a_link_that_is_not_the_saved_old_file_is_refused(scenario: Scenario, tmp_path: Path,
                                                           damage: str):
@@ -214,6 +218,7 @@ def test_a_link_that_is_not_the_saved_old_file_is_refused(scenario: Scenario, tm
     _refused_unchanged(repo)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user takes root")
 def test_another_users_file_is_copied_and_a_link_to_one_is_refused(scenario: Scenario,
                                                                    tmp_path: Path):

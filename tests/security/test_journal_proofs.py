@@ -69,6 +69,7 @@ def killed_after_a_staged_file_is_in_place(sc: Scenario, repo: Path,
             return placed[0]
 
 
+@pytest.mark.slow
 def test_staged_files_are_named_by_stat_and_files_of_new_directories_by_hash(
         large: Scenario, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     repo = tmp_path / "r"

@@ -51,6 +51,7 @@ def test_a_swapped_repository_is_refused_in_process(layout: tuple[Path, Path], s
         assert caught.value.code == "repo_not_served"
 
 
+@pytest.mark.slow
 def test_a_swapped_repository_is_refused_over_mcp(layout: tuple[Path, Path]):
     work, elsewhere = layout
     before = snapshot(elsewhere)

@@ -102,6 +102,7 @@ def fsck(repo: Path) -> subprocess.CompletedProcess[bytes]:
 # -- deep paths -------------------------------------------------------------------------------
 
 # ~1,000 components on every target; the most a path may have (4,096 bytes) on one
+@pytest.mark.slow
 @pytest.mark.parametrize("components, target",
                          [(1000, target) for target in sorted(TARGETS)] + [(2045, "worktree")])
 def test_a_path_of_a_thousand_components(deep_tmp: Path, components: int, target: str):
@@ -146,6 +147,7 @@ def make_dirs(root: Path, rel: str) -> int:
     return fd
 
 
+@pytest.mark.slow
 def test_deep_files_modified_renamed_deleted_and_recovered(deep_tmp: Path):
     path = deep(1000)
     repo = make_repo(deep_tmp / "r", FILES)

@@ -71,6 +71,7 @@ def test_receipts_quote_the_path(repo: Path):
     assert (repo / os.fsdecode(b"caf\xe9-2.txt")).exists()
 
 
+@pytest.mark.slow
 def test_the_mcp_server_answers_and_lives_on(repo: Path):
     async def body(client: Client) -> None:
         applied = await client.call_tool("apply_patch", {"patch": PATCH})
@@ -99,6 +100,7 @@ def test_in_process_answers_are_utf8(repo: Path):
     result.text.encode("utf-8")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [[], ["-v"], ["--json"], ["--stat"]])
 def test_the_command_line_prints_it_and_exits_0(repo: Path, args: list[str]):
     """In a strict UTF-8 locale (PYTHONIOENCODING=utf-8: no surrogateescape on stdout)."""
@@ -146,6 +148,7 @@ def test_every_target_applies_it_and_quotes_it(repo: Path, target: str, check: b
     assert utf8_json(again.to_json())["error"]["path"] == QUOTED
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", CLI_TARGETS)
 def test_the_command_line_gives_a_receipt_on_every_target(repo: Path, target: str):
     patch = repo.parent / "p.diff"
@@ -177,6 +180,7 @@ def test_a_refusal_names_it_as_git_quotes_it(repo: Path):
     assert content(repo) == b"a\n"
 
 
+@pytest.mark.slow
 def test_the_mcp_server_applies_it_to_the_index(repo: Path):
     async def body(client: Client) -> None:
         for target, check in (("index", True), ("both", True), ("both", False)):

@@ -59,6 +59,7 @@ def test_command_line_protect_on_every_target(repo: Path, monkeypatch: pytest.Mo
     refused(repo, RENAME_SECRET, "protected_path", **TARGETS[target])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", [[], ["--cached"], ["--commit", "-m", "m"],
                                      ["--ref", "main", "-m", "m"]])
 def test_git_dash_c_through_real_git(repo: Path, options: list[str]):

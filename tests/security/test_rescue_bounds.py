@@ -14,6 +14,7 @@ import gc
 import tracemalloc
 from pathlib import Path
 
+import pytest
 from repos.builders import make_repo
 
 from holon_git import apply_patch
@@ -36,6 +37,7 @@ def logged_repo(tmp_path: Path, versions: int) -> Path:
     return repo
 
 
+@pytest.mark.slow
 def test_the_versions_given_are_bounded(tmp_path: Path):
     repo = logged_repo(tmp_path, 100)
     versions = RepositoryVersions.of_worktree(str(repo), str(repo / ".git"))
@@ -46,6 +48,7 @@ def test_the_versions_given_are_bounded(tmp_path: Path):
     assert sum(len(v.content) for v in given) <= MAX_VERSION_BYTES
 
 
+@pytest.mark.slow
 def test_a_check_against_a_long_log_holds_one_version_at_a_time(tmp_path: Path):
     repo = logged_repo(tmp_path, 100)
     size = len(BIG)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from gitsupport import everything
 from repos.builders import make_repo
 
@@ -41,6 +42,7 @@ def deletion(index: int) -> str:
             "     same\n     same\n")
 
 
+@pytest.mark.slow
 def test_a_large_patch_is_recorded_and_its_resend_refused(tmp_path: Path):
     repo = make_repo(tmp_path / "r", {f"f{i}.txt": big_file(i) for i in range(FILES)})
     patch = "".join(deletion(i) for i in range(FILES))

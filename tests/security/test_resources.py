@@ -41,6 +41,7 @@ def repo_files() -> dict[str, str | bytes]:
     return {"f": "a\nb\nc\n"}
 
 
+@pytest.mark.slow
 def test_a_ten_megabyte_line(repo: Path, tmp_path: Path):
     patch = tmp_path / "line.diff"
     patch.write_bytes(b"--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1 @@\n+" + b"x" * (10 * MB)
@@ -52,6 +53,7 @@ def test_a_ten_megabyte_line(repo: Path, tmp_path: Path):
     print(f"\n10 MB line: {seconds:.2f} s, peak {peak / MB:.0f} MB")
 
 
+@pytest.mark.slow
 def test_a_ten_megabyte_line_that_does_not_match(repo: Path):
     before, state = snapshot(repo), git_state(repo)
     patch = b"--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-" + b"y" * (10 * MB) + b"\n+z\n"

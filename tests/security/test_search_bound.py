@@ -31,6 +31,7 @@ def repo_files() -> dict[str, str | bytes]:
     return {"f.txt": REPEATED * 80_000, "blocks/f.txt": block * 50}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("context", [400, 800])
 def test_a_removed_line_the_file_lacks_is_looked_for_nowhere(repo: Path, context: int):
     """The removed line is nowhere: no window is read, whatever the anchor line's 80,000

@@ -35,6 +35,7 @@ def strict_umask():
         os.umask(old)
 
 
+@pytest.mark.slow
 @linux_only
 def test_files_other_threads_create_keep_the_users_mask(tmp_path: Path, strict_umask: None):
     stop = threading.Event()
