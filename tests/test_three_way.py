@@ -81,6 +81,41 @@ def test_a_conflict_is_refused_showing_the_current_region_and_the_patch(tmp_path
     assert "line six" in shown and "|line 6-7" in shown
 
 
+# A file the agent edited since HEAD, next to the line a patch written against HEAD removes,
+# where that line has an equal neighbour: the agent deleted a function and one of the blank
+# lines after it; the patch deletes the other blank line (or, in the second file, one of two
+# closing lines). The current text could be read as holding the patch's change (a line fewer
+# there), but it does not: git merge-file calls it a conflict, and so must the rescue, not
+# already_applied (an agent told "already applied" moves on without its edit).
+SLID = {
+    "blank": ("def first():\n    return 1\n\n\ndef second():\n    return 2\n\n\n"
+              "def third():\n    return 3\n", 5, 7, 8),
+    "repeated": ("if a:\n    if b:\n        go()\n    end\nend\nif c:\n    stop()\n"
+                 "end\nend\nlast()\n", 6, 8, 9),
+}
+
+
+@pytest.mark.parametrize("name", SLID)
+def test_a_line_like_its_neighbour_removed_next_to_the_agents_edit_conflicts(tmp_path: Path,
+                                                                             name: str):
+    head, first, last, removed = SLID[name]
+    lines = head.splitlines(keepends=True)
+    current = "".join(lines[:first - 1] + lines[last:])  # the agent's edit: lines first..last
+    theirs = "".join(lines[:removed - 1] + lines[removed:])  # the patch's: line `removed`
+    repo = make_repo(tmp_path / "r", {"f.txt": head})
+    (repo / "f.txt").write_text(current)
+    patch = difflib_patch("f.txt", head.encode(), theirs.encode())
+    for side in (tmp_path / "base", tmp_path / "ours", tmp_path / "theirs"):
+        side.write_text({"base": head, "ours": current, "theirs": theirs}[side.name])
+    judged = subprocess.run(["git", "merge-file", "-p", str(tmp_path / "ours"),
+                             str(tmp_path / "base"), str(tmp_path / "theirs")],
+                            capture_output=True, env=git_env())
+    assert judged.returncode > 0  # git merge-file: a conflict
+    state = everything(repo)
+    refused(repo, patch, "merge_conflict")
+    assert everything(repo) == state
+
+
 def test_check_writes_no_object(tmp_path: Path):
     repo = stale_repo(tmp_path)
     objects = sorted((repo / ".git" / "objects").rglob("*"))

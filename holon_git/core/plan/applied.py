@@ -589,18 +589,58 @@ def after_conflict(err: PatchError, reverse: bool, undo_applies: Callable[[], bo
 
 
 def refuse_if_merged_in(three_way: KnownVersions, version: Version, ours: bytes, theirs: bytes,
-                        merged: Merged, marker_size: int, reverse: bool) -> None:
+                        merged: Merged, marker_size: int, reverse: bool,
+                        slides: Callable[[], bool]) -> None:
     """The rescue merged the file patch, applied to ``version`` (``theirs``), with the current
     text (``ours``): refuse when that changes nothing (a patch against HEAD, re-sent), or
-    when the current text holds the change already."""
+    when the current text holds the change already. A change that ``slides`` (asked only
+    then: ``change_slides``) is never shown held by merging: the merge conflicts with an edit
+    next to it, and undoing and redoing it may pair it with the other copy of its line (a
+    blank line deleted where the agent deleted the function beside it, with one of its blank
+    lines, looks held by the text though it is not: git merge-file calls it a conflict)."""
     if merged.clean and merged.content == ours:
         raise _written_against(version, reverse, "merged with the current text it changes "
                                "nothing")
-    if not merged.clean and _holds_change(three_way, version.content, ours, theirs,
-                                          marker_size):
+    if not merged.clean and not slides() and _holds_change(three_way, version.content, ours,
+                                                           theirs, marker_size):
         raise _written_against(version, reverse, "the current text holds its change already "
                                "(undone and done again by merging, it gives the current text "
                                "back)")
+
+
+def change_slides(fp: FilePatch, results: Sequence[HunkResult], base: bytes) -> bool:
+    """Does some change of the file patch, as placed in ``base`` (``results``), slide: a run
+    of removed lines with nothing added beside it (or of added lines with nothing removed)
+    whose first line equals the line just after the run, or whose last line the one just
+    before (trailing whitespace aside)? The same change then fits one line up or down, as
+    diff's sliding hunks do: which of two equal lines it removed (or next to which it added
+    one), no text can tell. A placement that does not fit ``base`` slides too (nothing is
+    claimed from it)."""
+    lines = [line.rstrip() for line in split_lines(base)]
+    if len(results) != len(fp.hunks):
+        return True
+    for hunk, result in zip(fp.hunks, results, strict=True):
+        at = result.applied_line - 1  # in base, the next line the hunk reads
+        removed: list[bytes] = []
+        added: list[bytes] = []
+        for kind, text in [*hunk.lines, (CONTEXT, b"")]:
+            if kind == REMOVE:
+                removed.append(text.rstrip())
+            elif kind == ADD:
+                added.append(text.rstrip())
+            elif removed or added:
+                start = at - len(removed)  # where the run stood in base
+                if start < 0 or at > len(lines) or (removed and lines[start:at] != removed):
+                    return True
+                run = added if not removed else removed if not added else None
+                if run is not None and ((start > 0 and lines[start - 1] == run[-1]) or (
+                        start + len(removed) < len(lines)
+                        and lines[start + len(removed)] == run[0])):
+                    return True
+                removed, added = [], []
+            if kind != ADD:
+                at += 1
+    return False
 
 
 def _holds_change(three_way: KnownVersions, base: bytes, ours: bytes, theirs: bytes,

@@ -31,6 +31,7 @@ ladder's last rungs (place/salvage/) may still place it by the lines the model g
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from ...errors import PatchError, let_go
 from ..change import FileChange, HunkResult
@@ -179,7 +180,9 @@ def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: Known
             continue
         size = marker_size_for(version.content, ours, theirs)
         merged = three_way.merge(version.content, ours, theirs, size)
-        applied.refuse_if_merged_in(three_way, version, ours, theirs, merged, size, reverse)
+        applied.refuse_if_merged_in(
+            three_way, version, ours, theirs, merged, size, reverse,
+            partial(applied.change_slides, fp, results, version.content))
         if not merged.clean:
             raise conflict_error(conflicts(merged.content, size), ours, version.label,
                                  (line.text for hunk in fp.hunks for line in hunk.lines))
