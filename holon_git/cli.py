@@ -371,15 +371,20 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
 def _listing(parsed: ParsedInputs, request: ApplyRequest, wanted: tuple[bool, bool, bool],
              nul: bool) -> bytes:
     """--stat, --numstat and --summary (``wanted``), in git's order, of the patch as it would
-    apply (-R, --directory, --include/--exclude taken into account), as git writes them."""
-    files = api.prepared_patch(parsed.patch, request).files
-    named = [path for fp in parsed.patch.files for path in fp.paths]
-    if request.reverse and len(named) == len(set(named)):
-        files = files[::-1]  # git -R lists the file patches last to first, as Patch.reversed
-        # orders them only when they share a path
-    how = GitListing(quote_fully=api.quotes_paths_fully(request.repo), nul=nul,
-                     reverse=request.reverse, unified=parsed.patch.format == "unified")
-    return git_listing(files, *wanted, how)
+    apply (-R, --directory, --include/--exclude taken into account), as git writes them: one
+    listing for each patch file, as git gives each its own (its own --stat total)."""
+    quote_fully = api.quotes_paths_fully(request.repo)
+    listed = []
+    for patch in parsed.parts:
+        files = api.prepared_patch(patch, request).files
+        named = [path for fp in patch.files for path in fp.paths]
+        if request.reverse and len(named) == len(set(named)):
+            files = files[::-1]  # git -R lists the file patches last to first, as
+            # Patch.reversed orders them only when they share a path
+        how = GitListing(quote_fully=quote_fully, nul=nul, reverse=request.reverse,
+                         unified=patch.format == "unified")
+        listed.append(git_listing(files, *wanted, how))
+    return b"".join(listed)
 
 
 def _read_patches(names: Sequence[str]) -> list[tuple[str, bytes]]:

@@ -34,11 +34,14 @@ def read_patch_files(names: Sequence[str]) -> list[tuple[str, bytes]]:
 class ParsedInputs:
     """Several inputs parsed as one patch, remembering which file patch came from where."""
 
-    __slots__ = ("patch", "spans")
+    __slots__ = ("patch", "parts", "spans")
 
     def __init__(self, patch: Patch,
-                 spans: list[tuple[str, list[tuple[list[str], int, int | None]]]]) -> None:
+                 spans: list[tuple[str, list[tuple[list[str], int, int | None]]]],
+                 parts: Sequence[Patch] = ()) -> None:
         self.patch = patch
+        # each input's own patch (git's --stat lists each patch file on its own)
+        self.parts = list(parts) or [patch]
         # per input: its name and the (path names, first patch line, next file patch's
         # line) of each of its file patches
         self.spans = spans
@@ -80,4 +83,4 @@ def parse_inputs(inputs: Sequence[tuple[str, bytes]], format: str = "auto",
             starts = [fp.patch_line for fp in patch.files]
             spans.append((name, [(fp.paths, start, end) for fp, start, end
                                  in zip(patch.files, starts, [*starts[1:], None], strict=True)]))
-    return ParsedInputs(merge_patches(patches), spans)
+    return ParsedInputs(merge_patches(patches), spans, patches)

@@ -114,3 +114,17 @@ def test_a_listing_takes_a_path_an_apply_refuses(repo: Path):
         done = holon(repo, *flags, "-", stdin=patch)
         assert done.returncode == 1 and "invalid_path" in done.stderr, flags
     assert not (repo / "t\tab.txt").exists()
+
+
+def test_several_patch_files_are_listed_each_on_its_own(repo: Path, tmp_path: Path):
+    """git lists each patch file it is given on its own, with its own --stat total."""
+    first, second = tmp_path / "first.diff", tmp_path / "second.diff"
+    first.write_text(PATCHES["adds and deletes"])
+    second.write_text(PATCHES["non-ASCII names, a quote and a space"])
+    for flags in (["--stat"], ["--stat", "--numstat", "--summary"], ["-R", "--stat"],
+                  ["--numstat", "-z"]):
+        expected = git(repo, "apply", *flags, str(first), str(second))
+        done = holon(repo, *flags, str(first), str(second))
+        assert done.returncode == 0, done.stderr
+        assert done.stdout_bytes == expected.encode("utf-8", "surrogateescape"), flags
+    assert holon(repo, "--stat", str(first), str(second)).stdout.count("changed") == 2
