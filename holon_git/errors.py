@@ -108,7 +108,8 @@ HINTS: dict[str, str] = {
     "protected_path": "the path is protected by git config holon.protect or .holon/protect; "
     "leave it out of the patch",
     "unsupported_filter": "the path has a filter driver or working-tree-encoding attribute "
-    "holon-git cannot run; apply with --cached or --ref, which do not convert",
+    "holon-git cannot run; apply to the working tree alone (then 'git add' runs the filter), "
+    "or with --cached, or --ref onto a branch that is not checked out: none of them converts",
     "git_error": "libgit2 refused the operation (an unsupported repository feature or a "
     "damaged repository); nothing was changed",
     "usage_error": "see 'git holon-apply -h'",

@@ -252,7 +252,15 @@ def test_unsupported_filter_is_refused_for_index(tmp_path: Path):
     edit = "--- a/big.bin\n+++ b/big.bin\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n"
     err = refused(repo, edit, "unsupported_filter", target="both")
     assert err.path == "big.bin"
+    branch = git(repo, "branch", "--show-current").strip()
+    # the checked-out branch: its working tree and index are updated too
+    err = refused(repo, edit, "unsupported_filter", ref=branch, message="m")
+    # what the hint offers instead: each one applies
+    assert "working tree alone" in err.hint and "not checked out" in err.hint
+    git(repo, "branch", "other")
+    applied(repo, edit, ref="other", message="m")
     applied(repo, edit, target="index")  # blobs only: no conversion is involved
+    applied(repo, edit)  # the working tree alone, written as the patch says
 
 
 # -- everything is left alone on refusal, whatever the target -----------------------------------
