@@ -152,7 +152,7 @@ def problems(patch: Patch) -> list[Problem]:
                 if line.kind != ADD:
                     continue
                 whats = line_problems(line.text)
-                if index >= tail_from:
+                if index == tail_from:  # the run's first line only, as git reports it
                     whats.append("new blank line at EOF")
                 found.extend(Problem(fp.path, numbers[index], what, _body(line.text))
                              for what in whats)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ from clisupport import holon
 from gitsupport import applied, refused
 from hypothesis import given
 from hypothesis import strategies as st
-from repos.builders import git
+from repos.builders import git, git_env
 
 from holon_git.parse import parse_patch
 from holon_git.whitespace import fix_line, line_problems, problems
@@ -51,10 +52,22 @@ def test_problems_name_path_and_patch_line():
 
 def test_blank_lines_added_at_the_end_of_a_file():
     at_end = "--- a/f.txt\n+++ b/f.txt\n@@ -2 +2,3 @@\n three\n+\n+  \n"
+    # the run is reported once, at its first line, as git reports it
     assert [(p.patch_line, p.what) for p in problems(parse_patch(at_end))] == [
-        (5, "new blank line at EOF"), (6, "trailing whitespace"), (6, "new blank line at EOF")]
+        (5, "new blank line at EOF"), (6, "trailing whitespace")]
     inside = "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,3 @@\n one\n+\n three\n"
     assert problems(parse_patch(inside)) == []  # a blank line with context after it
+
+
+def test_blank_lines_at_the_end_are_counted_as_git_counts_them(repo: Path):
+    at_end = "--- a/f.txt\n+++ b/f.txt\n@@ -2 +2,4 @@\n three\n+\n+\n+\n"
+    expected = subprocess.run(["git", "apply", "--check", "-"], input=at_end, cwd=repo,
+                              capture_output=True, text=True, env=git_env()).stderr
+    done = holon(repo, "-", stdin=at_end)
+    assert done.returncode == 0
+    assert expected.splitlines()[-1] == done.stderr.splitlines()[-1] == \
+        "warning: 1 line adds whitespace errors."
+    assert done.stderr.count("new blank line at EOF") == 1
 
 
 def test_warn_is_the_default_and_applies(repo: Path):
