@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from clisupport import holon
-from gitsupport import everything, refused
+from gitsupport import applied, everything, refused
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from repos.builders import git, git_env, make_repo, snapshot
@@ -114,6 +114,53 @@ def test_a_line_like_its_neighbour_removed_next_to_the_agents_edit_conflicts(tmp
     state = everything(repo)
     refused(repo, patch, "merge_conflict")
     assert everything(repo) == state
+
+
+# Three versions of a function: HEAD; the agent's first step (an import changed); its second
+# (two imports and a blank line dropped), the current text. The third step is written against
+# the first step's result and replaces the body. Merged from HEAD it is clean (git merge-file
+# reads the dropped lines as the ones before the blank line); merged from the version it was
+# written against, the drop touches the body: a conflict.
+V0 = ('def f(root):\n    """Doc."""\n    import os\n\n    from .a import x\n'
+      '    from .b import y\n\n    value = x(root)\n    try:\n        return y(value)\n'
+      '    except KeyError:\n        return None\n')
+V1 = V0.replace("    import os\n", "    from .c import z\n")
+V2 = V1.replace("    from .a import x\n    from .b import y\n\n", "")
+BODY = ("    value = x(root)\n    try:\n        return y(value)\n    except KeyError:\n"
+        "        return None\n")
+
+
+@pytest.mark.parametrize("recorded", [True, False], ids=["steps-recorded", "steps-by-hand"])
+def test_versions_that_take_the_patch_must_merge_alike(tmp_path: Path, recorded: bool):
+    """Which version a patch without an index line was written against, it does not say:
+    when two known versions take it and the merges from them disagree, it is refused; with
+    only HEAD known (the agent's steps made by hand, not recorded), HEAD's clean merge is
+    taken, as git merge-file from HEAD gives it."""
+    repo = make_repo(tmp_path / "r", {"f.py": V0})
+    for old, new in ((V0, V1), (V1, V2)):
+        if recorded:
+            applied(repo, difflib_patch("f.py", old.encode(), new.encode()).decode())
+        else:
+            (repo / "f.py").write_text(new)
+    third = difflib_patch("f.py", V1.encode(), V1.replace(BODY, "    return z(root)\n").encode())
+    sides = {}
+    for base in ("V0", "V1"):
+        version = {"V0": V0, "V1": V1}[base]
+        for name, text in (("base", version), ("ours", V2),
+                           ("theirs", version.replace(BODY, "    return z(root)\n"))):
+            (tmp_path / name).write_text(text)
+        sides[base] = subprocess.run(
+            ["git", "merge-file", "-p", str(tmp_path / "ours"), str(tmp_path / "base"),
+             str(tmp_path / "theirs")], capture_output=True, text=True, env=git_env())
+    assert sides["V0"].returncode == 0 and sides["V1"].returncode > 0  # as said above
+    if recorded:
+        state = everything(repo)
+        err = refused(repo, third.decode(), "merge_conflict")
+        assert err.details["other_base"] == "index"
+        assert everything(repo) == state
+    else:
+        applied(repo, third.decode())
+        assert (repo / "f.py").read_text() == sides["V0"].stdout
 
 
 def test_check_writes_no_object(tmp_path: Path):

@@ -26,6 +26,7 @@ class Version(NamedTuple):
     content: bytes
     blob: str | None = None  # its blob id, when known
     recorded: bool = False  # a pre-image of this tool's own apply (the history log)
+    named: bool = False  # the blob the patch's own index line names: the base, by its word
 
 
 class Merged(NamedTuple):

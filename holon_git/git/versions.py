@@ -108,7 +108,7 @@ class RepositoryVersions:
                 named_id, data = found
                 given.add(named_id)
                 yield Version(f"patch index line {fp.blob_ids[0]}",
-                              self._from_blob(path, data), named_id)
+                              self._from_blob(path, data), named_id, named=True)
         for label, oid in (("index", index_oid), ("HEAD", head_oid)):
             found = self._blob(oid) if oid is not None and oid not in given else None
             if found is not None:

@@ -164,9 +164,16 @@ def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: Known
                 trusted: Callable[[bytes, bytes], None] | None = None) -> FileChange | None:
     """Merge from the first other version the whole file patch applies to (and, with
     ``loose``, where those hunks match more strictly); ``trusted(merged, theirs)`` may refuse
-    a clean merge. None when no version takes the patch."""
+    a clean merge. None when no version takes the patch.
+
+    Unless the patch's own index line names that version, every other version that takes the
+    patch must merge to the same text: which one the patch was written against, nothing in
+    it says, and merges from two of them that disagree (one conflicts where the other does
+    not, as an edit next to the patch's may read as touching it from one base and not from
+    the other) leave its edit uncertain: merge_conflict."""
     assert fp.old_path is not None
     tried = {_digest(ours)}  # digests, not contents: each version is let go once tried
+    chosen: tuple[str, bytes] | None = None  # (label, merged text) of the merge taken
     for version in three_way.versions(fp, fp.old_path):
         if _digest(version.content) in tried:
             continue
@@ -180,12 +187,21 @@ def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: Known
             continue
         size = marker_size_for(version.content, ours, theirs)
         merged = three_way.merge(version.content, ours, theirs, size)
-        applied.refuse_if_merged_in(
-            three_way, version, ours, theirs, merged, size, reverse,
-            partial(applied.change_slides, fp, results, version.content))
+        if chosen is not None and merged.clean:
+            if merged.content != chosen[1]:
+                raise _disagree(chosen[0], version.label)
+            continue
+        if chosen is None:
+            applied.refuse_if_merged_in(
+                three_way, version, ours, theirs, merged, size, reverse,
+                partial(applied.change_slides, fp, results, version.content))
         if not merged.clean:
-            raise conflict_error(conflicts(merged.content, size), ours, version.label,
-                                 (line.text for hunk in fp.hunks for line in hunk.lines))
+            conflict = conflict_error(conflicts(merged.content, size), ours, version.label,
+                                      (line.text for hunk in fp.hunks for line in hunk.lines))
+            if chosen is not None:
+                conflict.message += f" (merged from {chosen[0]}, it applies: the two disagree)"
+                conflict.details["other_base"] = chosen[0]
+            raise conflict
         if trusted is not None:
             trusted(merged.content, theirs)
         for result in results:
@@ -198,8 +214,19 @@ def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: Known
         change.diagnostics.append(Diagnostic(
             "three_way", f"{why}; merged from {version.label}, where they apply",
             fp.patch_line))
-        return change
-    return None
+        if version.named:
+            return change
+        chosen = version.label, merged.content
+    return None if chosen is None else change
+
+
+def _disagree(label: str, other: str) -> PatchError:
+    return PatchError(
+        "merge_conflict", f"the patch applies to two other versions of the file, {label} and "
+        f"{other}, and merged with the current text from each they give two different texts: "
+        "which one it was written against, nothing in it says",
+        details={"base": label, "other_base": other},
+        hint="re-read the file and make the patch against its current text")
 
 
 def _digest(content: bytes) -> bytes:
