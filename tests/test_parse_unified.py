@@ -279,6 +279,17 @@ def test_bare_hunk_header_has_no_line_numbers():
     assert parse_patch("--- a/f\n+++ b/f\n@@\n-b\n+c\n").files[0].hunks[0].old_start is None
 
 
+def test_bare_hunk_header_with_section_text():
+    """'@@ @@ def load(self):' (a model leaving out the numbers of git's header and keeping
+    its section text): no numbers, the text kept for the placement's scope check; '@@ text'
+    with no second '@@' is no header."""
+    hunk = parse_patch("--- a/f\n+++ b/f\n@@ @@ class Parser:\n a\n-b\n+c\n").files[0].hunks[0]
+    assert (hunk.old_start, hunk.section) == (None, "class Parser:")
+    with pytest.raises(PatchError) as caught:
+        parse_patch("--- a/f\n+++ b/f\n@@ class Parser:\n a\n-b\n+c\n")
+    assert caught.value.code == "invalid_hunk_header"
+
+
 def test_huge_counts_are_harmless():
     text = "--- a/f\n+++ b/f\n@@ -1,1000000000000 +1,1000000000000 @@\n-a\n+b\n"
     assert parse_patch(text).files[0].hunks[0].old_count == 10**12

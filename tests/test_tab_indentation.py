@@ -54,6 +54,18 @@ def test_a_tab_as_a_column_count_maps_tabs_in_the_middle_of_an_indentation(
     assert (repo / "m.py").read_text() == MODULE.replace("x = 1\n", "x = 1\n        y = x\n")
 
 
+def test_an_empty_added_line_stays_empty_when_the_hunk_is_reindented(tmp_path: Path) -> None:
+    """A hunk written four spaces shallower than the file is re-indented; an empty line it
+    adds (between two statements, in a docstring) gets no indentation: that would be
+    trailing whitespace git warns about, in no line the model wrote."""
+    repo = make_repo(tmp_path / "r", {"m.py": MODULE})
+    patch = ("--- a/m.py\n+++ b/m.py\n@@ -5,3 +5,5 @@\n def f(self):\n     x = 1\n"
+             "+\n+    y = x\n     if x:\n")
+    receipt = applied(repo, patch)
+    assert (repo / "m.py").read_text() == MODULE.replace("x = 1\n", "x = 1\n\n        y = x\n")
+    assert tolerances(receipt) == [["whitespace", "reindented"]]
+
+
 def test_a_file_indented_with_tabs_and_context_in_spaces(tmp_path: Path) -> None:
     source = "int f(void)\n{\n\tint x = 1;\n\tif (x)\n\t\treturn x;\n\treturn 0;\n}\n"
     repo = make_repo(tmp_path / "r", {"f.c": source})

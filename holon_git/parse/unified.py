@@ -35,7 +35,8 @@ _HUNK = re.compile(
 )
 _KINDS = {**KIND_OF_PREFIX, b"\\": "\\"}
 _BODY_STARTS = (b" ", b"-", b"+", b"\\")
-_BARE_HUNK = re.compile(rb"^@@(?: @@)?[ \t]*$")
+# '@@', '@@ @@', and '@@ @@ def load(self):' (a section text after, as git writes one)
+_BARE_HUNK = re.compile(rb"^@@(?:[ \t]*$| @@(?:[ \t]*$|[ \t]+(.*)$))")
 # '@@ -...,... @@', '@@ -XXX,XXX +XXX,XXX @@', '@@ -N,M +N,M @@': fields that hold no digit
 # (a model's stand-ins for numbers it did not know), with the optional section text after
 _PLACEHOLDER_HUNK = re.compile(rb"^(@@[ \t]+-[^\d\s@]+(?:[ \t]+\+[^\d\s@]+)?[ \t]*@@)(.*)$")
@@ -311,12 +312,13 @@ class UnifiedParser:
 
             return Hunk(int(m.group(1)), count(m.group(2)), int(m.group(3)), count(m.group(4)),
                         [], line_no, _decode(m.group(5)).strip())
-        if _BARE_HUNK.match(text):
+        bare = _BARE_HUNK.match(text)
+        if bare:
             fp.diagnostics.append(Diagnostic(
                 "hunk_without_line_numbers",
                 f"hunk {number} has no line numbers; it is placed by its context alone", line_no,
             ))
-            return Hunk(None, None, None, None, [], line_no)
+            return Hunk(None, None, None, None, [], line_no, _decode(bare.group(1) or b"").strip())
         placeholder = _PLACEHOLDER_HUNK.match(text)
         if placeholder:
             fp.diagnostics.append(Diagnostic(

@@ -177,8 +177,8 @@ def reindent(lines: Sequence[HunkLine], window: Sequence[bytes], first_line: int
     mappings = indentation_mappings(pairs)
     out: list[HunkLine] = []
     for line in lines:
-        if line.kind != ADD:
-            out.append(line)
+        if line.kind != ADD or not line.text.rstrip(b"\r\n"):
+            out.append(line)  # an empty added line stays empty: no indentation to map
             continue
         indent = _indent(line.text)
         results = _mapped(mappings, indent)
