@@ -360,8 +360,8 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
         raise Refused(receipt)
     if as_json:
         _echo(receipt.to_json())
-    if not as_json and not quiet and emit_diff != "-":
-        _echo("\n".join(summary_lines(receipt, verbose)))
+    if not as_json and not quiet and emit_diff != "-" and not listings:
+        _echo("\n".join(summary_lines(receipt, verbose)))  # git prints only the listings
     if not quiet:
         for line in whitespace_lines(receipt):
             _echo(line, err=True)
@@ -376,7 +376,14 @@ def _listing(parsed: ParsedInputs, request: ApplyRequest, wanted: tuple[bool, bo
     quote_fully = api.quotes_paths_fully(request.repo)
     listed = []
     for patch in parsed.parts:
-        files = api.prepared_patch(patch, request).files
+        if not patch.files:
+            continue  # an empty patch (--allow-empty): git lists nothing for it
+        try:
+            files = api.prepared_patch(patch, request).files
+        except PatchError as err:
+            if err.code != "empty_patch" or "skipped" not in err.details:
+                raise
+            files = []  # every file patch left out by --include/--exclude: git lists none
         named = [path for fp in patch.files for path in fp.paths]
         if request.reverse and len(named) == len(set(named)):
             files = files[::-1]  # git -R lists the file patches last to first, as

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from clisupport import holon
+from clisupport import PATCH, holon
 from repos.builders import git
 
 
@@ -128,3 +128,26 @@ def test_several_patch_files_are_listed_each_on_its_own(repo: Path, tmp_path: Pa
         assert done.returncode == 0, done.stderr
         assert done.stdout_bytes == expected.encode("utf-8", "surrogateescape"), flags
     assert holon(repo, "--stat", str(first), str(second)).stdout.count("changed") == 2
+
+
+@pytest.mark.parametrize("flags", [
+    ["--stat", "--apply"], ["--numstat", "--apply"], ["--stat", "--apply", "--cached"],
+    ["--summary", "--check"], ["--stat", "--check"],
+    ["--stat", "--include=nomatch"], ["--numstat", "--include=nomatch"],
+    ["--stat", "--allow-empty", "--include=nomatch"]])
+def test_a_listing_prints_what_git_prints_and_nothing_more(repo: Path, flags: list[str]):
+    """With --apply or --check the listing is all stdout gets (no 'Applied ...' line); a
+    patch whose every file --include/--exclude leaves out lists as git lists no file."""
+    patch = PATCH
+    expected = git(repo, "apply", *flags, "-", input=patch.encode())
+    git(repo, "reset", "-q", "--hard")
+    done = holon(repo, *flags, "-", stdin=patch)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == expected
+
+
+def test_an_empty_patch_with_allow_empty_lists_nothing(repo: Path):
+    for flags in (["--stat"], ["--numstat"], ["--summary"]):
+        assert git(repo, "apply", *flags, "--allow-empty", "-", input=b"") == ""
+        done = holon(repo, *flags, "--allow-empty", "-", stdin="")
+        assert (done.returncode, done.stdout) == (0, ""), flags
