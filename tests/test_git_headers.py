@@ -196,3 +196,23 @@ def test_a_binary_change_is_refused_naming_its_file(tmp_path: Path, name: str) -
     repo = make_repo(tmp_path / "r", {"a.txt": "a\n"})
     err = refused(repo, BINARY[name], "unsupported_git_patch_feature")
     assert err.path == "img.png" and "binary" in err.message
+
+
+@pytest.mark.parametrize("prefixes", [("old/", "new/"), ("left/", "right/")])
+def test_git_diff_with_its_own_prefixes_applies_as_git_applies_it(tmp_path: Path,
+                                                                 prefixes: tuple[str, str]):
+    """git diff --src-prefix/--dst-prefix: git apply's -p1 strips any first component; the
+    two sides differ there only, so it is a prefix (a modify, an add and a delete)."""
+    repo = make_repo(tmp_path / "r", {"src/f.txt": "1\n2\n3\n", "gone.txt": "x\n"})
+    (repo / "src" / "f.txt").write_text("1\nTWO\n3\n")
+    (repo / "new.txt").write_text("fresh\n")
+    (repo / "gone.txt").unlink()
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    patch = subprocess.run(["git", "diff", "--cached", f"--src-prefix={prefixes[0]}",
+                            f"--dst-prefix={prefixes[1]}"], cwd=repo, capture_output=True,
+                           check=True).stdout
+    assert f"diff --git {prefixes[0]}src/f.txt {prefixes[1]}src/f.txt".encode() in patch
+    subprocess.run(["git", "reset", "-q", "--hard"], cwd=repo, check=True)
+    same_as_git(repo, patch)
+    assert (repo / "src" / "f.txt").read_text() == "1\nTWO\n3\n"
+    assert (repo / "new.txt").exists() and not (repo / "gone.txt").exists()

@@ -68,6 +68,17 @@ def split_git_header(rest: str) -> tuple[str, str] | None:
     return None
 
 
+def _other_prefixes(old: str | None, new: str | None) -> bool:
+    """Do the two paths of a 'diff --git' line differ in their first component only
+    (``old/src/f.py`` and ``new/src/f.py``: git diff --src-prefix/--dst-prefix)? Then that
+    component is a prefix, as git apply's default -p1 reads it."""
+    if old is None or new is None or DEV_NULL in (old, new):
+        return False
+    first, _, rest = old.partition("/")
+    other, _, other_rest = new.partition("/")
+    return bool(rest) and first != other and rest == other_rest
+
+
 def _has_prefix_pair(old: str | None, new: str | None) -> bool:
     """Do these paths use git's a/ b/ style prefixes? /dev/null stands in for either side."""
     def prefix(path: str | None) -> str | None:
@@ -156,10 +167,10 @@ class HeaderResolver:
     def _prefixed(self) -> bool:
         h = self.h
         if h.git is not None:
-            return _has_prefix_pair(*h.git)
+            return _has_prefix_pair(*h.git) or _other_prefixes(*h.git)
         if h.is_git and h.old is None:
             return True  # git's own header that spaces made unsplittable: git always prefixes
-        return _has_prefix_pair(h.old, h.new)
+        return _has_prefix_pair(h.old, h.new)  # diff -ru's names: traditional_file_names
 
     def resolve(self) -> FilePatch:
         h = self.h
