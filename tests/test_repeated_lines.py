@@ -132,6 +132,29 @@ def test_removing_one_of_identical_lines_undoes_through_the_history(tmp_path: Pa
     assert everything(repo) == state
 
 
+def test_a_U0_patch_among_repeated_lines_applied_then_undone_gives_the_original_back(
+        tmp_path: Path) -> None:
+    """A git diff -U0 patch whose hunks delete one of two equal closing lines and put one
+    back elsewhere: applied, its -R puts back lines equal to their neighbours, which the file
+    alone cannot place; the history log shows this tool made the file from its pre-image,
+    replayed as it was applied (hunks with no context go by their numbers): restored. As
+    git apply --unidiff-zero round-trips it, CRLF or not."""
+    for eol in ("\n", "\r\n"):
+        before = eol.join(["", "ret;", "foo", "}", "}", "}", "foo", "}", "foo", "foo", "ret;",
+                           "", "bar", ""]) + eol
+        after = eol.join(["", "ret;", "foo", "}", "}", "foo", "foo", "}", "", "foo", "ret;",
+                          "", "CHG", ""]) + eol
+        repo = make_repo(tmp_path / f"r{len(eol)}", {"f.txt": before.encode()})
+        (repo / "f.txt").write_bytes(after.encode())
+        patch = git(repo, "diff", "-U0").encode("utf-8", "surrogateescape")
+        git(repo, "checkout", "--", "f.txt")
+        git_apply(repo, patch, "--unidiff-zero", "--check")  # git takes it (or raises)
+        applied(repo, patch)
+        assert (repo / "f.txt").read_bytes() == after.encode()
+        applied(repo, patch, reverse=True)
+        assert (repo / "f.txt").read_bytes() == before.encode()
+
+
 def test_without_a_record_the_reverse_goes_where_its_line_numbers_say(
         tmp_path: Path) -> None:
     """Applied by git apply, nothing recorded it; -R puts the line back where its line

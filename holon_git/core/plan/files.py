@@ -210,8 +210,15 @@ def _placed_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: boo
             if line_numbers_hold(split_lines(ours), fp.hunks):
                 fp = replace(fp, unidiff_zero=True)  # its -U0 insertions go by their numbers
         if unplaced or (err.code == "ambiguous_context" and fp.unidiff_zero):
-            return _salvaged(fp, change, ours, reverse, seek, three_way)
-        if three_way is None or err.code != "ambiguous_repeat":
+            try:
+                return _salvaged(fp, change, ours, reverse, seek, three_way)
+            except PatchError as salvaged:
+                # a rung placed it where its added lines repeat their neighbours: decided
+                # as any such hunk is (the -R of a -U0 patch among repeated lines)
+                if three_way is None or salvaged.code != "ambiguous_repeat":
+                    raise
+                err = salvaged
+        elif three_way is None or err.code != "ambiguous_repeat":
             raise
         return _decide_repeat(fp, change, ours, three_way, reverse, err, log)
     if three_way is not None and any(r.new_side_elsewhere for r in change.hunks):
@@ -312,7 +319,8 @@ def _decide_repeat(fp: FilePatch, change: FileChange, ours: bytes, three_way: Kn
     change is in. Asked in turn: the history log (a re-send must change nothing), a merge
     from the version the patch was written against (the agent's other edits since are
     evidence of what the patch meant), the line numbers (applied.py's rules)."""
-    decided = applied.repeat_by_history(fp, change, ours, three_way, reverse, apply_hunks, log)
+    decided = applied.repeat_by_history(fp, change, ours, three_way, reverse,
+                                        _replay_as_applied, log)
     if decided is not None:
         return decided
     from .rescue import rescue_repeat
@@ -324,8 +332,32 @@ def _decide_repeat(fp: FilePatch, change: FileChange, ours: bytes, three_way: Kn
                                           _replay_exact, log)
 
 
+def _replay_as_applied(fp: FilePatch, content: bytes, reverse: bool
+                       ) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
+    """The patch replayed on a recorded pre-image as this tool applied it there: by the
+    ladder; or, when a hunk's added lines repeat their neighbours, where its line numbers fit
+    exactly (as repeat_by_line_numbers applied it); or, a hunk with no context (-U0), by the
+    last rungs too (as _salvaged applied it). The history log's evidence is then the replay
+    giving the current text exactly, byte for byte."""
+    try:
+        return apply_hunks(fp, content, reverse)
+    except PatchError as err:
+        if err.code not in ("ambiguous_repeat", "ambiguous_context"):
+            raise
+        let_go(err)
+    return _replay_exact(fp, content, reverse)
+
+
 def _replay_exact(fp: FilePatch, content: bytes, reverse: bool
                   ) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     """The hunks applied with a hunk whose added lines repeat their neighbours let through
-    where its line numbers fit the file exactly (applied.repeat_by_line_numbers decides when)."""
-    return apply_hunks(fp, content, reverse, exact_repeats=True)
+    where its line numbers fit the file exactly (applied.repeat_by_line_numbers decides when);
+    a -U0 patch's hunks with no context go by their numbers too (the last rung that places
+    them, as _salvaged does)."""
+    try:
+        return apply_hunks(fp, content, reverse, exact_repeats=True)
+    except PatchError as err:
+        if err.code != "ambiguous_context" or not fp.unidiff_zero:
+            raise
+        let_go(err)
+    return apply_hunks(fp, content, reverse, "lines", salvage=True, exact_repeats=True)
