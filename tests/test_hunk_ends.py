@@ -190,3 +190,20 @@ def test_an_append_with_counts_too_large_resent_is_already_applied(tmp_path: Pat
     applied(repo, patch)
     assert (repo / "m.py").read_text() == FUNC + "\n\ndef g():\n    pass\n"
     refused(repo, patch, "already_applied")
+
+
+def test_a_U0_append_of_a_last_line_without_a_newline_goes_at_the_end(tmp_path: Path):
+    """git diff -U0 of a line appended without a newline ('\\ No newline at end of file'):
+    it goes where its number says, the file's end, as git apply --unidiff-zero puts it, and
+    -R takes it off again; a number that is not the end places nothing."""
+    repo = make_repo(tmp_path / "r", {"f": "b\nc\n"})
+    patch = ("diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -2,0 +3 @@ c\n+d\n"
+             "\\ No newline at end of file\n")
+    other = twin(repo)
+    git_apply(other, patch, "--unidiff-zero")
+    applied(repo, patch)
+    assert snapshot(repo) == snapshot(other)
+    assert (repo / "f").read_bytes() == b"b\nc\nd"
+    applied(repo, patch, reverse=True)
+    assert (repo / "f").read_bytes() == b"b\nc\n"
+    refused(repo, patch.replace("@@ -2,0 +3 @@", "@@ -1,0 +2 @@"), "ambiguous_context")

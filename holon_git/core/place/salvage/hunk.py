@@ -37,9 +37,13 @@ def _hinted(running: RunningFile, hunk: Hunk, drift: int) -> int | None:
 
 # Hunks no rung takes: cut off (their end is unknown), tied to the file's end or to an
 # envelope's '@@' line, or changing whether the file ends with a newline.
-def _salvageable(hunk: Hunk) -> bool:
-    return not (hunk.unfinished or hunk.anchor_end or hunk.anchor_text or hunk.old_no_newline
-                or hunk.new_no_newline)
+def _salvageable(hunk: Hunk, by_number: bool) -> bool:
+    """May a rung rewrite the hunk? Not one whose lines' ends or anchors a rewrite could lose;
+    but a -U0 insertion of a last line without a newline (``by_number``: placed by its line
+    number, which zero.py keeps at the file's end) may."""
+    if hunk.unfinished or hunk.anchor_end or hunk.anchor_text or hunk.old_no_newline:
+        return False
+    return not hunk.new_no_newline or by_number
 
 
 def rewrite(running: RunningFile, hunk: Hunk, refusal: PatchError, rungs: Sequence[Rung], *,
@@ -52,7 +56,7 @@ def rewrite(running: RunningFile, hunk: Hunk, refusal: PatchError, rungs: Sequen
     ``zero_context``: the whole patch has no context line (diff -U0), so an insertion
     refused as ``ambiguous_context`` may go by its line number (zero.py); ``numbers``: what
     the file patch says of its line numbers (the judge weighs it)."""
-    if not _salvageable(hunk):
+    if not _salvageable(hunk, zero_context and refusal.code == "ambiguous_context"):
         raise refusal
     lines = running.lines()
 

@@ -43,6 +43,8 @@ def at_line_number(lines: Sequence[bytes], hunk: Hunk, hints: Hints) -> Salvage 
         return None
     if at == len(lines) and lines and not lines[-1].endswith(b"\n"):
         return None  # after a last line without an ending: the patch would say so
+    if hunk.new_no_newline and at != len(lines):
+        return None  # a line without an ending is the file's last: only at its end
     key = KEYS[PLACING - 1]
     if [key(line) for line in lines[at : at + len(added)]] == list(map(key, added)):
         raise AlreadyThere(at)
