@@ -212,3 +212,29 @@ def test_the_models_view_does_not_say_the_edit_is_in(tmp_path: Path) -> None:
     shown = format_result(apply_patch(ONE_MORE, repo, target="index"))
     assert "error: ambiguous_repeat" in shown
     assert "may or may not have this change" in shown and "already has" not in shown
+
+
+def test_a_U0_insertion_equal_to_the_line_after_it_is_not_said_to_be_in(
+        tmp_path: Path) -> None:
+    """git diff -U0 of a line inserted before an equal one ('c' after the blank line of
+    '\\nc\\na\\n'): with its index line naming this very file, the numbers were read off it, so
+    the line after is the file's own and the insertion goes in, as git apply --unidiff-zero
+    puts it; sent again, the history log says it is in. Without the index line nothing tells
+    a re-send from a new insertion: ambiguous_repeat, never already_applied (an agent told its
+    edit is in moves on without it)."""
+    repo = make_repo(tmp_path / "r", {"f": "\nc\na\n"})
+    (repo / "f").write_text("\nc\nc\na\n")
+    patch = git(repo, "diff", "-U0")
+    git(repo, "checkout", "--", "f")
+    assert "\nindex " in patch
+    bare = "".join(line for line in patch.splitlines(keepends=True)
+                   if not line.startswith("index "))
+    fresh = make_repo(tmp_path / "fresh", {"f": "\nc\na\n"})
+    state = everything(fresh)
+    err = refused(fresh, bare, "ambiguous_repeat")
+    assert "nothing in it" in err.message
+    assert everything(fresh) == state
+    git_apply(fresh, patch, "--unidiff-zero")  # what git makes of it
+    applied(repo, patch)
+    assert (repo / "f").read_text() == (fresh / "f").read_text() == "\nc\nc\na\n"
+    refused(repo, patch, "already_applied")

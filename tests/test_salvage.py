@@ -488,9 +488,11 @@ def test_a_zero_context_insertion_goes_to_its_line_and_is_not_sent_twice(tmp_pat
     assert receipt.files[0].hunks[0].tolerances == ["unidiff_zero"]
     assert (repo / "settings.py").read_text() == MODULE.replace("import os\n",
                                                                 "import os\nimport sys\n")
-    refused(repo, U0, "already_applied")
+    refused(repo, U0, "already_applied")  # the history log says this tool applied it
     (repo / ".git" / "holon-apply-history").unlink()
-    refused(repo, U0, "already_applied")
+    # without the log, its line equal to the one after its place may be a re-send or a new
+    # insertion (tests/test_repeated_lines.py): refused all the same, never applied twice
+    refused(repo, U0, "ambiguous_repeat")
 
 
 MIXED = U0 + "@@ -5,2 +6,2 @@\n def load_settings(path):\n-    with open(path) as handle:\n" \

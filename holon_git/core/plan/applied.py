@@ -442,6 +442,20 @@ def repeat_error(reverse: bool, at: int, beside: int) -> PatchError:
         "look the same", details=details)
 
 
+def insertion_repeat_error(reverse: bool, at: int) -> PatchError:
+    """``ambiguous_repeat`` for a hunk with no context that only inserts (diff -U0), whose
+    lines equal the lines right after where they go: the file may be the one it was written
+    against (the lines would then be doubled) or hold them already; nothing in it tells."""
+    verb = "puts back" if reverse else "adds"
+    return PatchError(
+        "ambiguous_repeat", f"the hunk has no context lines and the lines it {verb} equal the "
+        f"lines right after where they go (line {at + 1}): the file may be the version it was "
+        "written against (the lines would then be doubled) or hold them already, and nothing "
+        "in it (no index line naming this version) tells which",
+        hint="send the hunk with a context line or two around the insertion",
+        details={"repeats": {"new_lines_at": at + 1, "old_lines_at": at + 1}})
+
+
 def _kept_run(hunk: Hunk) -> int | None:
     """Where a deletion's new side lies in its old side as one run of the same lines: after
     the removed lines when they open the hunk, at 0 when they close it; None otherwise (added

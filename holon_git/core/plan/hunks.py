@@ -28,7 +28,7 @@ from ..place.match import (
 )
 from ..place.numbers import NO_NUMBERS, Numbers, bare, numbers_of
 from ..place.splice import dominant_eol, new_window
-from .applied import HunkCheck, hunk_in_file
+from .applied import HunkCheck, hunk_in_file, insertion_repeat_error
 from .fast import apply_fast, repairs
 
 if TYPE_CHECKING:
@@ -169,6 +169,8 @@ def _apply_salvaged(applier: _HunkApplier, fp: FilePatch, hunk: Hunk, number: in
                                         delta=delta, zero_context=fp.unidiff_zero,
                                         numbers=applier.numbers)
     except AlreadyThere as there:
+        if there.repeat:
+            raise insertion_repeat_error(applier.check.reverse, there.at) from None
         raise applier.check.salvaged_there(there.at) from None
     result = applier.apply(rewritten, number)
     result.hinted_line = hunk.old_start

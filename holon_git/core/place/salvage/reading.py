@@ -78,11 +78,14 @@ class TooMany(Exception):
 
 
 class AlreadyThere(Exception):
-    """The same reading of the hunk's new side sits where the hunk would go."""
+    """The same reading of the hunk's new side sits where the hunk would go. ``repeat``: the
+    hunk only inserts, with no context, so those lines may as well be the file's own lines
+    next to the insertion point (applied.insertion_repeat_error says so)."""
 
-    def __init__(self, at: int) -> None:
+    def __init__(self, at: int, repeat: bool = False) -> None:
         super().__init__(at)
         self.at = at  # 0-based line of the file
+        self.repeat = repeat
 
 
 def _identity(line: int) -> int | None:

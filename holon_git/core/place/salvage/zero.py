@@ -46,8 +46,12 @@ def at_line_number(lines: Sequence[bytes], hunk: Hunk, hints: Hints) -> Salvage 
     if hunk.new_no_newline and at != len(lines):
         return None  # a line without an ending is the file's last: only at its end
     key = KEYS[PLACING - 1]
-    if [key(line) for line in lines[at : at + len(added)]] == list(map(key, added)):
-        raise AlreadyThere(at)
+    # the added lines equal the lines after the insertion point: a re-send, or an insertion
+    # that repeats them, unless the index line says this file is the one the numbers were
+    # read off (then those are its own lines, and the insertion goes in)
+    if not hints.numbers.blob and \
+            [key(line) for line in lines[at : at + len(added)]] == list(map(key, added)):
+        raise AlreadyThere(at, repeat=True)
     attempt = Attempt(lines, body, hints)
     lead, tail = attempt.before(at, 1), attempt.after(at, 1)
     if not (lead or tail):
