@@ -216,3 +216,15 @@ def test_git_diff_with_its_own_prefixes_applies_as_git_applies_it(tmp_path: Path
     same_as_git(repo, patch)
     assert (repo / "src" / "f.txt").read_text() == "1\nTWO\n3\n"
     assert (repo / "new.txt").exists() and not (repo / "gone.txt").exists()
+
+
+def test_a_lone_plus_line_header_changes_that_file_as_the_whole_header_would(tmp_path: Path):
+    """'+++ b/src/f.txt' and a hunk, no '---' and no 'diff --git' line (a model's one-path
+    header): the same change git apply makes of the patch with its '---' line."""
+    repo = make_repo(tmp_path / "r", {"src/f.txt": "1\n2\n3\n"})
+    whole = b"--- a/src/f.txt\n+++ b/src/f.txt\n@@ -1,3 +1,3 @@\n 1\n-2\n+TWO\n 3\n"
+    other = twin(repo)
+    git_apply(other, whole)
+    receipt = apply_patch(whole.replace(b"--- a/src/f.txt\n", b""), repo)
+    assert receipt.ok, receipt.error
+    assert snapshot(repo) == snapshot(other)

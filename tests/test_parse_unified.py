@@ -313,7 +313,7 @@ def test_hunk_without_file_header():
     err = parse_error("Here:\n@@ -1,2 +1,2 @@\n-a\n+b\n")
     assert err.code == "missing_file_header" and err.patch_line == 2
     assert parse_error("--- a/x\n@@ -1 +1 @@\n-a\n+b\n").code == "missing_file_header"
-    assert parse_error("+++ b/x\n@@ -1 +1 @@\n-a\n+b\n").code == "missing_file_header"
+    assert parse_error("+++ b/x\nprose\n@@ -1 +1 @@\n-a\n+b\n").code == "missing_file_header"
 
 
 def test_git_header_without_file_lines_or_rename():
@@ -617,8 +617,15 @@ def test_a_plus_line_only_must_name_the_git_lines_file():
     assert added.files[0].kind is FileKind.ADD
 
 
-def test_a_plus_line_without_a_git_line_stays_refused():
-    assert parse_error("+++ b/x\n@@ -1 +1 @@\n-a\n+b\n").code == "missing_file_header"
+def test_a_lone_plus_line_before_a_hunk_names_the_file_to_change():
+    """A model's one-path header with no 'diff --git' line either: '+++ b/x' then a hunk is a
+    change to x (diagnostic missing_old_file_line), after prose too; one that names nothing
+    (/dev/null) is refused."""
+    for text in ("+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", "Fix:\n\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"):
+        (fp,) = parse_patch(text).files
+        assert (fp.kind, fp.old_path, fp.new_path) == (FileKind.MODIFY, "x", "x")
+        assert "missing_old_file_line" in [d.code for d in fp.diagnostics]
+    assert parse_error("+++ /dev/null\n@@ -1 +1 @@\n-a\n+b\n").code == "missing_file_header"
 
 
 @pytest.mark.parametrize("header", ["@@ -...,... @@", "@@ -XXX,XXX +XXX,XXX @@",

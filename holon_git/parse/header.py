@@ -275,14 +275,15 @@ class HeaderResolver:
         '+++' path (an add with 'new file mode'); the 'diff --git' line must name it."""
         h = self.h
         if new is None or h.deleted_file:
-            raise PatchError("missing_file_header", "'diff --git' is followed by a '+++' line "
-                             "but no '---' line, and the '+++' line does not name the file "
-                             "to change", patch_line=h.start, path=new)
+            raise PatchError("missing_file_header", "a '+++' line with no '---' line before "
+                             "it does not name the file to change", patch_line=h.start,
+                             path=new)
         if h.new_file:
             return FileKind.ADD, None, new
+        named = "which both name" if h.is_git else "the only path it names"
         self.notes.append(Diagnostic(
-            "missing_old_file_line", f"'diff --git' was followed by '+++' without a '---' "
-            f"line; read as a change to {new!r}, which both name", h.start))
+            "missing_old_file_line", f"{'diff --git' if h.is_git else 'the file patch'} "
+            f"had '+++' without a '---' line; read as a change to {new!r}, {named}", h.start))
         return FileKind.MODIFY, new, new
 
     def _with_file_lines(self, old: str | None,

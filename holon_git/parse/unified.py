@@ -109,7 +109,15 @@ class UnifiedParser:
 
     def _is_file_start(self, index: int) -> bool:
         line = self._line(index)
-        return bool(line and line.startswith(b"diff --git ")) or self._is_traditional_header(index)
+        return bool(line and line.startswith(b"diff --git ")) or \
+            self._is_traditional_header(index) or self._is_lone_plus_line(index)
+
+    def _is_lone_plus_line(self, index: int) -> bool:
+        """A '+++' line straight before a hunk, with no '---' line before it and no 'diff
+        --git' line (a model's one-path header: '+++ b/x', '@@ ...'): a change to that path."""
+        before = self._line(index - 1) if index else None
+        return self._is_plus_line_only(index) and not (
+            before is not None and header_text(before).startswith((b"--- ", b"diff --git ")))
 
     # -- top level ---------------------------------------------------------------------------
     def parse(self) -> Patch:
@@ -186,6 +194,7 @@ class UnifiedParser:
     # -- one file patch ----------------------------------------------------------------------
     def _file_patch(self) -> FilePatch:
         header = FileHeader(start=self._no(self.pos))
+        start = self.pos
         first = header_text(self.items[self.pos])
         if first.startswith(b"diff --git "):
             header.git_rest = _decode(first[len(b"diff --git "):])
@@ -201,7 +210,7 @@ class UnifiedParser:
             if not header.is_git:
                 header.old_epoch, header.new_epoch = epoch_stamp(old[4:]), epoch_stamp(new[4:])
             self.pos += 2
-        elif header.is_git and self._is_plus_line_only(self.pos):
+        elif self._is_plus_line_only(self.pos) and (header.is_git or self.pos == start):
             new = header_text(self.items[self.pos])
             header.lines["+++"] = (self._no(self.pos), _decode(new))
             header.new, header.plus_only = header_name(_decode(new[4:])), True
