@@ -33,7 +33,8 @@ from ..fs.umask import settle as settle_umask
 from ..version import __version__
 from .calls import ToolAnswer, answer, refusal
 from .confine import Confinement, roots_from_uris
-from .tools import APPLY, TOOLS, check_arguments, instructions, tool_specs
+from .params import SET_ASIDE, set_aside_misfits
+from .tools import APPLY, TOOLS, bad_arguments, check_arguments, instructions, tool_specs
 from .wire import stdio_wire
 
 T = TypeVar("T")
@@ -81,9 +82,12 @@ class HolonServer:
         self.writes = Writes()
 
     def lowlevel(self) -> Server[Any]:
-        return Server("holon-git", version=__version__, title="holon-git",
-                      instructions=instructions(), on_list_tools=self.list_tools,
-                      on_call_tool=self.call_tool)
+        server: Server[Any] = Server("holon-git", version=__version__, title="holon-git",
+                                     instructions=instructions(),
+                                     on_list_tools=self.list_tools,
+                                     on_call_tool=self.call_tool)
+        server.middleware.append(set_aside_misfits)
+        return server
 
     async def list_tools(self, ctx: ServerRequestContext[Any],
                          params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
@@ -105,8 +109,11 @@ class HolonServer:
         if tool not in TOOLS:
             raise MCPError(code=types.INVALID_PARAMS, message=f"unknown tool {tool!r}; this "
                            f"server has {', '.join(TOOLS)}")
-        arguments: Any = params.arguments or {}
+        arguments: Any = {} if params.arguments is None else params.arguments
         try:
+            set_aside = SET_ASIDE.get()
+            if set_aside is not None:
+                raise bad_arguments(set_aside, tool)
             arguments = check_arguments(tool, arguments)
             roots = await self.client_roots(ctx, params)
             if isinstance(roots, types.InputRequiredResult):
