@@ -133,14 +133,34 @@ LINES: list[tuple[str, bytes, object]] = [
     ("cut short", b'{"jsonrpc": "2.0", "id": 12, "method": "tools/list"', (None, PARSE_ERROR)),
     ("not UTF-8", b'\xff{"jsonrpc": "2.0", "id": 13, "method": "tools/list"}',
      (None, PARSE_ERROR)),
-    ("nested past the parser's depth", b"[" * 100_000 + b"]" * 100_000, (None, PARSE_ERROR)),
+    ("nested past the parser's depth", b'{"a":' * 100_000 + b"1" + b"}" * 100_000,
+     (None, PARSE_ERROR)),
     ("an empty batch", b"[]", (None, INVALID_REQUEST)),
     ("a number", b"42", (None, INVALID_REQUEST)),
     ("no method", b'{"jsonrpc": "2.0", "id": 14}', (14, INVALID_REQUEST)),
     ("no jsonrpc", b'{"id": "s", "method": "tools/list"}', ("s", INVALID_REQUEST)),
+    # Issue 42, item 9: one error for a whole batch, not one per member held in memory.
     ("a batch", b'[{"jsonrpc": "2.0", "id": 15, "method": "tools/list"}, 1, '
                 b'{"jsonrpc": "2.0", "method": "notifications/initialized"}]',
-     [(15, INVALID_REQUEST), (None, INVALID_REQUEST)]),
+     (None, INVALID_REQUEST)),
+    ("a batch of half a million", b"[" + b"1," * 500_000 + b"1]", (None, INVALID_REQUEST)),
+    # Issue 42, item 10: an id that is no request id was served as a notification, unanswered.
+    *((f"id {raw.decode()}", b'{"jsonrpc": "2.0", "id": ' + raw + b', "method": "tools/list"}',
+       (None, INVALID_REQUEST)) for raw in (b"null", b"true", b"false", b"1.5", b"2.0", b"{}",
+                                           b'{"a": 1}', b"[]", b"[1]")),
+    # Issue 42, item 15: a byte that is not UTF-8 inside a patch was written as U+FFFD.
+    ("not UTF-8 inside a patch", json.dumps({**CALL, "id": 16, "params": {
+        "name": "apply_patch", "arguments": {"patch": "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@"
+                                             "\n-a\n+XX\n"}}}).encode().replace(b"XX", b"\xff"),
+     (None, PARSE_ERROR)),
+    # Issue 42, item 18: params the SDK's model refuses got a bare -32602, not the tool result.
+    *((f"arguments {raw.decode()}", b'{"jsonrpc": "2.0", "id": 17, "method": "tools/call", '
+       b'"params": {"name": "apply_patch", "arguments": ' + raw + b"}}", "tool")
+      for raw in (b"[1]", b'"patch"', b"3", b"true")),
+    *((f"_meta {raw.decode()}", b'{"jsonrpc": "2.0", "id": 18, "method": "tools/call", '
+       b'"params": {"name": "read_region", "arguments": {"path": "a.txt"}, "_meta": ' + raw +
+       b"}}", "tool") for raw in (b'{"progressToken": {}}', b'{"progressToken": [1]}',
+                                 b'{"progressToken": 1.5}', b'{"progressToken": null}', b"5")),
 ]
 
 
@@ -184,6 +204,13 @@ def test_every_line_gets_its_answer_from_the_real_server(repo: Path):
                 answers = got if isinstance(got, list) else [got]
                 wanted = expected if isinstance(expected, list) else [expected]
                 assert [(a["id"], a["error"]["code"]) for a in answers] == wanted, (name, got)
+        # Issue 42, item 9: a line past the cap is skipped unread, and answered.
+        from holon_git.mcp_server.wire import MAX_LINE_BYTES
+        too_long = answer_to(proc, b'{"jsonrpc": "2.0", "id": 19, "method": "tools/list", "x": "'
+                             + b"y" * MAX_LINE_BYTES + b'"}')
+        assert isinstance(too_long, dict), too_long
+        assert (too_long["id"], too_long["error"]["code"]) == (None, INVALID_REQUEST)
+        assert "longer than" in too_long["error"]["message"]
         alive = answer_to(proc, b'{"jsonrpc": "2.0", "id": 99, "method": "tools/list"}')
         assert isinstance(alive, dict) and alive["id"] == 99 and "result" in alive
         proc.stdin.close()
@@ -193,3 +220,28 @@ def test_every_line_gets_its_answer_from_the_real_server(repo: Path):
         proc.kill()
         proc.wait()
     assert (repo / "a.txt").read_text() == "a\n"
+
+
+@pytest.mark.slow
+def test_an_apply_in_flight_at_the_end_of_input_gets_its_answer(repo: Path):
+    """Issue 42, item 16: the client sends an apply and closes stdin at once; the apply used
+    to be made while its answer was dropped (the SDK cancels its handlers at end of input)."""
+    files = 400
+    patch = "".join(f"--- /dev/null\n+++ b/new/f{n}.txt\n@@ -0,0 +1 @@\n+line {n}\n"
+                    for n in range(files))
+    proc = subprocess.Popen([sys.executable, "-m", "holon_git", "mcp"], cwd=repo,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=git_env())
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"}}}
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "apply_patch", "arguments": {"patch": patch}}}
+    lines = [init, {"jsonrpc": "2.0", "method": "notifications/initialized"}, call]
+    out, err = proc.communicate(b"".join(json.dumps(line).encode() + b"\n" for line in lines),
+                                timeout=120)
+    assert proc.returncode == 0, err
+    answers = {answer["id"]: answer for answer in map(json.loads, out.splitlines())}
+    assert (repo / "new" / f"f{files - 1}.txt").read_text() == f"line {files - 1}\n"
+    assert "result" in answers[2], answers[2]
+    assert answers[2]["result"]["structuredContent"]["status"] == "applied"
