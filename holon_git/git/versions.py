@@ -29,6 +29,7 @@ from ..core.threeway import Merged, Version
 from ..errors import PatchError
 from . import history
 from .libgit2 import pygit2
+from .recent import RecentHistory
 
 # commits of HEAD's history searched (newest first) for the blob a patch's index line names
 MAX_HISTORY_COMMITS = 1000
@@ -59,6 +60,7 @@ class RepositoryVersions:
         self._protection_of = protection  # the target's rules, read when first needed
         self._protection: Protection | None = None
         self._log: history.Log | None = None  # read once per apply, decoded per path
+        self._recent: RecentHistory | None = None
 
     @classmethod
     def of_worktree(cls, root: str, git_dir: str,
@@ -78,6 +80,14 @@ class RepositoryVersions:
         if self._git is None:
             self._git = self._open_git()
         return self._git
+
+    @property
+    def recent(self) -> RecentHistory:
+        """HEAD's recent history, read once for this call (recent.py: one budget for all
+        the file patches the rescue asks about)."""
+        if self._recent is None:
+            self._recent = RecentHistory(self.git.repo)
+        return self._recent
 
     # -- the versions ---------------------------------------------------------------------------
     def versions(self, fp: FilePatch, path: str) -> Iterator[Version]:
@@ -133,29 +143,16 @@ class RepositoryVersions:
         first, from the newest RECENT_COMMITS commits of HEAD's history: the versions an
         agent's patch may have been written against before a commit of its own earlier
         steps (a cumulative patch whose first hunk was committed meanwhile)."""
-        from .branches import head_commit  # the rescue runs rarely: start-up counts
-
-        try:
-            head = head_commit(self.git.repo)
-            if head is None:
+        seen, found = set(given), 0
+        for commit, oid, mode in self.recent.entries(path, pygit2.enums.SortMode.TOPOLOGICAL,
+                                                     RECENT_COMMITS):
+            if found >= RECENT_VERSIONS:
                 return
-            seen, found = set(given), 0
-            walker = self.git.repo.walk(head, pygit2.enums.SortMode.TOPOLOGICAL)
-            for number, commit in enumerate(walker):
-                if number >= RECENT_COMMITS or found >= RECENT_VERSIONS:
-                    return
-                try:
-                    entry = commit.tree[path]
-                except KeyError:
-                    continue
-                oid = str(entry.id)
-                if oid in seen or int(entry.filemode) not in _REGULAR:
-                    continue
-                seen.add(oid)
-                found += 1
-                yield str(commit.id), oid
-        except (KeyError, ValueError, pygit2.GitError):
-            return
+            if oid in seen or mode not in _REGULAR:
+                continue
+            seen.add(oid)
+            found += 1
+            yield commit, oid
 
     def recorded(self, path: str) -> bool:
         return self.git_dir is not None and self._open().holds(path)
@@ -206,25 +203,10 @@ class RepositoryVersions:
         for oid in known:
             if oid is not None and oid.startswith(prefix):
                 return oid
-        from .branches import head_commit  # the rescue runs rarely: start-up counts
-
-        try:
-            head = head_commit(self.git.repo)
-            if head is None:
-                return None
-            walker = self.git.repo.walk(head, pygit2.enums.SortMode.TIME)
-            for number, commit in enumerate(walker):
-                if number >= MAX_HISTORY_COMMITS:
-                    return None
-                try:
-                    entry = commit.tree[path]
-                except KeyError:
-                    continue
-                oid = str(entry.id)
-                if oid.startswith(prefix) and int(entry.filemode) in _REGULAR:
-                    return oid
-        except (KeyError, ValueError, pygit2.GitError):
-            return None
+        for _, oid, mode in self.recent.entries(path, pygit2.enums.SortMode.TIME,
+                                                MAX_HISTORY_COMMITS):
+            if oid.startswith(prefix) and mode in _REGULAR:
+                return oid
         return None
 
     def _from_blob(self, path: str, data: bytes) -> bytes:
