@@ -29,6 +29,8 @@ import io
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from itertools import repeat
 from operator import add, eq
 from typing import Any, NamedTuple
@@ -315,12 +317,55 @@ class _LineMatches(Matches):
         return self._all
 
 
-# The placement search's budget, per file patch, in lines compared (a window tried costs its
-# lines and _WINDOW_COST more): about a second of CPU. An ordinary hunk tries a few windows;
-# the 5,000 hunks of bench/'s 100,000 repeated lines, about 20,000 windows of 3 lines.
+# The placement search's budget, per call (every file patch of a patch, every version the
+# rescue tries, every pass of the last rungs: one_search_budget), in lines compared (a window
+# tried costs its lines and _WINDOW_COST more): about a second of CPU. An ordinary hunk tries
+# a few windows; the 5,000 hunks of bench/'s 100,000 repeated lines, about 20,000 windows of
+# 3 lines.
 SEARCH_BUDGET = 20_000_000
 _WINDOW_COST = 16
 _MANY_PLACES = 64  # an anchor with more places than this has its starts filtered
+
+
+class SearchBudget:
+    """Lines the placement search may still compare: one for a whole call (issue 42, item
+    8: per file patch, 60 file patches each just under it took 20 s, and each version the
+    rescue tried had a fresh one), shared by every RunningFile made while it is in force."""
+
+    def __init__(self, lines: int) -> None:
+        self.lines = lines
+        self.spent = 0
+
+    def spend(self, lines: int) -> None:
+        """Count a window of ``lines`` compared; past the budget, refuse: a search that would
+        take minutes is answered at once (issue 35), never waited for, and so is every
+        search after it in the same call."""
+        self.spent += lines + _WINDOW_COST
+        if self.spent > self.lines:
+            raise PatchError(
+                "search_too_costly", "finding where the hunk goes would compare more than "
+                f"{self.lines:,} lines of the files this call searched: the hunks' lines "
+                "repeat throughout them", details={"lines_compared": self.spent})
+
+
+_CALL_BUDGET: ContextVar[SearchBudget | None] = ContextVar("holon_search_budget",
+                                                           default=None)
+
+
+@contextmanager
+def one_search_budget() -> Iterator[SearchBudget]:
+    """Every search made within (in this thread) spends from one budget; within another
+    such block, from that block's."""
+    budget = _CALL_BUDGET.get()
+    if budget is not None:
+        yield budget
+        return
+    budget = SearchBudget(RunningFile.budget)
+    token = _CALL_BUDGET.set(budget)
+    try:
+        yield budget
+    finally:
+        _CALL_BUDGET.reset(token)
 
 
 def _in_turn(walks: list[Iterator[int]]) -> Iterator[int]:
@@ -367,7 +412,7 @@ class RunningFile:
     """
 
     exhaustive = False  # True: list every copy before deciding (the reference, for tests)
-    budget = SEARCH_BUDGET  # lines the search may compare in this file (spend())
+    budget = SEARCH_BUDGET  # lines the search may compare in a call (SearchBudget)
 
     def __init__(self, lines: list[bytes]) -> None:
         self.original = lines
@@ -384,17 +429,12 @@ class RunningFile:
         # per level, the edits whose new lines hold a key, in file order: a hunk's search
         # looks at those near its place, never at every edit (added_outward, added_within)
         self._holders: dict[int, dict[bytes, list[_Edit]]] = {}
-        self._spent = 0
+        # the call's budget (one_search_budget), or this file's own outside any call
+        self._budget = _CALL_BUDGET.get() or SearchBudget(self.budget)
 
     def spend(self, lines: int) -> None:
-        """Count a window of ``lines`` compared; past the budget, refuse: a search that would
-        take minutes is answered at once (issue 35), never waited for."""
-        self._spent += lines + _WINDOW_COST
-        if self._spent > self.budget:
-            raise PatchError(
-                "search_too_costly", "finding where the hunk goes would compare more than "
-                f"{self.budget:,} lines of the file: its lines repeat throughout the file",
-                details={"lines_compared": self._spent})
+        """Count a window of ``lines`` compared, against the call's budget."""
+        self._budget.spend(lines)
 
     # -- reading the current file ------------------------------------------------------------
     def window(self, start: int, size: int) -> list[bytes]:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from ...errors import PatchError, first_of, let_go
 from ..change import FileChange, Plan, Reader, SourceFile
 from ..model import FileKind, FilePatch, Patch
+from ..place.match import one_search_budget
 from ..threeway import KnownVersions
 from . import applied
 from .expect import check_expected, expected_digests
@@ -41,6 +42,9 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
     holds every old file in memory at once. ``on_planned(change)`` is called with each file's
     change as soon as it is planned (a target may stage it then, and let go of its content),
     its history log digest marked first when the plan is to be recorded.
+    Every search of the call (each file patch, each version the rescue tries, each pass of
+    the last rungs) spends from one budget (match.one_search_budget): past it, the file
+    patch searching then and every one after it are refused with search_too_costly.
     ``three_way`` supplies a file's other versions and a merge for the three-way rescue of a
     file patch whose old side is not in the current text (threeway.py); None turns it off.
     ``reject`` (--reject): a file patch refused for some of its hunks applies without them
@@ -51,6 +55,18 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
     ``three_way`` is None (--no-3way: no merge, but re-sends are still refused); default
     ``three_way``'s.
     """
+    with one_search_budget():
+        return _plan_within_budget(patch, read, reverse, expect_sha256, progress,
+                                   keep_preimages, on_planned, three_way, every_refusal, reject,
+                                   record, history)
+
+
+def _plan_within_budget(patch: Patch, read: Reader, reverse: bool,
+                        expect_sha256: Mapping[str, str] | None,
+                        progress: Callable[[str, int, int], None] | None, keep_preimages: bool,
+                        on_planned: Callable[[FileChange], None] | None,
+                        three_way: KnownVersions | None, every_refusal: bool, reject: bool,
+                        record: bool, history: KnownVersions | None) -> Plan:
     check_expected(expected_digests(expect_sha256 or {}), read, every=every_refusal)
     log = applied.NO_LOG
     history = three_way if history is None else history
