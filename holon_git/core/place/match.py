@@ -218,6 +218,7 @@ class _LineMatches(Matches):
         lines earlier hunks added, both walked outward from the pivot, in turn (a hunk whose
         copy is near its line number is found after a few tries, whatever the rest holds)."""
         running, anchor, level = self.running, self.anchor, self.level
+        running.check_budget()  # before the file's lines are counted and indexed
         want = self.keys[anchor]
         walks = [self._original_places(want)]
         if running._added[level].get(want):
@@ -255,6 +256,7 @@ class _LineMatches(Matches):
         """The current lines of the original lines that hold ``want``, outward from the
         pivot."""
         running = self.running
+        running.check_budget()
         places = running._index(self.level).positions(want)
         right = bisect_left(places, self.pivot + self.anchor)
         left = right - 1
@@ -341,6 +343,11 @@ class SearchBudget:
         take minutes is answered at once (issue 35), never waited for, and so is every
         search after it in the same call."""
         self.spent += lines + _WINDOW_COST
+        self.check()
+
+    def check(self) -> None:
+        """Refuse when the budget is spent already: a later file patch's search is not begun
+        (the places of its anchor line alone are a walk of the whole file)."""
         if self.spent > self.lines:
             raise PatchError(
                 "search_too_costly", "finding where the hunk goes would compare more than "
@@ -435,6 +442,10 @@ class RunningFile:
     def spend(self, lines: int) -> None:
         """Count a window of ``lines`` compared, against the call's budget."""
         self._budget.spend(lines)
+
+    def check_budget(self) -> None:
+        """Refuse (search_too_costly) when the call's budget is spent already."""
+        self._budget.check()
 
     # -- reading the current file ------------------------------------------------------------
     def window(self, start: int, size: int) -> list[bytes]:
