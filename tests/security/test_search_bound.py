@@ -14,6 +14,7 @@ from gitsupport import refused
 from holon_git.core.place.match import RunningFile
 
 REPEATED = "x = 1\n"
+CONTEXT, FILES = 10, 12  # the hunks and files of the call-wide budget's test
 
 
 def hunk(context: int, removed: str) -> str:
@@ -28,7 +29,9 @@ def repo_files() -> dict[str, str | bytes]:
     """What the shared `repo` fixture (conftest.py) commits for this module: the repeated
     line 80,000 times, and blocks of 798 copies, each closed by another line."""
     block = REPEATED * 798 + "y = 2\n"
-    return {"f.txt": REPEATED * 80_000, "blocks/f.txt": block * 50}
+    small = REPEATED * (2 * CONTEXT - 2) + "y = 2\n"
+    return {"f.txt": REPEATED * 80_000, "blocks/f.txt": block * 50,
+            **{f"small/f{n:02d}.txt": small * 100 for n in range(FILES)}}
 
 
 @pytest.mark.slow
@@ -54,3 +57,25 @@ def test_a_hunk_whose_every_line_repeats_is_refused_by_the_budget(repo: Path):
                   "search_too_costly")
     assert err.path == "blocks/f.txt"
     assert err.details["lines_compared"] > RunningFile.budget
+
+
+def test_one_budget_for_the_whole_call(repo: Path, monkeypatch: pytest.MonkeyPatch):
+    """Issue 42, item 8: the budget was per file patch (and fresh for each version the rescue
+    tried), so 60 file patches each just under it took 20 s. Now one budget serves the call:
+    each file patch alone stays under it (context_not_found, its search run to the end);
+    together they pass it, and from there on every file patch is refused search_too_costly
+    at once, the lines compared being the call's."""
+    monkeypatch.setattr(RunningFile, "budget", 5_000_000)
+    paths = [f"small/f{n:02d}.txt" for n in range(FILES)]
+    for path in paths[:2]:
+        refused(repo, hunk(CONTEXT, REPEATED).replace("f.txt", path), "context_not_found",
+                check=True)
+    err = refused(repo, "".join(hunk(CONTEXT, REPEATED).replace("f.txt", path)
+                                for path in paths), "context_not_found", check=True)
+    codes = [err.code, *(more.code for more in err.more)]
+    assert len(codes) == FILES
+    first = codes.index("search_too_costly")
+    assert first > 0 and set(codes[first:]) == {"search_too_costly"}, codes
+    spent = [more.details["lines_compared"] for more in err.more[first - 1:]]
+    window = 2 * CONTEXT + 1 + 16
+    assert all(RunningFile.budget < lines <= RunningFile.budget + window for lines in spent)
