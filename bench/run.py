@@ -35,7 +35,7 @@ PYGIT2 = "pygit2"
 FLOOR = "plain Python"  # bench/floor.py: the least a correct applier does, in Python
 TOOLS = (HOLON, GIT, PATCH, PYGIT2, FLOOR)
 SCENARIOS = ("large", "bigfile", "repeats", "limits", "searchbound", "startup", "inprocess",
-             "mcp", "commit")
+             "mcp", "commit", "budgets")
 
 PYGIT2_APPLY = """\
 import sys, pygit2
@@ -1096,6 +1096,7 @@ def main(argv: list[str] | None = None) -> int:
     flags = holon_flags()
     pyg = have_pygit2()
     rows: list[Row] = []
+    later: list[str] = []
     touched = None
     started = time.time()
     for name in SCENARIOS:
@@ -1124,6 +1125,10 @@ def main(argv: list[str] | None = None) -> int:
             rows += scenario_searchbound(cache, args.reps)
         elif name == "commit":
             rows += scenario_commit(cache, args.reps, flags)
+        elif name == "budgets":  # bench/budgets.py: its own table, printed after this one's
+            import budgets
+
+            later.append(budgets.report(cache, reps=args.reps))
     if "large" not in chosen and "startup" in chosen:
         touched = None
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -1134,6 +1139,8 @@ def main(argv: list[str] | None = None) -> int:
           f"Each cell: wall time (CPU time, user + system). Inputs in {cache} "
           f"({filesystem_of(cache) or 'filesystem unknown'}).\n")
     print(table(rows))
+    for text in later:
+        print(f"\n{text}")
     print("\n| target | goal | this run | met |\n|---|---|---|---|")
     checks = targets(rows, touched, filesystem_of(cache))
     for t in checks:

@@ -278,3 +278,18 @@ def test_the_floor_places_repeated_lines_by_line_number_and_refuses_what_it_cann
     with pytest.raises(floor.Refused):
         floor.apply(twice, repo)
     assert (repo / "g.txt").read_bytes() == b"1\n"  # planned whole before anything is written
+
+
+def test_budgets_near_miss_hunk_is_one_hunk_of_repeated_lines():
+    """bench/budgets.py's search shapes: a hunk of context + 1 + context copies of the line,
+    the middle one removed, whose header counts them."""
+    import budgets
+
+    from holon_git.parse import parse_patch
+
+    hunk = budgets.near_miss_hunk("f.txt", 5)
+    (fp,) = parse_patch(b"--- a/f.txt\n+++ b/f.txt\n" + hunk).files
+    (parsed,) = fp.hunks
+    lines = hunk.splitlines()[1:]
+    assert lines == [b" x = 1"] * 5 + [b"-x = 1"] + [b" x = 1"] * 5
+    assert len(parsed.lines) == 11

@@ -106,7 +106,8 @@ def test_past_the_budget_the_history_gives_nothing_more(repo: Path):
 
     from holon_git.git.repository import open_repository
 
-    history = RecentHistory(open_repository(str(repo)).repo, budget=5_000)  # one path, and a few more
+    # enough for one path through the history, and a few more
+    history = RecentHistory(open_repository(str(repo)).repo, budget=5_000)
     order = pygit2.enums.SortMode.TIME
     assert len(history.entries("src/f00.txt", order, 1000)) == COMMITS + 1
     for n in range(1, FILES):
