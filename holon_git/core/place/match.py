@@ -375,6 +375,14 @@ def one_search_budget() -> Iterator[SearchBudget]:
         _CALL_BUDGET.reset(token)
 
 
+def check_call_budget() -> None:
+    """Refuse (search_too_costly) when the call's search budget is spent already: a file
+    patch that needs the line search is refused before its file is split into lines."""
+    budget = _CALL_BUDGET.get()
+    if budget is not None:
+        budget.check()
+
+
 def _in_turn(walks: list[Iterator[int]]) -> Iterator[int]:
     """One item of each walk in turn, until all are spent."""
     while walks:

@@ -22,6 +22,7 @@ from ..place.match import (
     LEVELS,
     WHITESPACE,
     RunningFile,
+    check_call_budget,
     near_miss,
     split_lines,
     telling_levels,
@@ -72,6 +73,7 @@ def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "a
                                 numbers=numbers)
             except (Unusual, PatchError):
                 pass  # the line search decides, and words any refusal
+    check_call_budget()  # spent: refused before the file is split and indexed
     running = RunningFile(split_lines(content))
     running.exhaustive = matching == "exhaustive"
     try:
@@ -91,6 +93,7 @@ def hunks_already_in(fp: FilePatch, content: bytes, reverse: bool, salvage: bool
     left it (``salvage``: down the last rungs too, as apply_hunks does); one refused, as
     there already or otherwise, is left out, as are those --reject left out already
     (``fp.left_out``: never the refusal, never counted)."""
+    check_call_budget()  # spent: refused before the file is split and indexed
     running = RunningFile(split_lines(content))
     applier = _HunkApplier(running, content, reverse, fp.hunks, False,
                            numbers=numbers_of(fp, content))
