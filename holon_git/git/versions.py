@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.model import FilePatch
 from ..core.policy import Protection, check_protected_path
@@ -29,7 +29,9 @@ from ..core.threeway import Merged, Version
 from ..errors import PatchError
 from . import history
 from .libgit2 import pygit2
-from .recent import RecentHistory
+
+if TYPE_CHECKING:
+    from .recent import RecentHistory
 
 # commits of HEAD's history searched (newest first) for the blob a patch's index line names
 MAX_HISTORY_COMMITS = 1000
@@ -86,6 +88,8 @@ class RepositoryVersions:
         """HEAD's recent history, read once for this call (recent.py: one budget for all
         the file patches the rescue asks about)."""
         if self._recent is None:
+            from .recent import RecentHistory  # the rescue runs rarely: start-up counts
+
             self._recent = RecentHistory(self.git.repo)
         return self._recent
 
