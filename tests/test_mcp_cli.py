@@ -245,3 +245,28 @@ def test_an_apply_in_flight_at_the_end_of_input_gets_its_answer(repo: Path):
     assert (repo / "new" / f"f{files - 1}.txt").read_text() == f"line {files - 1}\n"
     assert "result" in answers[2], answers[2]
     assert answers[2]["result"]["structuredContent"]["status"] == "applied"
+
+
+def test_a_long_line_is_dropped_as_it_is_read():
+    """Issue 42, item 9: lines are read at most ``limit`` bytes at a time; a longer one is
+    None (answered -32600), its bytes dropped as they are read, and the next line is read."""
+    import io
+
+    from holon_git.mcp_server.wire import read_lines
+
+    wire = io.BytesIO(b"a\n" + b"x" * 25 + b"\n" + b"y" * 9 + b"\n" + b"z" * 10 + b"\nlast")
+    assert list(read_lines(wire, limit=10)) == [b"a\n", None, b"y" * 9 + b"\n", None, b"last"]
+
+
+@pytest.mark.parametrize("line", [b"[" + b"1," * 100_000 + b"1]", b"  [{}, {}]", b"[",
+                                  b'[{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}]'])
+def test_a_batch_is_one_error(line: bytes):
+    """Issue 42, item 9: one -32600 for the whole line, however many members it holds (an
+    error object per member, all in memory, was 480 MB for a 1 MB line)."""
+    from holon_git.mcp_server.wire import read_line
+
+    answer = read_line(line)
+    assert isinstance(answer, bytes) and answer.count(b"\n") == 1
+    assert json.loads(answer) == {"jsonrpc": "2.0", "id": None, "error": {
+        "code": INVALID_REQUEST, "message": "Invalid Request: batches are not supported: MCP "
+        "sends one JSON-RPC message a line"}}
