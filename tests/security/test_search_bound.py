@@ -79,3 +79,23 @@ def test_one_budget_for_the_whole_call(repo: Path, monkeypatch: pytest.MonkeyPat
     spent = [more.details["lines_compared"] for more in err.more[first - 1:]]
     window = 2 * CONTEXT + 1 + 16
     assert all(RunningFile.budget < lines <= RunningFile.budget + window for lines in spent)
+
+
+def test_the_rescue_versions_share_the_call_budget(repo: Path, monkeypatch: pytest.MonkeyPatch):
+    """Issue 42, item 8: each version the three-way rescue tried had a fresh budget. A file
+    patch that misses a file with 8 logged pre-images, each a near miss as costly as the file:
+    alone (no log) it stays under the budget; with them, the tries together pass it."""
+    from holon_git.git import history, loose
+
+    monkeypatch.setattr(RunningFile, "budget", 5_000_000)
+    path = "small/f00.txt"
+    patch = hunk(CONTEXT, REPEATED).replace("f.txt", path)
+    refused(repo, patch, "context_not_found", check=True)
+    git_dir = str(repo / ".git")
+    store = loose.Store.of(git_dir)
+    assert store is not None
+    content = (repo / path).read_bytes()
+    history.record(git_dir, [(path, store.write(content + b"version %d\n" % k))
+                             for k in range(8)])
+    err = refused(repo, patch, "search_too_costly", check=True)
+    assert RunningFile.budget < err.details["lines_compared"]
