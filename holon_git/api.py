@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from . import whitespace
 from .core import paths
 from .core.model import Diagnostic, FileKind, FilePatch, Patch
+from .core.place.match import one_search_budget
 from .core.plan.expect import check_expected
 from .core.plan.plan import plan_patch
 from .core.policy import Protection, check_protected, check_protected_path, select_files
@@ -119,9 +120,12 @@ def apply_request(patch: PatchInput, request: ApplyRequest) -> Receipt:
         except PatchError as err:
             return Receipt(REFUSED, target=request.target, reverse=request.reverse,
                            atomic=request.atomic, error=err)
-    if request.retry > 0 and request.ref is not None and not request.check:
-        return _with_retries(patch, request)
-    return _apply_once(patch, request)
+    # one search budget for the call: every plan it makes (--reject's and --no-atomic's, one
+    # per group of file patches; --retry's, one per try) spends from it (issue 42, item 8)
+    with one_search_budget():
+        if request.retry > 0 and request.ref is not None and not request.check:
+            return _with_retries(patch, request)
+        return _apply_once(patch, request)
 
 
 def read_patch_file(path: os.PathLike[str]) -> bytes:

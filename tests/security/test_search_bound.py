@@ -99,3 +99,16 @@ def test_the_rescue_versions_share_the_call_budget(repo: Path, monkeypatch: pyte
                              for k in range(8)])
     err = refused(repo, patch, "search_too_costly", check=True)
     assert RunningFile.budget < err.details["lines_compared"]
+
+
+def test_every_plan_of_a_call_shares_the_budget(repo: Path, monkeypatch: pytest.MonkeyPatch):
+    """--reject plans each group of file patches on its own (as --no-atomic does): each plan
+    had a budget of its own. Now the call's one budget serves them all."""
+    monkeypatch.setattr(RunningFile, "budget", 5_000_000)
+    patch = "".join(hunk(CONTEXT, REPEATED).replace("f.txt", f"small/f{n:02d}.txt")
+                    for n in range(FILES))
+    err = refused(repo, patch, "context_not_found", check=True, reject=True)
+    codes = [err.code, *(more.code for more in err.more)]
+    assert len(codes) == FILES
+    first = codes.index("search_too_costly")
+    assert first > 0 and set(codes[first:]) == {"search_too_costly"}, codes
