@@ -63,6 +63,7 @@ class RepositoryVersions:
         self._protection: Protection | None = None
         self._log: history.Log | None = None  # read once per apply, decoded per path
         self._recent: RecentHistory | None = None
+        self._index: Any = None  # the index file, read when the rescue first needs it
 
     @classmethod
     def of_worktree(cls, root: str, git_dir: str,
@@ -228,9 +229,11 @@ class RepositoryVersions:
 
     def _index_blob(self, path: str) -> str | None:
         try:
-            if not os.path.exists(self.git.index_path):
-                return None
-            entry = pygit2.Index(self.git.index_path)[path]
+            if self._index is None:  # read once per call, not once per file patch
+                if not os.path.exists(self.git.index_path):
+                    return None
+                self._index = pygit2.Index(self.git.index_path)
+            entry = self._index[path]
         except (KeyError, ValueError, OSError, pygit2.GitError):
             return None
         return str(entry.id) if int(entry.mode) in _REGULAR else None
