@@ -270,3 +270,28 @@ def test_a_batch_is_one_error(line: bytes):
     assert json.loads(answer) == {"jsonrpc": "2.0", "id": None, "error": {
         "code": INVALID_REQUEST, "message": "Invalid Request: batches are not supported: MCP "
         "sends one JSON-RPC message a line"}}
+
+
+@pytest.mark.parametrize("raw", [b"null", b"true", b"1.5", b"2.0", b"{}", b"[1]"])
+def test_an_id_that_is_no_request_id_is_answered(raw: bytes):
+    """Issue 42, item 10: served as a notification, such a request was never answered."""
+    from holon_git.mcp_server.wire import read_line
+
+    for line in (b'{"jsonrpc": "2.0", "id": ' + raw + b', "method": "tools/list"}',
+                 b'{"jsonrpc": "2.0", "id": ' + raw + b', "method": "x", "params": 3}'):
+        answer = read_line(line)
+        assert isinstance(answer, bytes), (line, answer)
+        assert json.loads(answer)["error"]["code"] == INVALID_REQUEST
+        assert json.loads(answer)["id"] is None
+
+
+def test_a_line_that_is_not_utf8_is_a_parse_error():
+    """Issue 42, item 15: decoded with U+FFFD, the line was served (and EF BF BD written)."""
+    from holon_git.mcp_server.wire import read_line
+
+    line = json.dumps({**CALL, "id": 1, "params": {"name": "apply_patch", "arguments": {
+        "patch": "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+XX\n"}}}).encode()
+    answer = read_line(line.replace(b"XX", b"\xff"))
+    assert isinstance(answer, bytes)
+    assert json.loads(answer)["error"]["code"] == PARSE_ERROR
+    assert not isinstance(read_line(line), bytes)  # the same line in UTF-8 is served
