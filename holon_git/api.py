@@ -278,7 +278,7 @@ def _whitespace(patch: Patch, action: str) -> Patch:
     if not found:
         return patch
     if action in ("error", "error-all"):
-        raise whitespace.refusal(found, every=action == "error-all")
+        raise whitespace.refusal(found, action)
     fixing = action in ("fix", "strip")
     if fixing:
         patch = whitespace.fixed(patch)

@@ -40,6 +40,7 @@ from .report import (
     whitespace_lines,
 )
 from .request import ApplyRequest, check_repository_path
+from .spelling import expand_long_options, misspelt_command
 from .whitespace import ACTIONS as WHITESPACE_ACTIONS
 from .whitespace import DEFAULT as WHITESPACE_DEFAULT
 
@@ -92,13 +93,29 @@ class _ApplyContext(click.Context):
         return self.parent.command_path if self.parent is not None else super().command_path
 
 
-class _ApplyCommand(click.Command):
+class _GitCommand(click.Command):
+    """A command whose long options may be abbreviated to any unique prefix, as git's are
+    (spelling.py)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, self.expanded(ctx, args))
+
+    def expanded(self, ctx: click.Context, args: list[str]) -> list[str]:
+        takes_value = {name: not (param.is_flag or param.count)
+                       for param in self.get_params(ctx) if isinstance(param, click.Option)
+                       for name in (*param.opts, *param.secondary_opts)}
+        return expand_long_options(args, takes_value, ctx.command_path)
+
+
+class _ApplyCommand(_GitCommand):
     context_class = _ApplyContext
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         """Learn --json and --recover before click may refuse the arguments, so that its
         refusal, too, is reported as a receipt."""
         session = ctx.ensure_object(Session)
+        session.json = "--json" in args[:args.index("--") if "--" in args else len(args)]
+        args = self.expanded(ctx, args)
         try:
             opts, _, _ = self.make_parser(ctx).parse_args(args=list(args))
             given = {name for name, value in opts.items() if value}
@@ -107,15 +124,25 @@ class _ApplyCommand(click.Command):
             given = {name for name, flag in (("as_json", "--json"), ("recover", "--recover"))
                      if flag in args[:end]}
         session.json, session.recover = "as_json" in given, "recover" in given
-        return super().parse_args(ctx, args)
+        return click.Command.parse_args(self, ctx, args)
 
 
 class _DefaultToApply(click.Group):
     """`holon-apply PATCH` means `holon-apply apply PATCH`; other words name subcommands."""
 
     GROUP_OPTIONS = ("-h", "--help", "--version")  # the group's own: help lists subcommands
+    command_class = _GitCommand
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        first = args[0] if args else "-"
+        if first in ("help", "version") and not os.path.lexists(first):
+            # git's 'git help' and 'git version': a file of that name is still a patch
+            wanted = args[1] if first == "help" and args[1:] else "apply"
+            args = ["--version"] if first == "version" else ["--help"] \
+                if wanted == "apply" or wanted not in self.commands else [wanted, "--help"]
+        elif not first.startswith("-") and first not in self.commands \
+                and not os.path.lexists(first):
+            _refuse_misspelt_command(first, ctx.command_path)
         if not args or (args[0] not in self.commands and args[0] not in self.GROUP_OPTIONS):
             args = ["apply", *args]
         return super().parse_args(ctx, args)
@@ -125,13 +152,33 @@ class _DefaultToApply(click.Group):
         with click.Context(apply_cmd, info_name=ctx.info_name, parent=None,
                            **apply_cmd.context_settings) as sub:
             apply_cmd.format_help(sub, formatter)
-        others = [(name, cmd.get_short_help_str(70)) for name, cmd in self.commands.items()
+        # each command's whole first sentence: click's default cuts it at 45 or 70 characters
+        others = [(name, cmd.get_short_help_str(limit=1000)) for name, cmd in self.commands.items()
                   if name != "apply"]
         if others:
             with formatter.section("Other commands"):
                 formatter.write_dl(others)
 
 
+class _Count(click.ParamType):
+    """A whole number, 0 or more (-p, -C, --retry). Not click's IntRange, whose refusal
+    ('is not a valid integer range', 'not in the range x>=0') and help ('[x>=0]') are in its
+    own words."""
+
+    name = "count"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> int:
+        if isinstance(value, int) and value >= 0:
+            return value
+        text = str(value).strip()
+        if text.isdigit() and text.isascii():
+            return int(text)
+        option = param.opts[0] if param is not None and param.opts else "this option"
+        raise usage(f"{option} takes a whole number, 0 or more, not {str(value)!r}")
+
+
+COUNT = _Count()
 _VERSION = click.version_option(package_name="holon-git", message="holon-git %(version)s",
                                 help="Print holon-git's version and exit.")
 
@@ -151,7 +198,7 @@ def _git_habits(command: Any) -> Any:
 
 
 ACCEPTED_GIT_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
-    (("-C", "min_context"), {"type": click.IntRange(min=0), "metavar": "N", "help": "Accepted, "
+    (("-C", "min_context"), {"type": COUNT, "metavar": "N", "help": "Accepted, "
      "no effect: how much of a hunk's context must match is holon-git's placement rule "
      "(docs/patch-format.md, section 3), which places a hunk only where it is unique."}),
     (("--recount",), {"is_flag": True, "help": "Accepted, no effect: wrong counts in '@@' "
@@ -185,7 +232,7 @@ The manual, with every error code and its hint: 'git help holon-apply'."""
 @click.option("--apply", "force_apply", is_flag=True, help="Apply even with --stat, "
               "--numstat or --summary.")
 @click.option("-R", "--reverse", is_flag=True, help="Apply the patch in reverse.")
-@click.option("-p", "strip", type=click.IntRange(min=0), default=None, metavar="N",
+@click.option("-p", "strip", type=COUNT, default=None, metavar="N",
               help="Remove N leading path components (default: detect a/ b/ prefixes).")
 @click.option("--format", "fmt", type=click.Choice(["auto", "unified", "envelope"]),
               default="auto", show_default=True, help="Patch format.")
@@ -260,7 +307,7 @@ The manual, with every error code and its hint: 'git help holon-apply'."""
 @click.option("--expect-sha256", "expect", metavar="PATH=HEX", multiple=True,
               help="Refuse the whole patch (stale_file) unless PATH's current content has this "
               "sha256; 'PATH=' asserts PATH does not exist. Repeatable.")
-@click.option("--retry", type=click.IntRange(min=0), default=0, metavar="N",
+@click.option("--retry", type=COUNT, default=0, metavar="N",
               help="With --ref: if another writer moves the branch first, plan again on its new "
               "tip, up to N times.")
 @click.option("--fsync", "durable", is_flag=True, help="Also fsync the new files, their "
@@ -411,11 +458,18 @@ def _command_like(name: str) -> str | None:
     """The command (not apply) ``name`` is a misspelling of, when it names no file."""
     if os.path.lexists(name):
         return None
-    import difflib  # only for a patch that cannot be read: start-up counts
+    return misspelt_command(name, [command for command in cli.commands if command != "apply"])
 
-    commands = [command for command in cli.commands if command != "apply"]
-    close = difflib.get_close_matches(name, commands, n=1, cutoff=0.8)
-    return close[0] if close else None
+
+def _refuse_misspelt_command(word: str, program: str) -> None:
+    """The first word, no file, one slip away from a command: git's 'is not a git command'
+    with its suggestion, before the command's options are read as the apply's."""
+    command = misspelt_command(word, [*(name for name in cli.commands if name != "apply"),
+                                      "help", "version"])
+    if command is not None:
+        raise usage(f"'{word}' is neither a command nor a patch file (did you mean "
+                    f"{command}?)", hint=f"'{program} {command}' runs that command; see "
+                    f"'{program} -h'")
 
 
 _PATCH_STARTS = (b"diff --git ", b"--- ", b"*** Begin Patch")
@@ -522,7 +576,7 @@ def _expectations(values: tuple[str, ...]) -> dict[str, str]:
               help="Output format.")
 @click.option("--format", "fmt", type=click.Choice(["auto", "unified", "envelope"]),
               default="auto", show_default=True, help="Input patch format.")
-@click.option("-p", "strip", type=click.IntRange(min=0), default=None, metavar="N",
+@click.option("-p", "strip", type=COUNT, default=None, metavar="N",
               help="Remove N leading path components (unified input).")
 @click.option("--repo", "repo", type=click.Path(file_okay=False), default=".",
               help="Repository whose working tree the patch is planned against.")
@@ -727,6 +781,12 @@ def _from_click(exc: click.ClickException) -> PatchError:
     message = exc.format_message()
     if isinstance(exc, click.NoSuchOption):
         message = _unknown_option(exc.option_name, exc.possibilities or ())
+    elif isinstance(exc, click.MissingParameter) and exc.param is not None:
+        # click's says 'Missing option ...  Choose from:' and a tab-indented list
+        name = exc.param.opts[0] if exc.param.opts else exc.param.human_readable_name
+        choices = getattr(exc.param.type, "choices", None)
+        message = f"{name} is required" + (f": one of {', '.join(map(str, choices))}"
+                                           if choices else "")
     return PatchError("usage_error", message, hint=f"see '{where} -h'",
                       exit_status=exc.exit_code)
 

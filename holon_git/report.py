@@ -12,6 +12,7 @@ from .core.model import FileKind, FilePatch, display_name
 from .errors import PatchError
 from .quoting import c_quoted, quote_path
 from .receipt import Receipt
+from .whitespace import AT_EOF, git_count
 
 # Diagnostics the summary says without -v: a hunk or header read otherwise than written
 # (core/place/salvage/, the '+++' typo), naming what was left out
@@ -26,7 +27,7 @@ WIDTH = 100
 
 
 def error_lines(err: PatchError) -> list[str]:
-    return [*_error_line(err), *_broken(f"hint: {err.hint}")]
+    return [*_error_line(err), *_hint_lines(err.hint)]
 
 
 def refusal_lines(errors: Sequence[PatchError]) -> list[str]:
@@ -38,17 +39,29 @@ def refusal_lines(errors: Sequence[PatchError]) -> list[str]:
         out.extend(_error_line(err))
         following = errors[number + 1].hint if number + 1 < len(errors) else None
         if err.hint not in said and err.hint != following:
-            out.extend(_broken(f"hint: {err.hint}"))
+            out.extend(_hint_lines(err.hint))
             said.add(err.hint)
     return out
 
 
 def _error_line(err: PatchError) -> list[str]:
+    # a location is a file's (and its line in the patch); an empty patch has none, and a
+    # line alone is said without the brackets that follow a path: 'patch line 3: ...'
     location = err.where()
+    if err.code == "empty_patch":
+        location = ""
+    elif err.path is None and err.hunk is None:
+        location = location.removeprefix("(").removesuffix(")")
     patch_file = err.details.get("patch_file")
     if patch_file is not None:  # several patch files: patch lines count in this one
         location = f"{patch_file}: {location}" if location else str(patch_file)
     return _broken(f"error: {err.code}: {location + ': ' if location else ''}{err.message}")
+
+
+def _hint_lines(hint: str) -> list[str]:
+    """A hint broken after its clauses, and a clause still too long wrapped at its words: a
+    hint is prose to read (an error's clauses hold what was found, kept whole)."""
+    return [part for line in _broken(f"hint: {hint}") for part in _wrapped(line)]
 
 
 def _broken(line: str) -> list[str]:
@@ -64,6 +77,21 @@ def _broken(line: str) -> list[str]:
             start = at + 2
     clauses.append(line[start:])
     return [clauses[0], *("  " + clause for clause in clauses[1:])]
+
+
+def _wrapped(line: str) -> list[str]:
+    """A clause still longer than WIDTH, broken at the last space outside quotes that fits
+    (a quoted path or line stays whole), each later part indented two spaces as a clause."""
+    out = []
+    while len(line) > WIDTH:
+        spaces = [at for at, ch, _ in _unquoted(line) if ch == " " and at > 2]
+        fits = [at for at in spaces if at <= WIDTH]
+        at = fits[-1] if fits else spaces[0] if spaces else None
+        if at is None:
+            break
+        out.append(line[:at])
+        line = "  " + line[at + 1:]
+    return [*out, line]
 
 
 def _unquoted(line: str) -> Iterator[tuple[int, str, int]]:
@@ -253,7 +281,8 @@ def whitespace_lines(receipt: Receipt) -> list[str]:
         notes = [d for d in receipt.diagnostics if d.code == code]
         if not notes:
             continue
-        lines = len({d.patch_line for d in notes})
+        lines = git_count((d.patch_line, AT_EOF if AT_EOF in d.message else "")
+                          for d in notes)
         out = [f"warning: patch line {d.patch_line}: {d.message}" if d.patch_line
                else f"warning: {d.message}" for d in notes[:shown]]
         if len(notes) > shown:

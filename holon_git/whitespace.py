@@ -18,6 +18,7 @@ blank lines at the end of a file dropped. ``error`` refuses the patch (``whitesp
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -153,7 +154,7 @@ def problems(patch: Patch) -> list[Problem]:
                     continue
                 whats = line_problems(line.text)
                 if index == tail_from:  # the run's first line only, as git reports it
-                    whats.append("new blank line at EOF")
+                    whats.append(AT_EOF)
                 found.extend(Problem(fp.path, numbers[index], what, _body(line.text))
                              for what in whats)
     return found
@@ -185,14 +186,28 @@ def fixed(patch: Patch) -> Patch:
     return replace(patch, files=files)
 
 
-def refusal(found: list[Problem], every: bool) -> PatchError:
+AT_EOF = "new blank line at EOF"
+
+
+def git_count(found: Iterable[tuple[object, str]]) -> int:
+    """How many whitespace errors git counts ('N lines add whitespace errors'), of
+    (line, what) pairs: each added line with an error in it once, and each run of blank
+    lines at the end of a file once more, even when its first line is already counted for
+    trailing whitespace, as git's apply.c counts them."""
+    found = list(found)
+    return len({line for line, what in found if what != AT_EOF}) + \
+        sum(what == AT_EOF for _, what in found)
+
+
+def refusal(found: list[Problem], action: str) -> PatchError:
+    """--whitespace=error (the first error named) or error-all (every one in details)."""
     first = found[0]
-    lines = {(p.path, p.patch_line) for p in found}
-    shown = found if every else found[:1]
+    count = git_count(((p.path, p.patch_line), p.what) for p in found)
+    shown = found if action == "error-all" else found[:1]
     return PatchError(
         "whitespace_error",
-        f"{len(lines)} added line{'s' if len(lines) != 1 else ''} "
-        f"{'have' if len(lines) != 1 else 'has'} whitespace errors (--whitespace=error); "
+        f"{count} added line{'s' if count != 1 else ''} "
+        f"{'have' if count != 1 else 'has'} whitespace errors (--whitespace={action}); "
         f"first: {first.what}", path=first.path, patch_line=first.patch_line,
         details={"errors": [{"path": p.path, "patch_line": p.patch_line, "error": p.what}
                             for p in shown]})

@@ -191,16 +191,22 @@ def test_help_names_no_flag_pair_default_by_a_bare_name(repo: Path):
                 assert not param.show_default, (command.name, param.name)
 
 
-@pytest.mark.parametrize("typed, command", [("instal-hooks", "install-hooks"),
-                                            ("patch-chek", "patch-check"),
-                                            ("tool-spek", "tool-spec")])
-def test_a_missing_patch_spelled_like_a_command_suggests_it(repo: Path, typed: str,
+@pytest.mark.parametrize("typed, command", [(["instal-hooks"], "install-hooks"),
+                                            (["patch-chek"], "patch-check"),
+                                            (["tool-spek"], "tool-spec"),
+                                            (["tool-spc", "--provider", "openai"], "tool-spec"),
+                                            (["mpc", "--repo", "."], "mcp"),
+                                            (["verison"], "version")])
+def test_a_missing_patch_spelled_like_a_command_suggests_it(repo: Path, typed: list[str],
                                                             command: str):
-    done = holon(repo, typed)
+    """Before the command's options are read as the apply's ('No such option: --provider'),
+    as git says "'comit' is not a git command" and suggests commit; one slip (a letter
+    wrong, missing, extra, or two swapped) away."""
+    done = holon(repo, *typed)
     message = one_error(done.stderr, "usage_error")
     assert done.returncode == 2
-    assert message.startswith(f"cannot read patch '{typed}'")
-    assert message.endswith(f"(did you mean {command}?)")
+    assert message == f"'{typed[0]}' is neither a command nor a patch file (did you mean " \
+        f"{command}?)"
     assert f"holon-apply {command}' runs that command" in done.stderr
 
 

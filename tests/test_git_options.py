@@ -91,7 +91,7 @@ def test_intent_to_add_marks_the_new_files(repo: Path):
 
 
 @pytest.mark.parametrize("typed, wrong", [("--rejct", None), ("--directry", None),
-                                          ("--rej", "--ref"), ("--exclud", None)])
+                                          ("--rejects", "--ref"), ("--exclde", None)])
 def test_unknown_options_suggest_only_a_misspelling(repo: Path, typed: str, wrong: str | None):
     done = holon(repo, typed, "-", stdin=PATCH)
     assert done.returncode == 2 and f"No such option: {typed}" in done.stderr

@@ -74,7 +74,7 @@ def test_strip_option_forces_component_count():
     kept = parse_patch(MODIFY, strip=0).files[0]
     assert kept.path == "b/src/app.py" and kept.header_paths == ("a/src/app.py",
                                                                  "b/src/app.py")
-    assert parse_error(MODIFY, strip=5).code == "invalid_path"
+    assert parse_error(MODIFY, strip=5).code == "usage_error"  # git's fatal error: exit 2
 
 
 def test_add_plain_and_git():

@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from clisupport import holon
+from clisupport import holon, report_lines
 from gitsupport import applied, refused
 from hypothesis import given
 from hypothesis import strategies as st
@@ -68,6 +68,25 @@ def test_blank_lines_at_the_end_are_counted_as_git_counts_them(repo: Path):
     assert expected.splitlines()[-1] == done.stderr.splitlines()[-1] == \
         "warning: 1 line adds whitespace errors."
     assert done.stderr.count("new blank line at EOF") == 1
+
+
+@pytest.mark.parametrize("action, word", [("warn", "warning"), ("error-all", "error")])
+def test_trailing_blanks_at_the_end_count_once_more_as_git_counts_them(repo: Path, action: str,
+                                                                       word: str):
+    """Two added lines with trailing whitespace that are also the file's new blank end:
+    git counts three errors (each line, and the blank end once more)."""
+    at_end = "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,4 @@\n one\n three\n+  \n+\t\n"
+    theirs = subprocess.run(["git", "apply", "--check", f"--whitespace={action}", "-"],
+                            input=at_end, cwd=repo, capture_output=True, text=True,
+                            env=git_env()).stderr
+    assert f"{word}: 3 lines add whitespace errors." in theirs.splitlines()
+    done = holon(repo, "--check", f"--whitespace={action}", "-", stdin=at_end)
+    if action == "warn":
+        assert done.stderr.splitlines()[-1] == "warning: 3 lines add whitespace errors."
+    else:
+        assert report_lines(done.stderr)[0] == (
+            "error: whitespace_error: f.txt (patch line 6): 3 added lines have whitespace "
+            "errors (--whitespace=error-all); first: trailing whitespace")
 
 
 def test_warn_is_the_default_and_applies(repo: Path):

@@ -116,7 +116,16 @@ def _strip(path: str, count: int) -> str:
         return path
     parts = path.split("/")
     if len(parts) <= count:
-        raise PatchError("invalid_path", f"cannot strip {count} component(s) from {path!r}")
+        # git's words and git's verdict: the patch is fine, the strip count given is not,
+        # so it is a usage error (exit 2), as git's is fatal (exit 128)
+        components = "component" if count == 1 else "components"
+        fewer = (f"strip at most {len(parts) - 1} (-p{len(parts) - 1}), or "
+                 if len(parts) > 1 else "")
+        raise PatchError("usage_error", f"{path!r} lacks filename information when removing "
+                         f"{count} leading pathname {components}",
+                         hint=f"{path!r} has {len(parts)} pathname "
+                         f"component{'s' if len(parts) != 1 else ''}: {fewer}give no -p "
+                         "('a/' and 'b/' prefixes are found without it)")
     return "/".join(parts[count:])
 
 

@@ -8,6 +8,10 @@ import re
 from .text import header_text
 
 UNIFIED_HINT = "make a unified diff (diff -u, or git diff)"
+# A colored diff is not read through its color codes: a file's line may hold the same bytes,
+# and a patch is applied byte for byte, so what to strip would be a guess
+COLOR_HINT = ("the patch was written with color (git diff --color, or color.ui=always to a "
+              "file): make it again with --no-color")
 # compiled by re on first use, not at import: these are rare and start-up counts
 _CONTEXT_HUNK = rb"^\*\*\* \d+(,\d+)? \*\*\*\*\r?$"
 _NORMAL_COMMAND = rb"^\d+(,\d+)?[acd]\d+(,\d+)?\r?$"

@@ -27,7 +27,7 @@ from .epoch import epoch_stamp, missing_side
 from .header import FileHeader, HeaderResolver, git_header_path, split_git_header
 from .limits import Tally
 from .names import header_name, unquote
-from .other_formats import UNIFIED_HINT, other_format_hunk, other_format_of
+from .other_formats import COLOR_HINT, UNIFIED_HINT, other_format_hunk, other_format_of
 from .text import Lines, header_text
 
 _HUNK = re.compile(
@@ -140,10 +140,12 @@ class UnifiedParser:
             self._note_skipped(skipped_from, len(self.items))
         if not files:
             other = other_format_of(self.items)
+            colored = not other and any(b"\x1b[" in item for item in self.items)
             raise PatchError("empty_patch", "no file patch found in the input"
                              + (f"; it looks like {other}, which is not supported" if other
-                                else ""), patch_line=1,
-                             hint=UNIFIED_HINT if other else "")
+                                else "; it holds terminal color codes" if colored else ""),
+                             patch_line=1,
+                             hint=UNIFIED_HINT if other else COLOR_HINT if colored else "")
         check_duplicates(files)
         _check_plus_path_typos(files)
         _mark_unidiff_zero(files)
