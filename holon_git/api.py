@@ -82,6 +82,7 @@ def apply_patch(patch: PatchInput, repo: str | os.PathLike[str] = ".",
     line naming a file is refused (``empty_patch``), saying to pass it as a Path: a str is
     the patch's text.
     """
+    _known_options(options, "apply_patch" if not options.get("check") else "check_patch")
     try:
         request = ApplyRequest(repo=os.fspath(repo), **options)
         if isinstance(patch, str):
@@ -458,7 +459,25 @@ def prepared_patch(patch: Patch, request: ApplyRequest) -> Patch:
 def check_patch(patch: PatchInput, repo: str | os.PathLike[str] = ".",
                 **options: Any) -> Receipt:
     """Plan ``patch`` against ``repo`` and report whether it would apply; writes nothing."""
+    _known_options(options, "check_patch")
     return apply_patch(patch, repo, check=True, **options)
+
+
+def _known_options(options: Mapping[str, Any], function: str) -> None:
+    """A keyword that is no field of ApplyRequest is a TypeError, as Python's own, but
+    naming the function called (not ApplyRequest.__init__) and the option meant."""
+    import dataclasses
+
+    fields = [field.name for field in dataclasses.fields(ApplyRequest) if field.name != "repo"]
+    unknown = sorted(set(options) - set(fields))
+    if not unknown:
+        return
+    import difflib  # only for a mistyped keyword
+
+    close = difflib.get_close_matches(unknown[0], fields, n=1, cutoff=0.7)
+    raise TypeError(f"{function}() got an unexpected keyword argument {unknown[0]!r}"
+                    + (f" (did you mean {close[0]!r}?)" if close else "")
+                    + f"; its options are ApplyRequest's fields: {', '.join(fields)}")
 
 
 def convert_patch(patch: bytes | str, repo: str | os.PathLike[str] = ".", *,

@@ -196,11 +196,14 @@ def _metadata_value(fp: FilePatch, *starts: str) -> str | None:
     return found[-1] if found else None
 
 
-def _file_mode(fp: FilePatch) -> str | None:
+def _file_mode(fp: FilePatch, unified: bool) -> str | None:
     """An added or deleted file's mode as its header gives it; None when it gives none (a
-    traditional diff's '/dev/null'), where git names no mode."""
+    traditional diff's '/dev/null'), where git names no mode. An envelope's added file is a
+    regular one; its deleted file has the mode the repository gave it, when it was read."""
     if fp.executable:  # 'new file mode 100755' (or deleted): held as a flag, not metadata
         return "100755"
+    if not unified and (fp.kind is FileKind.ADD or fp.check_deleted_content):
+        return "100644"
     return _metadata_value(fp, "new file mode ", "deleted file mode ")
 
 
@@ -258,7 +261,7 @@ def summary_listing(files: Sequence[FilePatch], how: GitListing = GitListing()) 
         verb = _creates_or_deletes(fp, how.unified)
         score = _score(fp)
         if verb is not None:
-            mode = _file_mode(fp)
+            mode = _file_mode(fp, how.unified)
             out.append(f" {verb} {'mode ' + mode + ' ' if mode else ''}{fp.path}")
         elif fp.kind is FileKind.RENAME:
             out.append(f" rename {_renamed(fp.old_path or '', fp.new_path or '')} ({score or 0}%)")
@@ -346,16 +349,29 @@ def summary_lines(receipt: Receipt, verbose: bool) -> list[str]:
                        if d.code in READ_OTHERWISE)
     if receipt.extra.get("commit"):
         out.append(f"Committed {receipt.extra['commit'][:12]} on {receipt.extra['ref']}.")
-    for saved in receipt.extra.get("deleted_blobs", []):
-        if saved["blob"]:
-            out.append(f"  deleted {saved['path']}: content saved as blob {saved['blob']} "
-                       f"(git cat-file -p {saved['blob'][:12]})")
-        else:
-            out.append(f"  deleted {saved['path']}: {saved['note']}")
+    out.extend(_saved_deletions(receipt.extra.get("deleted_blobs", []), verbose))
     if verbose:
         out.extend(f"  note: {d.message}" for d in receipt.diagnostics if d.code not in WARNED)
         out.extend(f"  note: {f.display_name}: {d.message}" for f in files
                    for d in f.diagnostics)
+    return out
+
+
+def _saved_deletions(saved: Sequence[dict], verbose: bool) -> list[str]:
+    """Where each deleted file's content went: a line each with -v, or when there is one;
+    else one line for them all (git prints nothing; a diff that deletes 19 files should not
+    print 19 lines after the summary)."""
+    if verbose or len(saved) == 1:
+        return [f"  deleted {item['path']}: content saved as blob {item['blob']} "
+                f"(git cat-file -p {item['blob'][:12]})" if item["blob"]
+                else f"  deleted {item['path']}: {item['note']}" for item in saved]
+    kept = sum(1 for item in saved if item["blob"])
+    what = f"the {kept} deleted files" if kept > 1 else "1 deleted file"
+    out = [f"  content of {what} saved as git blobs (-v: how to restore each)"] if kept else []
+    lost = [item for item in saved if not item["blob"]]
+    if lost:
+        out.append(f"  {len(lost)} deleted file{'s' if len(lost) != 1 else ''} not saved: "
+                   f"{lost[0]['note']}")
     return out
 
 

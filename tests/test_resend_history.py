@@ -185,7 +185,8 @@ def test_undo_after_a_hard_reset_points_to_the_history_log_docs(tmp_path: Path) 
     assert done.returncode == 1
     error, hint = report_lines(done.stderr)
     assert error.startswith("error: not_applied: f.txt: ")
-    assert error.endswith("a re-send (the history log .git/holon-apply-history records it)")
+    assert "the history log (.git/holon-apply-history) records this very patch" in error
+    assert error.endswith("a re-send")
     assert hint.endswith("docs/cli.md, 'The history log', says what it is and how to clear it")
     docs = (Path(__file__).resolve().parent.parent / "docs" / "cli.md").read_text()
     section = docs[docs.index("\n## The history log\n"):]

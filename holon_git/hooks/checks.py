@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..api import apply_request
 from ..core.model import FileKind, FilePatch, Patch
-from ..core.policy import Protection, check_protected
+from ..core.policy import PROTECT_FILE, Protection, check_protected
 from ..errors import PatchError
 from ..git.command import read_staged, staged_changes, top_level
 from ..git.protect import head_protection
@@ -63,8 +63,15 @@ def check_patch_files(files: Iterable[tuple[str, bytes]], *, apply_check: bool =
     return problems
 
 
-PROTECT_HINT = "unstage the change (git restore --staged PATH); if it is deliberate, commit " \
-    "with --no-verify"
+def protect_hint(path: str) -> str:
+    """What to do about a staged change to a protected path, that path named: the policy
+    file's own first commit, too, is refused (the file protects itself), so its hint says
+    how that commit is made."""
+    if path == PROTECT_FILE:
+        return (f"{PROTECT_FILE} protects itself, from its first commit on: commit it on its "
+                "own, deliberately, past the hook (git commit --no-verify)")
+    return f"unstage it (git restore --staged {path}); if the change is deliberate, commit " \
+        "with --no-verify"
 
 
 def protected_problems(paths: Sequence[str], patterns: Protection | Sequence[str],
@@ -75,7 +82,7 @@ def protected_problems(paths: Sequence[str], patterns: Protection | Sequence[str
         try:
             check_protected(Patch([FilePatch(FileKind.MODIFY, path, path)]), patterns)
         except PatchError as err:
-            problems.append(Problem(path, None, err.code, err.message, PROTECT_HINT))
+            problems.append(Problem(path, None, err.code, err.message, protect_hint(path)))
     return problems
 
 

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from ..core.change import SourceFile
+from ..core.change import EXECUTABLE, SourceFile
 from ..core.model import REMOVE, Diagnostic, FileKind, FilePatch, Hunk, HunkLine, Patch
 from ..errors import PatchError
 from ..git import history
@@ -104,5 +104,7 @@ def with_current_content(patch: Patch, read: Callable[[str], SourceFile | None])
     files = []
     for fp in patch.files:
         current = read(fp.path) if _needs_content(fp) else None
-        files.append(fp if current is None else deletion_of(fp, current.data))
+        # the mode too: --summary names it (' delete mode 100755 run.sh'), as git's does
+        files.append(fp if current is None else replace(
+            deletion_of(fp, current.data), executable=current.mode == EXECUTABLE))
     return replace(patch, files=files)

@@ -517,13 +517,15 @@ def refuse_a_recorded_resend(patch: Patch, read: Reader, reverse: bool,
                 path, mine, hashlib.sha256(existing.content).hexdigest()):
             continue
         raise applied_error(
-            reverse, f"this tool applied this very patch to {path!r} "
-            f"{'(reversed) ' if reverse else ''}and the file is still what it wrote then: a "
-            "re-send (the history log .git/holon-apply-history records it)",
+            # the log tells what this tool wrote, not who wrote the file last: after a
+            # reset and a git apply of the same patch the file holds the same bytes
+            reverse, f"the history log (.git/holon-apply-history) records this very patch "
+            f"applied to {path!r} {'(reversed) ' if reverse else ''}by holon-git, and the "
+            "file holds what it wrote then: a re-send",
             path=path, details={"history": "same patch, same result"},
-            hint=("this tool already undid this patch and the file is unchanged since (a "
-                  "reset or checkout can bring it back): there is nothing to undo" if reverse
-                  else "this tool already applied this patch and the file is unchanged since: "
+            hint=("the file already holds what undoing this patch gives (whatever undid it): "
+                  "there is nothing to undo" if reverse
+                  else "the file already holds what this patch gives (whatever applied it): "
                   "there is nothing to do; re-read the file before writing the next patch")
             + "; docs/cli.md, 'The history log', says what it is and how to clear it")
     return LogSays(frozenset(resent), len(patch.files) <= recorded_files, digests)
@@ -550,10 +552,10 @@ def refuse_a_logged_resend(fp: FilePatch, ours: bytes, reverse: bool, log: LogSa
         if not new or not copy_elsewhere(ours, new, here):
             return
     raise applied_error(
-        reverse, f"this tool applied this very patch to {path!r} before "
-        f"{'(reversed) ' if reverse else ''}and every hunk's new lines are in the file (the "
-        "file changed since, so they may sit at other lines now): a re-send (the history log "
-        "records it)", path=path, details={"history": "same patch, its change in the file"},
+        reverse, f"the history log records this very patch applied to {path!r} "
+        f"{'(reversed) ' if reverse else ''}by holon-git, and every hunk's new lines are in "
+        "the file (the file changed since, so they may sit at other lines now): a re-send",
+        path=path, details={"history": "same patch, its change in the file"},
         hint=("re-read the file: this patch was already undone, and nothing of it is left to "
               "undo" if reverse else "re-read the file: this patch was already applied and its "
               "change is there; send only what is still to change"))
@@ -562,7 +564,12 @@ def refuse_a_logged_resend(fp: FilePatch, ours: bytes, reverse: bool, log: LogSa
 def refuse_if_added(path: str, existing: bytes, content: bytes, reverse: bool) -> None:
     """A file the patch adds exists already, with the content the patch gives it."""
     if existing == content:
-        raise applied_error(reverse, f"{path!r} already exists with this content")
+        # a whole file, not a hunk: the code's usual hint ('drop this hunk') does not fit
+        raise applied_error(reverse, f"{path!r} already exists with this content", hint=(
+            "the file this patch deletes is still there as it was: the patch is not applied "
+            "here, so there is nothing to undo" if reverse else
+            "the file this patch adds is already there, byte for byte: there is nothing to "
+            f"do for it; drop this file patch (or leave it out: --exclude={path})"))
 
 
 def refuse_if_renamed(fp: FilePatch, source_exists: bool, reverse: bool) -> None:
@@ -718,8 +725,8 @@ def repeat_by_history(fp: FilePatch, change: FileChange, ours: bytes,
         return restored
     if fp.old_path in log.resent:
         raise applied_error(
-            reverse, f"this tool applied this very patch to {fp.old_path!r} before (the "
-            "history log records it); the file changed since, and the lines the patch "
+            reverse, f"the history log records this very patch applied to "
+            f"{fp.old_path!r} by holon-git; the file changed since, and the lines the patch "
             f"{'would put back' if reverse else 'adds'} repeat the lines beside them: a "
             "re-send", details={"history": "same patch"})
     return None
