@@ -93,6 +93,24 @@ def _fast_temp_root() -> str | None:
     return _SHM if room.f_bavail * room.f_frsize >= _SHM_NEEDED else None
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """pytest-xdist, quiet (-q) and not on a terminal, writes its status line when the
+    workers start and again when they have collected, and under -q both say 'bringing up
+    nodes...': a line is written only when it says something new."""
+    reporter = session.config.pluginmanager.getplugin("terminaldistreporter")
+    if reporter is None or not hasattr(reporter, "ensure_show_status"):
+        return
+    show, said = reporter.ensure_show_status, []
+
+    def show_once() -> None:
+        line = reporter.getstatus()
+        if not said or said[-1] != line:
+            said.append(line)
+            show()
+
+    reporter.ensure_show_status = show_once
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     root = config.stash.get(_OWN_BASETEMP, None)
     if root is None:

@@ -360,7 +360,8 @@ def test_quick_start_is_two_commands_in_a_virtual_environment_and_ci_runs_the_se
 @pytest.mark.parametrize("installed", [True, False], ids=["runs", "fails"])
 def test_quick_start_script_leaves_no_temporary_directory(tmp_path: Path, installed: bool):
     """examples/quickstart.sh removes its throwaway repository when it ends, also when it
-    fails (here: no git-holon-apply on PATH)."""
+    fails (here: no git-holon-apply on PATH); it prints the plain summary, not the receipt,
+    and leaves the receipt in one file it names (issue 45)."""
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     env = git_env({"TMPDIR": str(scratch)})
@@ -370,8 +371,14 @@ def test_quick_start_script_leaves_no_temporary_directory(tmp_path: Path, instal
     done = subprocess.run(["sh", str(ROOT / "examples" / "quickstart.sh")], env=env,
                           capture_output=True, text=True, stdin=subprocess.DEVNULL)
     assert (done.returncode == 0) is installed, done.stderr
-    assert ('"status": "applied"' in done.stdout) is installed
-    assert list(scratch.iterdir()) == []
+    assert ("Applied 3 files (1 added), 3 hunks." in done.stdout.splitlines()) is installed
+    assert '"status"' not in done.stdout
+    left = scratch / "holon-example-receipt.json"
+    assert list(scratch.iterdir()) == ([left] if installed else [])
+    if installed:
+        assert "== the receipt (git holon-apply --check --json examples/fix.patch): " \
+            f"{left}" in done.stdout.splitlines()
+        assert json.loads(left.read_text())["status"] == "checked"
 
 
 # Models retired or announced for retirement by their SDKs (anthropic 1.13's
@@ -566,3 +573,65 @@ def test_architecture_md_ladder_table_names_every_rung_in_order():
     assert named[:len(LEVELS)] == list(LEVELS)
     assert [row.split(",")[0] for row in named[len(LEVELS):len(LEVELS) + len(last)]] == last
 
+
+
+def _json_blocks(text: str) -> list[str]:
+    return re.findall(r"^```json\n(.*?)^```$", text, re.M | re.S)
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_providers_md_example_call_gives_the_result_it_shows(tmp_path: Path, provider: str):
+    """The model's call in providers.md, run on examples/repo, gives exactly the tool result
+    the next request is shown carrying (its hunk's line included)."""
+    from holon_git.provider import run_tool_call
+
+    text = (DOCS / "providers.md").read_text()
+    text = text[text.index("## OpenAI" if provider == "openai" else "## Anthropic"):]
+    blocks = [json.loads(block) for block in _json_blocks(text)[:3]]
+    call = next(b for b in blocks if b.get("type") in ("custom_tool_call", "tool_use"))
+    shown = next(b for b in blocks if b.get("type") == "custom_tool_call_output"
+                 or b.get("role") == "user")
+    shown_text = shown["output"] if provider == "openai" else shown["content"][0]["content"]
+    files = {str(p.relative_to(EXAMPLE_REPO)): p.read_bytes()
+             for p in EXAMPLE_REPO.rglob("*") if p.is_file()}
+    repo = make_repo(tmp_path / "r", files)
+    outcome = run_tool_call(provider, call if provider == "anthropic" else call["input"], repo)
+    assert outcome.text == shown_text
+
+
+# Models the SDKs name (anthropic 2.17.0's Model, openai 3.63.0's ResponsesModel), for when
+# they are not installed: the docs name only models that exist
+KNOWN_MODELS = {"gpt-5", "gpt-5.5", "gpt-6-sol", "claude-sonnet-5-5", "claude-opus-5-5",
+                "claude-sonnet-5", "claude-haiku-5-5"}
+
+
+def test_docs_name_only_models_the_sdks_know():
+    import typing
+
+    known = set(KNOWN_MODELS)
+    for module, name in (("anthropic.types", "Model"),
+                         ("openai.types.shared", "ResponsesModel")):
+        try:
+            alias = getattr(__import__(module, fromlist=[name]), name)
+        except ImportError:  # the SDKs are no dependency: the set above stands for them
+            continue
+        known |= {arg for part in typing.get_args(alias) for arg in typing.get_args(part)
+                  if isinstance(arg, str)}
+    named = set()
+    for doc in [*DOCS.glob("*.md"), ROOT / "README.md"]:
+        named |= {one for pair in re.findall(r'model="([^"]+)"|"model": "([^"]+)"',
+                                             doc.read_text()) for one in pair if one}
+    assert named and named <= known, named - known
+
+
+@pytest.mark.slow
+def test_the_quick_starts_test_run_says_bringing_up_nodes_once(tmp_path: Path):
+    """`python -m pytest -q -n 2`, its output not a terminal (as in CI or a pipe): xdist's
+    status line once, not twice (conftest.py)."""
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "2", "-p",
+                           "no:cacheprovider", "tests/test_cli_habits.py", "-k",
+                           "version_is_a_command"],
+                          cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          env={**os.environ, "TMPDIR": str(tmp_path)}, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count("bringing up nodes...") == 1, done.stdout
