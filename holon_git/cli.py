@@ -781,6 +781,10 @@ def _from_click(exc: click.ClickException) -> PatchError:
     message = exc.format_message()
     if isinstance(exc, click.NoSuchOption):
         message = _unknown_option(exc.option_name, exc.possibilities or ())
+    elif message.startswith("Got unexpected extra argument"):
+        # click's 'Got unexpected extra argument (x)' (or 'arguments (x y)')
+        extra = message[message.index("(") + 1:message.rindex(")")]
+        message = f"{where} takes no {'arguments' if ' ' in extra else 'argument'}: {extra}"
     elif isinstance(exc, click.MissingParameter) and exc.param is not None:
         # click's says 'Missing option ...  Choose from:' and a tab-indented list
         name = exc.param.opts[0] if exc.param.opts else exc.param.human_readable_name

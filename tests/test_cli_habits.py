@@ -147,7 +147,8 @@ def test_a_long_hint_is_wrapped_at_its_words(repo: Path):
     (["-p", "-1"], "-p takes a whole number, 0 or more, not '-1'"),
     (["--retry", "x"], "--retry takes a whole number, 0 or more, not 'x'"),
     (["-C", "1.5"], "-C takes a whole number, 0 or more, not '1.5'"),
-    (["tool-spec"], "--provider is required: one of openai, anthropic")])
+    (["tool-spec"], "--provider is required: one of openai, anthropic"),
+    (["grammar", "x"], "holon-apply grammar takes no argument: x")])
 def test_messages_use_no_click_jargon(repo: Path, args: list[str], message: str):
     done = holon(repo, *args, stdin=PATCH)
     assert done.returncode == 2
