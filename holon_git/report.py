@@ -80,17 +80,19 @@ def _broken(line: str) -> list[str]:
 
 
 def _wrapped(line: str) -> list[str]:
-    """A clause still longer than WIDTH, broken at the last space outside quotes that fits
-    (a quoted path or line stays whole), each later part indented two spaces as a clause."""
+    """A clause still longer than WIDTH, broken after a ': ' or before a ' (' outside quotes
+    and brackets, at the last such place that fits, each later part indented two spaces as
+    a clause. Never at any space: a hint's command (git config --global --add
+    safe.directory PATH) or quoted line stays whole, to be copied."""
     out = []
     while len(line) > WIDTH:
-        spaces = [at for at, ch, _ in _unquoted(line) if ch == " " and at > 2]
-        fits = [at for at in spaces if at <= WIDTH]
-        at = fits[-1] if fits else spaces[0] if spaces else None
-        if at is None:
+        breaks = [at + 1 if ch == ":" else at for at, ch, depth in _unquoted(line)
+                  if not depth and at > 2 and line.startswith(": " if ch == ":" else " (", at)]
+        fits = [at for at in breaks if at <= WIDTH]
+        if not fits:
             break
-        out.append(line[:at])
-        line = "  " + line[at + 1:]
+        out.append(line[:fits[-1]])
+        line = "  " + line[fits[-1] + 1:]
     return [*out, line]
 
 

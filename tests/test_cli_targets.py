@@ -181,7 +181,7 @@ CHECK_IMPORTS = (
     "git.ownership", "git.protect", "git.repository", "git.versions", "inputs", "parse",
     "parse.checks", "parse.directory", "parse.epoch", "parse.header", "parse.limits",
     "parse.names", "parse.other_formats", "parse.text", "parse.unified", "progress", "quoting",
-    "receipt", "report", "request", "targets", "targets.base", "targets.registry",
+    "receipt", "report", "request", "spelling", "targets", "targets.base", "targets.registry",
     "targets.saved", "targets.worktree", "version", "whitespace"
 )
 
