@@ -236,7 +236,7 @@ The manual, with every error code and its hint: 'git help holon-apply'."""
               help="Remove N leading path components (default: detect a/ b/ prefixes).")
 @click.option("--format", "fmt", type=click.Choice(["auto", "unified", "envelope"]),
               default="auto", show_default=True, help="Patch format.")
-@click.option("--repo", "repo", type=click.Path(file_okay=False), default=".",
+@click.option("--repo", "repo", type=click.Path(file_okay=False), default=".", metavar="DIR",
               help="Repository to apply to (default: the current directory's).")
 @click.option("--cached", is_flag=True, help="Apply to the index only (blobs in, blobs out); "
               "leave the working tree alone.")
@@ -244,7 +244,8 @@ The manual, with every error code and its hint: 'git help holon-apply'."""
               "index together; refuse paths where the two differ.")
 @click.option("--commit", is_flag=True, help="Also commit on the current branch (implies "
               "--index unless --cached is given).")
-@click.option("-m", "--message", default=None, help="Commit message for --commit/--ref.")
+@click.option("-m", "--message", default=None, metavar="MESSAGE",
+              help="Commit message for --commit/--ref.")
 @click.option("--author", default=None, metavar="'NAME <EMAIL>'", help="Commit author.")
 @click.option("--ref", default=None, metavar="BRANCH", help="Apply to BRANCH's tree in the "
               "object database and advance it with a commit (works in bare repositories). "
@@ -578,7 +579,7 @@ def _expectations(values: tuple[str, ...]) -> dict[str, str]:
               default="auto", show_default=True, help="Input patch format.")
 @click.option("-p", "strip", type=COUNT, default=None, metavar="N",
               help="Remove N leading path components (unified input).")
-@click.option("--repo", "repo", type=click.Path(file_okay=False), default=".",
+@click.option("--repo", "repo", type=click.Path(file_okay=False), default=".", metavar="DIR",
               help="Repository whose working tree the patch is planned against.")
 def convert_command(patch_file: str, to: str, fmt: str, strip: int | None, repo: str) -> int:
     """Print PATCH as a unified diff with real line numbers, planned against the current
@@ -624,7 +625,7 @@ def prompt_command(provider: str) -> None:
 @click.argument("call_file", metavar="[CALL|-]", required=False, default="-",
                 type=click.Path(dir_okay=False, allow_dash=True))
 @_PROVIDER
-@click.option("--repo", "repo", type=click.Path(file_okay=False), default=".",
+@click.option("--repo", "repo", type=click.Path(file_okay=False), default=".", metavar="DIR",
               help="Repository to apply to (default: the current directory's).")
 @click.option("--check", is_flag=True, help="Plan the patch and report; write nothing.")
 def tool_call_command(call_file: str, provider: str, repo: str, check: bool) -> int:

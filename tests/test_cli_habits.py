@@ -4,6 +4,7 @@ for a colored diff, long hints wrapped, no click jargon, -h's command list whole
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -162,6 +163,8 @@ def test_help_and_man_page_use_no_click_jargon(repo: Path):
     for text in [holon(repo, "-h").stdout, manual,
                  *(holon(repo, name, "-h").stdout for name in cli.commands)]:
         assert "x>=" not in text and "integer range" not in text
+        # click's type names as metavars: options name what they take (DIR, MESSAGE)
+        assert not re.search(r"\b(TEXT|INTEGER|DIRECTORY|FILENAME|BOOLEAN)\b", text), text
 
 
 def test_help_lists_every_command_with_its_whole_first_sentence(repo: Path):
