@@ -293,3 +293,20 @@ def test_budgets_near_miss_hunk_is_one_hunk_of_repeated_lines():
     lines = hunk.splitlines()[1:]
     assert lines == [b" x = 1"] * 5 + [b"-x = 1"] + [b" x = 1"] * 5
     assert len(parsed.lines) == 11
+
+
+def test_every_scenario_is_a_module_registered_once_with_a_name_and_what_it_measures():
+    """bench/scenarios/: one module per scenario, each in scenarios.ALL once, with the NAME
+    --only takes, a docstring and run(cache, options); run.py offers exactly those names."""
+    import inspect
+
+    import scenarios
+
+    modules = {path.stem for path in (BENCH / "scenarios").glob("*.py")} - {"__init__"}
+    assert {module.NAME for module in scenarios.ALL} == modules
+    assert len(scenarios.NAMES) == len(set(scenarios.NAMES)) == len(modules)
+    for module in scenarios.ALL:
+        assert (module.__doc__ or "").strip(), module.NAME
+        assert list(inspect.signature(module.run).parameters) == ["cache", "options"]
+    with pytest.raises(SystemExit):
+        run.main(["--only", "no-such-scenario"])
