@@ -106,6 +106,8 @@ def edits_of(patch_bytes: bytes, category: str) -> list[Edit]:
     edits: list[Edit] = []
     for fp in patch.files:
         if fp.kind is FileKind.ADD and fp.new_path:
+            if fp.executable:
+                raise LeftOut("an executable new file: 'create' has no mode")
             text = b"".join(line.text for h in fp.hunks for line in h.lines if line.kind == ADD)
             edits.append(Edit(fp.new_path, b"", text, "create"))
             continue

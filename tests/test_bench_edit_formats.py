@@ -66,6 +66,15 @@ def test_a_deletion_and_a_pure_insertion_are_left_out():
     assert (edit.command, edit.insert_line, edit.new) == ("insert", 3, b"    c = 4\n")
 
 
+def test_an_executable_new_file_is_left_out():
+    patch = (b"diff --git a/run.sh b/run.sh\nnew file mode 100755\n"
+             b"--- /dev/null\n+++ b/run.sh\n@@ -0,0 +1 @@\n+echo\n")
+    with pytest.raises(edit_formats.LeftOut, match="mode"):
+        edit_formats.edits_of(patch, "i_add")
+    (edit,) = edit_formats.edits_of(patch.replace(b"100755", b"100644"), "i_add")
+    assert (edit.command, edit.path, edit.new) == ("create", "run.sh", b"echo\n")
+
+
 def test_a_hostile_path_stays_in_the_edit():
     patch = PATCH.replace(b"b/m.py", b"b/../outside.py")
     (edit,) = edit_formats.edits_of(patch, "badpath")
