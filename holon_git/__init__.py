@@ -12,8 +12,9 @@ from .api import apply_patch, apply_request, check_patch, convert_patch  # noqa:
 from .core.plan.plan import plan_patch  # noqa: E402
 from .errors import PatchError  # noqa: E402
 from .parse import parse_patch  # noqa: E402
+from .parse.edits import Edit  # noqa: E402
 from .request import ApplyRequest  # noqa: E402
 from .version import __version__  # noqa: E402
 
-__all__ = ["ApplyRequest", "PatchError", "__version__", "apply_patch", "apply_request",
+__all__ = ["ApplyRequest", "Edit", "PatchError", "__version__", "apply_patch", "apply_request",
            "check_patch", "convert_patch", "parse_patch", "plan_patch"]

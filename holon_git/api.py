@@ -16,7 +16,7 @@ from __future__ import annotations
 import gc
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import wraps
 from typing import Any, TypeVar
@@ -33,6 +33,7 @@ from .errors import PatchError, first_of
 from .git.libgit2 import coded_failure
 from .parse import parse_patch
 from .parse.directory import relocated
+from .parse.edits import Edit, edits_patch
 from .receipt import APPLIED, CHECKED, PARTIAL, REFUSED, Receipt
 from .request import ApplyRequest, check_repository_path
 from .targets.base import Target
@@ -62,13 +63,16 @@ def cycles_collected_after(func: F) -> F:
     return paused  # type: ignore[return-value]
 
 
-PatchInput = bytes | str | Patch | os.PathLike[str]  # os.PathLike: a patch file to read
+# os.PathLike: a patch file to read; a sequence of Edit: edits by their text (docs/edits.md)
+PatchInput = bytes | str | Patch | os.PathLike[str] | Sequence[Edit]
 
 
 def apply_patch(patch: PatchInput, repo: str | os.PathLike[str] = ".",
                 **options: Any) -> Receipt:
-    """Apply ``patch`` (its text, a parsed Patch, or a path such as ``Path("fix.diff")`` of
-    a file holding it) to ``repo``; never raises PatchError, returns a Receipt.
+    """Apply ``patch`` (its text, a parsed Patch, a list of ``Edit``, or a path such as
+    ``Path("fix.diff")`` of a file holding it) to ``repo``; never raises PatchError, returns
+    a Receipt. The text may be any format ``parse_patch`` reads: a unified diff, an envelope,
+    JSON edits or SEARCH/REPLACE blocks.
 
     ``options`` are the fields of ``ApplyRequest`` (holon_git/request.py), each named after
     its command-line option: ``target`` ("worktree", "index" like git apply --cached, "both"
@@ -115,9 +119,10 @@ def apply_request(patch: PatchInput, request: ApplyRequest) -> Receipt:
     the branch first (``head_moved``, ``ref_locked``), plan again on the new tip, up to N more
     times; ``receipt.attempts`` says how many times it was tried.
     """
-    if isinstance(patch, os.PathLike):
+    if isinstance(patch, os.PathLike) or not isinstance(patch, bytes | str | Patch):
         try:
-            patch = read_patch_file(patch)
+            patch = (read_patch_file(patch) if isinstance(patch, os.PathLike)
+                     else edits_patch(_edits(patch)))
         except PatchError as err:
             return Receipt(REFUSED, target=request.target, reverse=request.reverse,
                            atomic=request.atomic, error=err)
@@ -127,6 +132,17 @@ def apply_request(patch: PatchInput, request: ApplyRequest) -> Receipt:
         if request.retry > 0 and request.ref is not None and not request.check:
             return _with_retries(patch, request)
         return _apply_once(patch, request)
+
+
+def _edits(given: Sequence[Edit]) -> list[Edit]:
+    """The library's edit list, each an ``Edit`` (anything else is a usage error)."""
+    edits = list(given)
+    for number, edit in enumerate(edits, 1):
+        if not isinstance(edit, Edit):
+            raise PatchError("usage_error", f"edit {number} is a {type(edit).__name__}, not an "
+                             "Edit", hint="pass a list of holon_git.Edit, or the edits as "
+                             "JSON text (docs/edits.md)")
+    return edits
 
 
 def read_patch_file(path: os.PathLike[str]) -> bytes:

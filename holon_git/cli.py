@@ -26,6 +26,7 @@ from .core.paths import listing_only
 from .errors import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, PatchError
 from .fast_exit import loading_guard, run_then_exit
 from .inputs import ParsedInputs, parse_inputs, read_patch_files
+from .parse import FORMATS
 from .progress import TerminalProgress, wanted
 from .quoting import safe, safe_text
 from .receipt import REFUSED, Receipt
@@ -234,8 +235,9 @@ The manual, with every error code and its hint: 'git help holon-apply'."""
 @click.option("-R", "--reverse", is_flag=True, help="Apply the patch in reverse.")
 @click.option("-p", "strip", type=COUNT, default=None, metavar="N",
               help="Remove N leading path components (default: detect a/ b/ prefixes).")
-@click.option("--format", "fmt", type=click.Choice(["auto", "unified", "envelope"]),
-              default="auto", show_default=True, help="Patch format.")
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="auto",
+              show_default=True, help="Patch format: unified, envelope, edits (JSON "
+              "str_replace edits) or blocks (SEARCH/REPLACE); auto detects it.")
 @click.option("--repo", "repo", type=click.Path(file_okay=False), default=".", metavar="DIR",
               help="Repository to apply to (default: the current directory's).")
 @click.option("--cached", is_flag=True, help="Apply to the index only (blobs in, blobs out); "
@@ -575,8 +577,8 @@ def _expectations(values: tuple[str, ...]) -> dict[str, str]:
                 type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--to", "to", type=click.Choice(["unified"]), default="unified", show_default=True,
               help="Output format.")
-@click.option("--format", "fmt", type=click.Choice(["auto", "unified", "envelope"]),
-              default="auto", show_default=True, help="Input patch format.")
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="auto",
+              show_default=True, help="Input patch format.")
 @click.option("-p", "strip", type=COUNT, default=None, metavar="N",
               help="Remove N leading path components (unified input).")
 @click.option("--repo", "repo", type=click.Path(file_okay=False), default=".", metavar="DIR",

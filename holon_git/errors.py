@@ -115,6 +115,9 @@ HINTS: dict[str, str] = {
     "usage_error": "see 'git holon-apply -h'",
     "invalid_tool_input": "call ApplyPatch with the unified diff as its input: the raw diff "
     "text for a custom tool, {\"patch\": \"--- a/PATH\\n+++ b/PATH\\n@@ ...\"} for a JSON tool",
+    "invalid_edit": "each edit names a path and the text to replace as the file holds it "
+    "(old_str, or a SEARCH section); an empty old text only creates a file "
+    "(docs/edits.md, docs/blocks.md)",
     "repo_not_served": "the MCP server works only in the repositories it was started with "
     "(--repo) that lie inside the client's roots; name one of those as `repo`",
     "binary_file": "read_region shows text files only; a patch cannot change a binary file "

@@ -28,6 +28,8 @@ def _file_dict(change: FileChange) -> dict[str, Any]:
         "ignored_metadata": change.ignored_metadata,
         "diagnostics": [d.to_dict() for d in change.diagnostics],
     }
+    if change.edit is not None:
+        out["edit"] = change.edit
     if change.three_way is not None:
         out["three_way"] = change.three_way
     if change.rejected:

@@ -180,8 +180,9 @@ CHECK_IMPORTS = (
     "git.committed", "git.config", "git.history", "git.libgit2", "git.location",
     "git.ownership", "git.protect", "git.repository", "git.versions", "inputs", "parse",
     "parse.checks", "parse.directory", "parse.epoch", "parse.header", "parse.limits",
-    "parse.names", "parse.other_formats", "parse.text", "parse.unified", "progress", "quoting",
-    "receipt", "report", "request", "spelling", "targets", "targets.base", "targets.registry",
+    "parse.edits", "parse.names", "parse.other_formats", "parse.text", "parse.unified",
+    "progress", "quoting", "receipt", "report", "request", "spelling", "targets",
+    "targets.base", "targets.registry",
     "targets.saved", "targets.worktree", "version", "whitespace"
 )
 

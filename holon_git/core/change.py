@@ -116,6 +116,7 @@ class FileChange:
     patch_digest: str = ""  # what the patch did to the file, for the history log (resend.py)
     after_sha256: str = ""  # of ``after``, taken with the digest (``after`` may be let go)
     rejected: list[RejectedHunk] = field(default_factory=list)  # --reject: hunks left out
+    edit: int | None = None  # the edit (1-based) this change made, for edits by their text
 
     @property
     def path(self) -> str:

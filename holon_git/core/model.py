@@ -43,6 +43,26 @@ def display_name(kind: FileKind | str, old_path: str | None, new_path: str | Non
     return str(new_path if new_path is not None else old_path)
 
 
+@dataclass(frozen=True, slots=True)
+class TextEdit:
+    """An edit by its text (a ``str_replace`` edit, a SEARCH/REPLACE block): ``old`` replaced
+    by ``new`` where ``old`` occurs, exactly ``count`` times (None: every occurrence, at least
+    one). ``old`` may start and end inside a line; the plan finds it in the file and turns
+    the hunk into one over the whole lines it covers (core/plan/edits.py). ``insert_after``:
+    an insertion after that line (0: before the first) instead of a replacement; ``line_hint``:
+    the 1-based line the old text is said to start at (Roo Code's ``:start_line:``)."""
+
+    old: bytes
+    new: bytes
+    count: int | None = 1
+    insert_after: int | None = None
+    line_hint: int | None = None
+    index: int = 0  # the edit's 1-based number in its input, as receipts name it
+
+    def reversed(self) -> TextEdit:
+        return replace(self, old=self.new, new=self.old)
+
+
 class HunkLine(NamedTuple):
     """One body line of a hunk. A named tuple: immutable, and about a third cheaper to create
     than a frozen dataclass, which counts at a hundred thousand lines per large patch."""
@@ -188,6 +208,9 @@ class Hunk:
     # met: the rest may have been cut off, so it applies only where its old side reaches the
     # end of the file (nothing can be missing after that)
     unfinished: bool = False
+    # an edit by its text (TextEdit): the body above is its whole-line reading until the plan
+    # finds the text in the file (core/plan/edits.py)
+    edit: TextEdit | None = None
 
     @property
     def old_lines(self) -> list[bytes]:
@@ -233,6 +256,8 @@ class Hunk:
                    else [HunkLine(flip[line.kind], line.text) for line in self.lines]),
             old_no_newline=self.new_no_newline,
             new_no_newline=self.old_no_newline,
+            edit=None if self.edit is None or self.edit.insert_after is not None
+            else self.edit.reversed(),
         )
 
 
@@ -274,6 +299,9 @@ class FilePatch:
     # --reject: the numbers (1-based) of the hunks the plan leaves out, refused; the others
     # keep their numbers and apply without them (core/plan/files.py)
     left_out: frozenset[int] = frozenset()
+    # an edit by its text (JSON edits, SEARCH/REPLACE blocks): its 1-based number in its
+    # input, as receipts and refusals name it; None for a diff's file patch
+    edit: int | None = None
 
     @property
     def path(self) -> str:
@@ -316,7 +344,7 @@ class FilePatch:
 @dataclass
 class Patch:
     files: list[FilePatch]
-    format: str = "unified"  # "unified" or "envelope"
+    format: str = "unified"  # "unified", "envelope", "edits" (JSON) or "blocks" (SEARCH/REPLACE)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def reversed(self) -> Patch:
@@ -331,3 +359,27 @@ class Patch:
         """The paths this patch deletes or renames away."""
         return {fp.old_path for fp in self.files
                 if fp.kind in (FileKind.DELETE, FileKind.RENAME) and fp.old_path is not None}
+
+
+def text_lines(text: bytes) -> list[bytes]:
+    """``text`` split after each "\\n", keeping it (the last line may lack one)."""
+    return io.BytesIO(text).readlines()
+
+
+def line_hunk(old: Sequence[bytes], new: Sequence[bytes], *, old_start: int | None,
+              edit: TextEdit | None = None, old_no_newline: bool = False,
+              new_no_newline: bool = False, patch_line: int = 0) -> Hunk:
+    """A hunk that turns the lines ``old`` into ``new``: the lines both begin and end with
+    are its context, the rest removed and added (an edit's lines, written as a diff would)."""
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    body = ([HunkLine(CONTEXT, line) for line in old[:head]]
+            + [HunkLine(REMOVE, line) for line in old[head:len(old) - tail]]
+            + [HunkLine(ADD, line) for line in new[head:len(new) - tail]]
+            + [HunkLine(CONTEXT, line) for line in old[len(old) - tail:]])
+    return Hunk(old_start, len(old), old_start, len(new), body, patch_line,
+                old_no_newline=old_no_newline, new_no_newline=new_no_newline, edit=edit)

@@ -9,18 +9,35 @@ from .checks import check_duplicates
 from .text import Lines, header_text, split_lines, unfence
 from .unified import parse_unified
 
-FORMATS = ("auto", "unified", "envelope")
+FORMATS = ("auto", "unified", "envelope", "edits", "blocks")
 _BOM = b"\xef\xbb\xbf"
 
 
 def detect_format(data: bytes) -> str:
-    """'envelope' when a '*** Begin Patch' line comes before any unified file header.
+    """'edits' for JSON (a list or an object: parse/edits.py); 'blocks' when a SEARCH marker
+    starts a line before any diff header (parse/blocks.py); 'envelope' when a
+    '*** Begin Patch' line comes before any unified file header; else 'unified'.
 
     Prose before the envelope then reaches the envelope parser, which refuses it, instead of
     being skipped as a unified diff's preamble would be.
     """
-    lines, _ = unfence(split_lines(_without_bom(data)[0]))
+    data = _without_bom(data)[0]
+    by_text = _edit_format_of(data)
+    if by_text is not None:
+        return by_text
+    lines, _ = unfence(split_lines(data))
     return _format_of(lines)
+
+
+def _edit_format_of(data: bytes) -> str | None:
+    """'edits' or 'blocks' when the text is one of them (checked before any line is split)."""
+    if data.lstrip()[:1] in (b"[", b"{"):  # JSON: a diff or a reply starts with neither
+        return "edits"
+    if b" SEARCH" not in data:  # one search in C: most patches load no block parser
+        return None
+    from .blocks import looks_like_blocks
+
+    return "blocks" if looks_like_blocks(data) else None
 
 
 def _without_bom(data: bytes) -> tuple[bytes, bool]:
@@ -50,6 +67,10 @@ def parse_patch(data: bytes | str, *, format: str = "auto", strip: int | None = 
         raise PatchError("usage_error", f"unknown patch format {format!r}")
     data, bom = _without_bom(data)
     limits.check_text(data)
+    if format == "auto":
+        format = _edit_format_of(data) or format
+    if format in ("edits", "blocks"):
+        return _parse_edit_format(data, format)
     lines, notes = unfence(split_lines(data))
     if bom:
         notes.insert(0, Diagnostic("byte_order_mark", "the UTF-8 byte order mark before the "
@@ -64,6 +85,17 @@ def parse_patch(data: bytes | str, *, format: str = "auto", strip: int | None = 
         patch = parse_unified(lines, strip)
     patch.diagnostics[:0] = notes
     return patch
+
+
+def _parse_edit_format(data: bytes, format: str) -> Patch:
+    """Edits by their text: JSON (parse/edits.py) or SEARCH/REPLACE blocks (parse/blocks.py)."""
+    if format == "edits":
+        from .edits import parse_edits
+
+        return parse_edits(data)
+    from .blocks import parse_blocks
+
+    return parse_blocks(data)
 
 
 def merge_patches(patches: list[Patch]) -> Patch:

@@ -45,10 +45,22 @@ def plan_file(fp: FilePatch, read: Reader, reverse: bool,
             return _plan_delete(fp, read, None if reverse else three_way)
         change = _plan_modify(fp, read, reverse, three_way, log, reject)
     except PatchError as err:
-        raise err.located(path=fp.path, patch_line=fp.patch_line) from None
+        if fp.edit is not None:
+            _name_edit(err, fp.edit)
+        raise err.located(path=fp.path, patch_line=fp.patch_line or None) from None
     for left_out in change.rejected:
         left_out.error.located(path=fp.path)
     return change
+
+
+def _name_edit(err: PatchError, edit: int) -> None:
+    """A refusal of an edit by its text says which edit it is (receipts name edits by their
+    1-based number in the input)."""
+    err.details.setdefault("edit", edit)
+    if not err.patch_line:  # a JSON edit has no line in its input: its number names it
+        err.patch_line = None
+    if not err.message.startswith(f"edit {edit}:"):
+        err.message = f"edit {edit}: {err.message}"
 
 
 def _change(fp: FilePatch, before: SourceFile | None, after: bytes | None,
@@ -58,7 +70,7 @@ def _change(fp: FilePatch, before: SourceFile | None, after: bytes | None,
         fp.kind, fp.old_path, fp.new_path, before, after, mode,
         ignored_metadata=list(fp.ignored_metadata), diagnostics=list(fp.diagnostics),
         added_lines=sum(h.added for h in applying),
-        removed_lines=sum(h.removed for h in applying),
+        removed_lines=sum(h.removed for h in applying), edit=fp.edit,
     )
 
 

@@ -58,7 +58,10 @@ def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "a
     re-send: applied.repeat_by_line_numbers).
     ``rejected`` (--reject): a refused hunk is added to it, with its refusal, and left out;
     the hunks after it still apply (each hunk is independent, as git apply --reject has it).
+    An edit by its text (Hunk.edit) is first found in ``content`` and made a line hunk there
+    (edits.py): each version the plan asks (the file, a rescue's base) finds it anew.
     """
+    fp = _resolved(fp, content)
     numbers = numbers_of(fp, content)
     if matching == "auto" and not (salvage or exact_repeats) and rejected is None \
             and numbers.blob is not False:
@@ -94,6 +97,7 @@ def hunks_already_in(fp: FilePatch, content: bytes, reverse: bool, salvage: bool
     there already or otherwise, is left out, as are those --reject left out already
     (``fp.left_out``: never the refusal, never counted)."""
     check_call_budget()  # spent: refused before the file is split and indexed
+    fp = _resolved(fp, content)
     running = RunningFile(split_lines(content))
     applier = _HunkApplier(running, content, reverse, fp.hunks, False,
                            numbers=numbers_of(fp, content))
@@ -119,6 +123,16 @@ def hunks_already_in(fp: FilePatch, content: bytes, reverse: bool, salvage: bool
 
         other = advise(other, fp, running.original)
     return there, other
+
+
+def _resolved(fp: FilePatch, content: bytes) -> FilePatch:
+    """``fp`` with its edits by their text made line hunks against ``content`` (edits.py,
+    loaded only for them: a diff's hunks have none)."""
+    if all(hunk.edit is None for hunk in fp.hunks):
+        return fp
+    from .edits import resolved
+
+    return resolved(fp, content)
 
 
 def _bytes_first(fp: FilePatch, content: bytes) -> bool:

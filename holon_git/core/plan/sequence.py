@@ -98,9 +98,11 @@ class Overlay:
         state = source if source is not None else self.now.get(fp.path)
         path = fp.old_path if source is not None else fp.path
         if state is not None and state.by is not None:
-            err.message += (f" (in {path!r} as the file patch at line {state.by.patch_line} "
-                            "left it)")
-            err.details.setdefault("earlier_file_patch", state.by.patch_line)
+            err.message += f" (in {path!r} as {_named(state.by)} left it)"
+            if state.by.edit is not None:
+                err.details.setdefault("earlier_edit", state.by.edit)
+            else:
+                err.details.setdefault("earlier_file_patch", state.by.patch_line)
         return err
 
     def _record(self, fp: FilePatch, change: FileChange, source: _State | None,
@@ -113,8 +115,8 @@ class Overlay:
                 "or rotation, as git diff -M -B writes it)", fp.patch_line))
         elif source is not None and source.by is not None:
             change.diagnostics.append(Diagnostic(
-                "sequenced_file_patch", f"applied to {fp.old_path!r} as the file patch at "
-                f"line {source.by.patch_line} left it", fp.patch_line))
+                "sequenced_file_patch", f"applied to {fp.old_path!r} as {_named(source.by)} "
+                "left it", fp.patch_line or None))
         if replacing is not None:
             change.diagnostics.append(Diagnostic(
                 "sequenced_file_patch", f"replaces {fp.new_path!r}, whose file a later file "
@@ -161,6 +163,13 @@ class Overlay:
             elif now.data != before.data or now.mode != before.mode:
                 changes.append(FileChange(FileKind.MODIFY, path, path, before, now.data, now.mode))
         return changes
+
+
+def _named(fp: FilePatch) -> str:
+    """How a message names an earlier file patch: an edit by its number, else by its line."""
+    if fp.edit is not None:
+        return f"edit {fp.edit}"
+    return f"the file patch at line {fp.patch_line}"
 
 
 def plan_sequence(patch: Patch, read: Reader, plan_file: PlanFile,
