@@ -72,13 +72,14 @@ def _line_of(content: bytes, offset: int) -> int:
 def _groups(content: bytes, lines: list[bytes], starts: list[int], size: int
             ) -> list[tuple[int, int, list[int]]]:
     """The occurrences by the lines they cover: (first line, line after the last, the
-    occurrences' offsets), occurrences that share a line in one group."""
+    occurrences' offsets); occurrences that share a line, or whose lines touch or lie one
+    line apart, in one group (their hunks' context lines would overlap the other's)."""
     groups: list[tuple[int, int, list[int]]] = []
     for start in starts:
         first = _line_of(content, start)
         last = _line_of(content, start + size - 1) + 1 if size else first + 1
         last = min(max(last, first + 1), len(lines))
-        if groups and first < groups[-1][1]:
+        if groups and first <= groups[-1][1] + 1:
             top, _, members = groups[-1]
             groups[-1] = (top, max(last, groups[-1][1]), [*members, start])
         else:

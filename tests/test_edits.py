@@ -1,0 +1,267 @@
+"""JSON edits by their text (`str_replace` edits: parse/edits.py, core/plan/edits.py) through
+the library, the command line and every target: found exactly (inside a line too), counted,
+then placed as a hunk over the lines they cover; not found, the ladder, the rescue and the
+re-send guard as for any hunk."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from clisupport import holon
+from gitsupport import applied, everything, head, refused
+from repos.builders import git
+
+from holon_git import Edit, apply_patch, convert_patch
+from holon_git.parse import detect_format, parse_patch
+
+APP = ("import os\n\n\ndef area(width, height):\n    return width * height\n\n\n"
+       "def main():\n    print(area(2, 3))\n    print(area(4, 5))\n")
+
+
+@pytest.fixture
+def repo_files() -> Mapping[str, str | bytes]:
+    return {"app.py": APP, "notes.txt": "alpha\nbeta\ngamma\n",
+            "crlf.txt": b"one\r\ntwo\r\nthree", "dup.txt": "x = 1\ny = 2\nx = 1\n"}
+
+
+def edits(*items: dict[str, Any]) -> str:
+    return json.dumps(list(items))
+
+
+def read(repo: Path, path: str) -> bytes:
+    return (repo / path).read_bytes()
+
+
+RENAME = {"path": "app.py", "old_str": "area(width", "new_str": "surface(width"}
+
+
+def test_an_old_str_inside_a_line_is_replaced_there_alone(repo: Path):
+    receipt = applied(repo, edits(RENAME))
+    assert read(repo, "app.py") == APP.replace("def area(", "def surface(").encode()
+    (change,) = receipt.files
+    assert change.edit == 1 and receipt.format == "edits"
+    assert receipt.to_dict()["files"][0]["edit"] == 1
+    assert change.hunks[0].tolerances == []
+
+
+def test_detected_from_the_text_list_object_and_one_edit():
+    assert detect_format(edits(RENAME).encode()) == "edits"
+    assert detect_format(json.dumps({"edits": [RENAME]}).encode()) == "edits"
+    one = parse_patch(json.dumps({"command": "str_replace", **RENAME}))
+    assert one.format == "edits" and len(one.files) == 1
+
+
+def test_the_agents_argument_names_are_read(repo: Path):
+    applied(repo, edits({"file_path": "notes.txt", "old_string": "beta",
+                         "new_string": "BETA"}))
+    assert read(repo, "notes.txt") == b"alpha\nBETA\ngamma\n"
+
+
+def test_edits_of_one_file_apply_one_after_the_other(repo: Path):
+    receipt = applied(repo, edits(
+        {"path": "notes.txt", "old_str": "beta", "new_str": "beta\nbeta two"},
+        {"path": "notes.txt", "old_str": "beta two", "new_str": "delta"}))
+    assert read(repo, "notes.txt") == b"alpha\nbeta\ndelta\ngamma\n"
+    assert [change.edit for change in receipt.files] == [1, 2]
+    assert "edit 1" in receipt.files[1].diagnostics[0].message
+
+
+def test_bytes_are_kept_crlf_and_no_final_newline(repo: Path):
+    applied(repo, edits({"path": "crlf.txt", "old_str": "three", "new_str": "THREE"},
+                        {"path": "crlf.txt", "old_str": "one", "new_str": "ONE"}))
+    assert read(repo, "crlf.txt") == b"ONE\r\ntwo\r\nTHREE"
+
+
+def test_an_edit_joining_lines(repo: Path):
+    applied(repo, edits({"path": "notes.txt", "old_str": "alpha\nbe", "new_str": "alpha be"}))
+    assert read(repo, "notes.txt") == b"alpha beta\ngamma\n"
+
+
+def test_several_copies_are_refused_naming_their_lines(repo: Path):
+    err = refused(repo, edits({"path": "dup.txt", "old_str": "x = 1", "new_str": "x = 3"}),
+                  "ambiguous_context")
+    assert err.details["candidate_lines"] == [1, 3] and err.details["edit"] == 1
+    assert "2 times" in err.message and "edit 1" in err.message
+
+
+def test_replace_all_and_expected_replacements(repo: Path):
+    applied(repo, edits({"path": "dup.txt", "old_str": "x = 1", "new_str": "x = 3",
+                         "replace_all": True}))
+    assert read(repo, "dup.txt") == b"x = 3\ny = 2\nx = 3\n"
+    git(repo, "checkout", "dup.txt")
+    applied(repo, edits({"path": "dup.txt", "old_str": "x = 1", "new_str": "x = 4",
+                         "expected_replacements": 2}))
+    assert read(repo, "dup.txt") == b"x = 4\ny = 2\nx = 4\n"
+    git(repo, "checkout", "dup.txt")
+    err = refused(repo, edits({"path": "dup.txt", "old_str": "x = 1", "new_str": "x",
+                               "expected_replacements": 3}), "ambiguous_context")
+    assert err.details["occurrences"] == 2 and err.details["expected"] == 3
+
+
+def test_replace_all_of_two_copies_in_one_line(repo: Path):
+    applied(repo, edits({"path": "app.py", "old_str": "area", "new_str": "size",
+                         "replace_all": True}))
+    assert read(repo, "app.py") == APP.replace("area", "size").encode()
+
+
+def test_not_found_is_refused_naming_the_nearest_match(repo: Path):
+    err = refused(repo, edits({"path": "app.py", "old_str": "def area(width, height):\n"
+                               "    return width + height\n", "new_str": "    return 0\n"}),
+                  "context_not_found")
+    assert "nearest match at line 4" in err.message and err.details["edit"] == 1
+
+
+def test_old_str_with_other_indentation_goes_down_the_ladder(repo: Path):
+    receipt = applied(repo, edits({"path": "app.py",
+                                   "old_str": "def main():\n  print(area(2, 3))\n",
+                                   "new_str": "def main():\n  print(area(2, 6))\n"}))
+    assert b"    print(area(2, 6))\n" in read(repo, "app.py")
+    assert "whitespace" in receipt.files[0].hunks[0].tolerances
+
+
+def test_a_re_sent_edit_is_already_applied(repo: Path):
+    edit = edits(RENAME)
+    applied(repo, edit)
+    refused(repo, edit, "already_applied")
+    # the file changed since, elsewhere: the hunk rules still see the change is in
+    (repo / "app.py").write_bytes(b"# top\n" + read(repo, "app.py"))
+    err = refused(repo, edit, "already_applied")
+    assert err.details["edit"] == 1
+
+
+def test_a_stale_file_is_merged_from_head_or_refused_as_a_conflict(repo: Path):
+    # the model read the committed app.py; the working tree changed a line of its old_str
+    # since, two lines away from the edit's change
+    (repo / "app.py").write_text(APP.replace("def main():", "def main() -> None:"))
+    edit = edits({"path": "app.py", "old_str": "def main():\n    print(area(2, 3))\n"
+                  "    print(area(4, 5))\n", "new_str": "def main():\n    print(area(2, 3))\n"
+                  "    print(area(4, 6))\n"})
+    receipt = applied(repo, edit)
+    assert read(repo, "app.py") == APP.replace("def main():", "def main() -> None:").replace(
+        "(4, 5)", "(4, 6)").encode()
+    assert receipt.files[0].three_way is not None
+    git(repo, "checkout", "app.py")
+    (repo / "app.py").write_text(APP.replace("(4, 5)", "(4, 7)"))
+    refused(repo, edit, "merge_conflict")
+
+
+def test_all_or_nothing_over_several_files(repo: Path):
+    err = refused(repo, edits({"path": "notes.txt", "old_str": "beta", "new_str": "B"},
+                              {"path": "app.py", "old_str": "no such text", "new_str": "x"}),
+                  "context_not_found")
+    assert err.path == "app.py" and err.details["edit"] == 2
+
+
+def test_an_empty_old_str_creates_a_file_and_is_refused_for_one_that_exists(repo: Path):
+    applied(repo, edits({"path": "new/file.txt", "old_str": "", "new_str": "hello\n"}))
+    assert read(repo, "new/file.txt") == b"hello\n"
+    err = refused(repo, edits({"path": "notes.txt", "old_str": "", "new_str": "x\n"}),
+                  "invalid_edit")
+    assert "empty" in err.message
+
+
+def test_create_and_insert(repo: Path):
+    applied(repo, edits({"command": "create", "path": "b.txt", "file_text": "one\ntwo"},
+                        {"command": "insert", "path": "notes.txt", "insert_line": 1,
+                         "new_str": "after alpha"},
+                        {"command": "insert", "path": "notes.txt", "insert_line": 0,
+                         "new_str": "first\n"}))
+    assert read(repo, "b.txt") == b"one\ntwo"
+    assert read(repo, "notes.txt") == b"first\nalpha\nafter alpha\nbeta\ngamma\n"
+    refused(repo, edits({"command": "create", "path": "notes.txt", "file_text": "x\n"}),
+            "already_exists")
+    refused(repo, edits({"command": "insert", "path": "notes.txt", "insert_line": 99,
+                         "new_str": "x"}), "context_not_found")
+
+
+def test_typed_edits_through_the_library(repo: Path):
+    receipt = apply_patch([Edit("notes.txt", "gamma", "GAMMA"),
+                           Edit("app.py", "(2, 3)", "(6, 7)")], repo)
+    assert receipt.ok and receipt.format == "edits"
+    assert read(repo, "notes.txt") == b"alpha\nbeta\nGAMMA\n"
+    refused(repo, [Edit("notes.txt", "gamma", "GAMMA")], "already_applied")
+    refused(repo, ["not an edit"], "usage_error")  # type: ignore[list-item]
+
+
+def test_reverse_check_and_every_target(repo: Path):
+    edit = edits(RENAME, {"path": "notes.txt", "old_str": "beta", "new_str": "BETA"})
+    before = everything(repo)
+    applied(repo, edit, check=True)
+    assert everything(repo) == before
+    applied(repo, edit)
+    applied(repo, edit, reverse=True)
+    assert everything(repo) == before
+    applied(repo, edit, target="index")
+    assert git(repo, "show", ":notes.txt") == "alpha\nBETA\ngamma\n"
+    assert read(repo, "notes.txt") == b"alpha\nbeta\ngamma\n"
+    git(repo, "reset", "-q")
+    applied(repo, edit, target="both")
+    assert git(repo, "show", ":notes.txt") == read(repo, "notes.txt").decode()
+    git(repo, "reset", "-q", "--hard")
+    parent = head(repo)
+    receipt = applied(repo, edit, commit=True, message="edits")
+    assert head(repo) != parent and receipt.extra["commit"] == head(repo)
+    assert "BETA" in git(repo, "show", "HEAD:notes.txt")
+
+
+def test_onto_a_branch_with_ref(repo: Path):
+    git(repo, "checkout", "-q", "-b", "side")
+    receipt = applied(repo, edits(RENAME), ref="main", message="bot: rename")
+    assert receipt.extra["commit"] == head(repo, "main")
+    assert "def surface(" in git(repo, "show", "main:app.py")
+    assert read(repo, "app.py") == APP.encode()  # side's working tree untouched
+
+
+def test_protected_paths_are_refused(repo: Path):
+    git(repo, "config", "holon.protect", "notes.txt")
+    refused(repo, edits({"path": "notes.txt", "old_str": "beta", "new_str": "B"}),
+            "protected_path")
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    (edits({"path": "notes.txt", "new_str": "x"}), "invalid_edit"),
+    (edits({"old_str": "beta", "new_str": "x"}), "invalid_edit"),
+    (edits({"path": "notes.txt", "old_str": "beta", "new_str": "x", "colour": 1}),
+     "invalid_edit"),
+    (edits({"path": "notes.txt", "old_str": 3, "new_str": "x"}), "invalid_edit"),
+    (edits({"command": "view", "path": "notes.txt"}), "invalid_edit"),
+    (edits({"path": "../outside.txt", "old_str": "a", "new_str": "b"}), "path_escape"),
+    (edits({"path": "/etc/passwd", "old_str": "a", "new_str": "b"}), "path_escape"),
+    (edits({"path": ".git/config", "old_str": "a", "new_str": "b"}), "path_escape"),
+    ('[{"path": "notes.txt", "old_str": "beta"', "patch_parse_error"),
+    (b'[{"path": "notes.txt", "old_str": "\xff", "new_str": "x"}]', "patch_parse_error"),
+    ("[]", "empty_patch"),
+])
+def test_malformed_edits_are_refused_with_nothing_changed(repo: Path, text: str | bytes,
+                                                          code: str):
+    refused(repo, text, code)
+
+
+def test_the_command_line_detects_forces_and_converts(repo: Path):
+    (repo / "edits.json").write_text(edits(RENAME))
+    git(repo, "add", "edits.json")
+    git(repo, "commit", "-qm", "edits")
+    ran = holon(repo, "--check", "--json", "edits.json")
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)["files"][0]["edit"] == 1
+    ran = holon(repo, "convert", "edits.json")
+    assert ran.returncode == 0, ran.stderr
+    assert "@@ -1,7 +1,7 @@\n" in ran.stdout
+    assert "-def area(width, height):\n+def surface(width, height):\n" in ran.stdout
+    assert holon(repo, "--format", "edits", "edits.json").returncode == 0
+    ran = holon(repo, "edits.json")
+    assert ran.returncode == 1 and "already_applied" in ran.stderr
+    ran = holon(repo, "--format", "unified", "edits.json")
+    assert ran.returncode == 1
+
+
+def test_convert_patch_gives_real_line_numbers(repo: Path):
+    diff = convert_patch(edits({"path": "app.py", "old_str": "(4, 5)", "new_str": "(8, 9)"}),
+                         repo)
+    assert b"@@ -7,4 +7,4 @@\n \n def main():\n     print(area(2, 3))\n-    print(area(4, 5))\n" \
+        b"+    print(area(8, 9))\n" in diff
+    assert read(repo, "app.py") == APP.encode()  # convert writes nothing
