@@ -47,6 +47,10 @@ def _resolve(hunk: Hunk, edit: TextEdit, content: bytes, lines: list[bytes]) -> 
     if not starts:
         return [_not_found(hunk, edit, content, lines)]
     wanted = edit.count
+    if wanted == 1 and len(starts) > 1 and edit.line_hint is not None:
+        # Roo Code's :start_line: names the copy meant, when one starts on that line
+        hinted = [start for start in starts if _line_of(content, start) + 1 == edit.line_hint]
+        starts = hinted if len(hinted) == 1 else starts
     if wanted is not None and len(starts) != wanted:
         raise _wrong_count(edit, content, starts)
     return [_covering(lines, first, last, content, edit, group)
