@@ -123,6 +123,7 @@ def test_roos_start_line_chooses_among_copies(repo: Path):
     applied(repo, ROO)
     assert read(repo, "twice.txt") == "end\nmiddle\nEND\n"
     # without the hint, the two copies are refused, named by their lines
+    git(repo, "checkout", "twice.txt")
     err = refused(repo, ROO.replace(":start_line:3\n-------\n", "").replace("END", "FIN"),
                   "ambiguous_context")
     assert err.details["candidate_lines"] == [1, 3]
