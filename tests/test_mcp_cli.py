@@ -94,7 +94,7 @@ def test_raw_stdio_initialize_list_and_exit_at_end_of_input(repo: Path):
     listed = rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
     assert listed is not None
     assert [t["name"] for t in listed["result"]["tools"]] == [
-        "apply_patch", "check_patch", "read_region"]
+        "apply_patch", "check_patch", "str_replace", "read_region"]
     called = rpc(proc, {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
         "name": "read_region", "arguments": {"path": "a.txt"}}})
     assert called is not None and called["result"]["isError"] is False

@@ -78,13 +78,15 @@ def test_tools_are_listed_with_their_schemas_and_bad_calls_refused(repo: Path):
 
     async def body(client: Client) -> None:
         listed = (await client.list_tools()).tools
-        assert [tool.name for tool in listed] == ["apply_patch", "check_patch", "read_region"]
+        assert [tool.name for tool in listed] == ["apply_patch", "check_patch", "str_replace",
+                                                  "read_region"]
         for tool, spec in zip(listed, tool_specs(), strict=True):
             assert tool.description == spec.description and tool.title == spec.title
             assert tool.input_schema == spec.input_schema
             assert tool.output_schema == spec.output_schema
             assert tool.annotations is not None
-            assert tool.annotations.read_only_hint is (tool.name != "apply_patch")
+            assert tool.annotations.read_only_hint is (tool.name not in ("apply_patch",
+                                                                         "str_replace"))
         assert client.server_info is not None and client.server_info.name == "holon-git"
         assert client.instructions == instructions()
 
@@ -99,6 +101,39 @@ def test_tools_are_listed_with_their_schemas_and_bad_calls_refused(repo: Path):
 
     session(server(repo), body, mode="legacy")
     assert snapshot(repo) == before
+
+
+# -- str_replace: an edit by its text, with the text editor tool's arguments -------------------
+
+@pytest.mark.slow
+def test_the_sdk_client_calls_str_replace_and_apply_patch_with_blocks(repo: Path):
+    edit = {"path": "src/greet.py", "old_str": '"Hello, "', "new_str": '"Hi, "'}
+    blocks = ("src/greet.py\n```python\n<<<<<<< SEARCH\n    return \"Goodbye, \" + name\n"
+              "=======\n    return \"Bye, \" + name\n>>>>>>> REPLACE\n```\n")
+
+    async def body(client: Client) -> None:
+        checked = await client.call_tool("str_replace", {**edit, "check_only": True})
+        assert not checked.is_error and checked.structured_content["status"] == "checked"
+        assert (repo / "src/greet.py").read_text() == GREET
+        done = await client.call_tool("str_replace", edit)
+        assert not done.is_error, text(done)
+        assert done.structured_content["files"][0]["edit"] == 1
+        again = await client.call_tool("str_replace", edit)
+        assert again.is_error
+        assert again.structured_content["error"]["code"] == "already_applied"
+        missing = await client.call_tool("str_replace", {"path": "src/greet.py",
+                                                         "new_str": "x"})
+        assert missing.is_error
+        assert missing.structured_content["error"]["code"] == "invalid_tool_input"
+        escape = await client.call_tool("str_replace", {**edit, "path": "../x.py"})
+        assert escape.structured_content["error"]["code"] == "path_escape"
+        applied = await client.call_tool("apply_patch", {"patch": blocks})
+        assert not applied.is_error, text(applied)
+        assert applied.structured_content["format"] == "blocks"
+
+    session(server(repo), body, mode="legacy")
+    assert (repo / "src/greet.py").read_text() == GREET.replace("Hello", "Hi").replace(
+        "Goodbye, ", "Bye, ")
 
 
 # -- apply, refuse, repair with read_region, apply again -----------------------------------------

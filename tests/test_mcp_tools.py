@@ -24,6 +24,7 @@ from holon_git.mcp_server.tools import (
     APPLY,
     CHECK,
     READ,
+    REPLACE,
     check_arguments,
     instructions,
     tool_specs,
@@ -51,7 +52,8 @@ def code_of(call, *args, **kwargs) -> str:
 
 def test_tools_reuse_the_provider_text_under_their_mcp_name():
     specs = {spec.name: spec for spec in tool_specs()}
-    assert list(specs) == [APPLY, CHECK, READ]
+    assert list(specs) == [APPLY, CHECK, REPLACE, READ]
+    assert specs[REPLACE].input_schema["required"] == ["path", "old_str", "new_str"]
     anthropic = tool_definition("anthropic")
     apply_spec = specs[APPLY]
     assert apply_spec.description.startswith(

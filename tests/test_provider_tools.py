@@ -122,7 +122,7 @@ def test_prompt_example_is_valid_and_applies(tmp_path: Path) -> None:
 # -- shipped as package data ------------------------------------------------------------------
 
 DATA_FILES = ["grammar.lark", "openai_tool.json", "anthropic_tool.json", "openai_prompt.txt",
-              "anthropic_prompt.txt"]
+              "anthropic_prompt.txt", "anthropic_edit_tool.json", "openai_edit_tool.json"]
 
 
 def test_data_files_load_through_importlib_resources() -> None:

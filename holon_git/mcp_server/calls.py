@@ -3,6 +3,7 @@ it is an error. Synchronous and SDK-free; the server runs it in a worker thread.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -14,7 +15,10 @@ from ..quoting import safe, safe_text
 from ..receipt import REFUSED, Receipt
 from ..request import ApplyRequest
 from .region import read_region
-from .tools import CHECK, READ
+from .tools import CHECK, READ, REPLACE
+
+# the str_replace tool's arguments that make its edit (docs/edits.md reads them)
+_EDIT_ARGUMENTS = ("path", "old_str", "new_str", "replace_all", "expected_replacements")
 
 
 @dataclass(frozen=True)
@@ -30,15 +34,24 @@ class ToolAnswer:
         object.__setattr__(self, "structured", safe(self.structured))
 
 
-def apply_call(arguments: Mapping[str, Any], repo: str, *, check: bool = False) -> Receipt:
+def apply_call(arguments: Mapping[str, Any], repo: str, *, check: bool = False,
+               edit: bool = False) -> Receipt:
     """The one apply call a patch tool's (checked) arguments make; every path rule, protect
-    rule and stale check of the CLI applies unchanged."""
+    rule and stale check of the CLI applies unchanged. ``edit``: the str_replace tool, whose
+    arguments are one JSON edit (parse/edits.py)."""
     try:
         request = ApplyRequest(repo=repo, target=arguments.get("target", "worktree"),
                                check=check or bool(arguments.get("check_only", False)),
-                               expect_sha256=arguments.get("expect_sha256") or None)
+                               expect_sha256=arguments.get("expect_sha256") or None,
+                               format="edits" if edit else "auto")
     except PatchError as err:
         return Receipt(REFUSED, target=str(arguments.get("target", "worktree")), error=err)
+    if edit:
+        one = {key: arguments[key] for key in _EDIT_ARGUMENTS if key in arguments}
+        if one.get("replace_all") is False:
+            del one["replace_all"]  # the schema's default, beside expected_replacements
+        text = json.dumps([one], ensure_ascii=False).encode("utf-8", "surrogateescape")
+        return apply_request(text, request)
     return apply_request(arguments["patch"], request)
 
 
@@ -65,5 +78,5 @@ def answer(tool: str, arguments: Mapping[str, Any], repo: str) -> ToolAnswer:
         except PatchError as err:
             return refusal(tool, err, arguments)
         return ToolAnswer(region.text(), region.to_dict(), False)
-    receipt = apply_call(arguments, repo, check=tool == CHECK)
+    receipt = apply_call(arguments, repo, check=tool == CHECK, edit=tool == REPLACE)
     return ToolAnswer(format_result(receipt, tool), receipt.to_dict(), not receipt.ok)

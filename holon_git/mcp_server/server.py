@@ -34,7 +34,15 @@ from ..version import __version__
 from .calls import ToolAnswer, answer, refusal
 from .confine import Confinement, roots_from_uris
 from .params import SET_ASIDE, set_aside_misfits
-from .tools import APPLY, TOOLS, bad_arguments, check_arguments, instructions, tool_specs
+from .tools import (
+    APPLY,
+    REPLACE,
+    TOOLS,
+    bad_arguments,
+    check_arguments,
+    instructions,
+    tool_specs,
+)
 from .wire import stdio_wire
 
 T = TypeVar("T")
@@ -122,7 +130,7 @@ class HolonServer:
         except PatchError as err:
             return _result(refusal(tool, err, arguments))
         run = partial(answer, tool, arguments, repo)
-        if tool == APPLY and not arguments.get("check_only"):
+        if tool in (APPLY, REPLACE) and not arguments.get("check_only"):
             run = partial(self.writes.run, run)
         async with self.locks.setdefault(repo, anyio.Lock()):
             try:

@@ -19,11 +19,13 @@ from typing import Any
 from ..errors import PatchError
 from ..provider.definitions import ANTHROPIC, TOOL_NAME, prompt, tool_definition
 
-APPLY, CHECK, READ = "apply_patch", "check_patch", "read_region"
+APPLY, CHECK, READ, REPLACE = "apply_patch", "check_patch", "read_region", "str_replace"
+# the arguments whose text is the file's own (a NUL byte may be part of it)
+_TEXT_ARGUMENTS = ("patch", "old_str", "new_str")
 # A surrogate JSON decoded alone (a "\\ud800" escape) that is not a byte surrogateescape
 # keeps (\\udc80-\\udcff: a path whose bytes are not UTF-8, as this tool decodes paths)
 _LONE_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
-TOOLS = (APPLY, CHECK, READ)
+TOOLS = (APPLY, CHECK, REPLACE, READ)
 PATCH_TOOLS = (APPLY, CHECK)
 
 
@@ -133,7 +135,7 @@ def check_arguments(tool: str, arguments: Any) -> dict[str, Any]:
         if isinstance(arguments.get(key), float):  # 3.0 is an integer to JSON Schema
             arguments[key] = int(arguments[key])
     for key, value in arguments.items():
-        if key != "patch" and isinstance(value, str) and "\0" in value:
+        if key not in _TEXT_ARGUMENTS and isinstance(value, str) and "\0" in value:
             raise bad_arguments(f"argument {key!r}: a NUL character names no path", tool)
         if _holds_lone_surrogate(value):
             raise bad_arguments(f"argument {key!r} holds a lone surrogate (a JSON \\ud800 "

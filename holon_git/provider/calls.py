@@ -11,7 +11,7 @@ from ..api import apply_request
 from ..errors import PatchError
 from ..receipt import REFUSED, Receipt
 from ..request import ApplyRequest
-from .definitions import ANTHROPIC, OPENAI, check_provider
+from .definitions import ANTHROPIC, EDIT_TOOL_NAMES, OPENAI, TOOL_NAME, check_provider
 from .results import format_result
 
 
@@ -35,14 +35,25 @@ def _field(call: Any, name: str) -> Any:
     return call.get(name) if isinstance(call, dict) else getattr(call, name, None)
 
 
+# the fields that make a tool input an edit by its text (the edit tools), not {"patch": ...}
+_EDIT_FIELDS = ("command", "path", "file_path")
+
+
 def patch_from_call(provider: str, call: Any) -> str:
     """The patch text a tool call carries, or PatchError('invalid_tool_input').
 
-    OpenAI: the custom tool call's raw ``input`` string (or the ``custom_tool_call`` item).
+    OpenAI: the custom tool call's raw ``input`` string (or the ``custom_tool_call`` item);
+    a ``function_call`` item of the edit tool (``str_replace``): its ``arguments``, JSON edits.
     Anthropic: the tool input, a dict or its JSON text, ``{"patch": "..."}`` (or the
-    ``tool_use`` content block holding it).
+    ``tool_use`` content block holding it); the text editor tool's input (``command``,
+    ``path``, ``old_str``, ...): those JSON edits (parse/edits.py reads them).
     """
     check_provider(provider)
+    if provider == OPENAI and _field(call, "type") == "function_call":
+        arguments = _field(call, "arguments")
+        if not isinstance(arguments, str):
+            raise _bad_input("the function call carries no 'arguments' string")
+        return arguments  # JSON: the edit, detected as such (docs/edits.md)
     if provider == OPENAI:
         if not isinstance(call, str | bytes):
             call = _field(call, "input")
@@ -65,6 +76,8 @@ def patch_from_call(provider: str, call: Any) -> str:
         call = call.get("input")
     if not isinstance(call, dict):
         raise _bad_input("the tool input must be a JSON object with a 'patch' string")
+    if "patch" not in call and any(name in call for name in _EDIT_FIELDS):
+        return json.dumps(call, ensure_ascii=False)  # the text editor tool's edit
     patch = call.get("patch")
     if not isinstance(patch, str):
         what = "is missing" if patch is None else f"is a {type(patch).__name__}, not a string"
@@ -79,14 +92,17 @@ def run_tool_call(provider: str, call: Any, repo: str | os.PathLike[str] = ".", 
                   target: str = "worktree", check: bool = False) -> ToolOutcome:
     """Apply the patch a tool call carries to ``repo``; all or nothing, never raises
     PatchError. The outcome's text is the tool result for the model."""
+    tool = TOOL_NAME
     try:
         request = ApplyRequest(repo=os.fspath(repo), target=target, check=check)
         patch = patch_from_call(provider, call)
     except PatchError as err:
         receipt = Receipt(REFUSED, target=target, error=err)
     else:
+        if patch.lstrip()[:1] in ("{", "["):  # JSON: an edit tool's call (docs/edits.md)
+            tool = EDIT_TOOL_NAMES[provider]
         receipt = apply_request(patch, request)
-    return ToolOutcome(format_result(receipt), receipt)
+    return ToolOutcome(format_result(receipt, tool), receipt)
 
 
 def handle_tool_call(provider: str, call: Any, repo: str | os.PathLike[str] = ".", *,

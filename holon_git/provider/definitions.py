@@ -12,6 +12,9 @@ from importlib import resources
 from typing import Any
 
 TOOL_NAME = "ApplyPatch"
+# the edit tools (docs/edits.md): Anthropic's text editor tool, and a function tool of the same
+# arguments for OpenAI
+EDIT_TOOL_NAMES = {"anthropic": "str_replace_based_edit_tool", "openai": "str_replace"}
 OPENAI, ANTHROPIC = "openai", "anthropic"
 PROVIDERS = (OPENAI, ANTHROPIC)
 
@@ -47,3 +50,15 @@ def tool_definition(provider: str) -> dict[str, Any]:
     if provider == OPENAI:
         definition["format"]["definition"] = grammar()
     return definition
+
+
+def edit_tool_definition(provider: str) -> dict[str, Any]:
+    """The edit tool entry for the provider's request ``tools`` list (a fresh dict each call).
+
+    Anthropic Messages API: the text editor tool (``text_editor_20250728``, named
+    ``str_replace_based_edit_tool``), whose schema the API supplies; its ``str_replace``,
+    ``create`` and ``insert`` calls apply here (``view`` is the runtime's to answer).
+    OpenAI Responses API: a function tool, ``str_replace``, taking ``path``, ``old_str``,
+    ``new_str`` and ``replace_all``. ``handle_tool_call`` takes the calls of both.
+    """
+    return json.loads(_data(f"{check_provider(provider)}_edit_tool.json"))
