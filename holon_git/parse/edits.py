@@ -90,10 +90,11 @@ def read_edits(value: object) -> list[Edit]:
         value = value["edits"]
     elif isinstance(value, dict):
         value = [value]
-    if not isinstance(value, list) or not value:
-        raise PatchError("empty_patch" if value == [] else "patch_parse_error",
-                         "the JSON holds no edit: a list of edit objects is expected",
-                         hint=_HINT)
+    if value == []:
+        raise PatchError("empty_patch", "the JSON edit list is empty", hint=_HINT)
+    if not isinstance(value, list):
+        raise PatchError("patch_parse_error", "the JSON holds no edit: a list of edit objects "
+                         "is expected", hint=_HINT)
     return [_edit(item, number) for number, item in enumerate(value, 1)]
 
 
