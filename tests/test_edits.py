@@ -265,3 +265,13 @@ def test_convert_patch_gives_real_line_numbers(repo: Path):
     assert b"@@ -7,4 +7,4 @@\n \n def main():\n     print(area(2, 3))\n-    print(area(4, 5))\n" \
         b"+    print(area(8, 9))\n" in diff
     assert read(repo, "app.py") == APP.encode()  # convert writes nothing
+
+
+def test_reject_and_no_atomic_name_the_refused_edit(repo: Path):
+    edit = edits({"path": "dup.txt", "old_str": "x = 1", "new_str": "x = 2", "replace_all": True},
+                 {"path": "notes.txt", "old_str": "no such text", "new_str": "z"})
+    receipt = apply_patch(edit, repo, reject=True)
+    assert receipt.status == "partial" and receipt.error is not None
+    assert receipt.error.details["edit"] == 2 and receipt.error.patch_line is None
+    assert read(repo, "dup.txt") == b"x = 2\ny = 2\nx = 2\n"
+    assert (repo / "notes.txt.rej").exists()

@@ -49,6 +49,8 @@ def plan_file(fp: FilePatch, read: Reader, reverse: bool,
             _name_edit(err, fp.edit)
         raise err.located(path=fp.path, patch_line=fp.patch_line or None) from None
     for left_out in change.rejected:
+        if fp.edit is not None:
+            _name_edit(left_out.error, fp.edit)
         left_out.error.located(path=fp.path)
     return change
 
