@@ -14,7 +14,9 @@ in the file instead, the hunk is rebuilt from the lines holding it, so that the 
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import replace
+from itertools import accumulate
 
 from ...errors import PatchError
 from ..model import FilePatch, Hunk, TextEdit, line_hunk, text_lines
@@ -23,21 +25,39 @@ from ..model import FilePatch, Hunk, TextEdit, line_hunk, text_lines
 _LISTED = 20
 
 
+class _Text:
+    """The content, its lines, and where each line starts (a line found by bisection: an
+    edit replacing every one of many copies costs no scan per copy)."""
+
+    def __init__(self, content: bytes) -> None:
+        self.content = content
+        self.lines = text_lines(content)
+        self.starts = [0, *accumulate(map(len, self.lines))]
+
+    def line_of(self, offset: int) -> int:
+        """The 0-based line holding byte ``offset``."""
+        return bisect_right(self.starts, offset) - 1
+
+    def offset_of(self, line: int) -> int:
+        return self.starts[line]
+
+
 def resolved(fp: FilePatch, content: bytes) -> FilePatch:
     """``fp`` with each edit hunk turned into line hunks against ``content``; ``fp`` itself
     when it has none (every diff)."""
     if not any(hunk.edit is not None for hunk in fp.hunks):
         return fp
-    lines = text_lines(content)
+    text = _Text(content)
     hunks: list[Hunk] = []
     for hunk in fp.hunks:
-        hunks.extend([hunk] if hunk.edit is None else _resolve(hunk, hunk.edit, content, lines))
+        hunks.extend([hunk] if hunk.edit is None else _resolve(hunk, hunk.edit, text))
     return replace(fp, hunks=hunks)
 
 
-def _resolve(hunk: Hunk, edit: TextEdit, content: bytes, lines: list[bytes]) -> list[Hunk]:
+def _resolve(hunk: Hunk, edit: TextEdit, text: _Text) -> list[Hunk]:
+    content = text.content
     if edit.insert_after is not None:
-        return [_insertion(hunk, edit, lines)]
+        return [_insertion(hunk, edit, text.lines)]
     if not edit.old:
         raise PatchError("invalid_edit", f"edit {edit.index}: the old text is empty and the "
                          "file exists; an empty old text only creates a file",
@@ -45,16 +65,16 @@ def _resolve(hunk: Hunk, edit: TextEdit, content: bytes, lines: list[bytes]) -> 
                          "a file that does not exist yet", details={"edit": edit.index})
     starts = _occurrences(content, edit.old)
     if not starts:
-        return [_not_found(hunk, edit, content, lines)]
+        return [_not_found(hunk, edit, text)]
     wanted = edit.count
     if wanted == 1 and len(starts) > 1 and edit.line_hint is not None:
         # Roo Code's :start_line: names the copy meant, when one starts on that line
-        hinted = [start for start in starts if _line_of(content, start) + 1 == edit.line_hint]
+        hinted = [start for start in starts if text.line_of(start) + 1 == edit.line_hint]
         starts = hinted if len(hinted) == 1 else starts
     if wanted is not None and len(starts) != wanted:
-        raise _wrong_count(edit, content, starts)
-    return [_covering(lines, first, last, content, edit, group)
-            for first, last, group in _groups(content, lines, starts, len(edit.old))]
+        raise _wrong_count(edit, text, starts)
+    return [_covering(text, first, last, edit, group)
+            for first, last, group in _groups(text, starts, len(edit.old))]
 
 
 def _occurrences(content: bytes, text: bytes) -> list[int]:
@@ -68,49 +88,36 @@ def _occurrences(content: bytes, text: bytes) -> list[int]:
     return starts
 
 
-def _line_of(content: bytes, offset: int) -> int:
-    """The 0-based line holding byte ``offset``."""
-    return content.count(b"\n", 0, offset)
-
-
-def _groups(content: bytes, lines: list[bytes], starts: list[int], size: int
-            ) -> list[tuple[int, int, list[int]]]:
+def _groups(text: _Text, starts: list[int], size: int) -> list[tuple[int, int, list[int]]]:
     """The occurrences by the lines they cover: (first line, line after the last, the
     occurrences' offsets); occurrences that share a line, or whose lines touch or lie one
     line apart, in one group (their hunks' context lines would overlap the other's)."""
     groups: list[tuple[int, int, list[int]]] = []
     for start in starts:
-        first = _line_of(content, start)
-        last = _line_of(content, start + size - 1) + 1 if size else first + 1
-        last = min(max(last, first + 1), len(lines))
+        first = text.line_of(start)
+        last = min(max(text.line_of(start + size - 1) + 1, first + 1), len(text.lines))
         if groups and first <= groups[-1][1] + 1:
-            top, _, members = groups[-1]
-            groups[-1] = (top, max(last, groups[-1][1]), [*members, start])
+            top, end, members = groups[-1]
+            members.append(start)
+            groups[-1] = (top, max(last, end), members)
         else:
             groups.append((first, last, [start]))
     return groups
 
 
-def _offset_of_line(lines: list[bytes], line: int) -> int:
-    return sum(map(len, lines[:line]))
-
-
-def _covering(lines: list[bytes], first: int, last: int, content: bytes, edit: TextEdit,
-              group: list[int]) -> Hunk:
+def _covering(text: _Text, first: int, last: int, edit: TextEdit, group: list[int]) -> Hunk:
     """The hunk over lines ``first``..``last`` (0-based, end excluded) with each occurrence
     of the group replaced, and one line of context on each side."""
-    begin = _offset_of_line(lines, first)
-    region = b"".join(lines[first:last])
-    pieces, at = [], begin
+    content = text.content
+    pieces, at = [], text.offset_of(first)
     for start in group:
         pieces += [content[at:start], edit.new]
         at = start + len(edit.old)
-    pieces.append(content[at:begin + len(region)])
-    return _with_context(lines, first, last, b"".join(pieces), edit)
+    pieces.append(content[at:text.offset_of(last)])
+    return _with_context(text.lines, first, last, b"".join(pieces))
 
 
-def _with_context(lines: list[bytes], first: int, last: int, new_region: bytes,
-                  edit: TextEdit | None) -> Hunk:
+def _with_context(lines: list[bytes], first: int, last: int, new_region: bytes) -> Hunk:
     """The line hunk turning lines ``first``..``last`` into ``new_region``, with the lines
     next to them as context, its line number fixed to ``first``."""
     before = lines[max(first - 1, 0):first]
@@ -126,7 +133,7 @@ def _with_context(lines: list[bytes], first: int, last: int, new_region: bytes,
     old_no_newline = at_end and bool(old) and not old[-1].endswith(b"\n")
     new_no_newline = (at_end and bool(new) and not new[-1].endswith(b"\n")) or (
         not new and old_no_newline)
-    return line_hunk(old, new, old_start=first - len(before) + 1, edit=None,
+    return line_hunk(old, new, old_start=first - len(before) + 1,
                      old_no_newline=old_no_newline, new_no_newline=new_no_newline)
 
 
@@ -145,33 +152,32 @@ def _insertion(hunk: Hunk, edit: TextEdit, lines: list[bytes]) -> Hunk:
     if not lines:
         return replace(hunk, edit=None)  # an empty file: the lines are all it will hold
     if after == 0:
-        return _with_context(lines, 0, 0, text, None)
+        return _with_context(lines, 0, 0, text)
     previous = lines[after - 1]
     joined = previous if previous.endswith(b"\n") else previous + b"\n"
-    return _with_context(lines, after - 1, after, joined + text, None)
+    return _with_context(lines, after - 1, after, joined + text)
 
 
-def _not_found(hunk: Hunk, edit: TextEdit, content: bytes, lines: list[bytes]) -> Hunk:
+def _not_found(hunk: Hunk, edit: TextEdit, text: _Text) -> Hunk:
     """The old text is not in the file exactly. When the new text is, once, the hunk is the
     lines that hold it as they were with the old text (so the hunk rules see a change that is
     in already); else the whole-line reading goes down the ladder, at the edit's line hint."""
     if edit.new and edit.old not in edit.new:
-        there = _occurrences(content, edit.new)
+        there = _occurrences(text.content, edit.new)
         if len(there) == 1:
-            (first, last, _), = _groups(content, lines, there, len(edit.new))
-            begin = _offset_of_line(lines, first)
-            region = b"".join(lines[first:last])
+            (first, last, _), = _groups(text, there, len(edit.new))
+            begin = text.offset_of(first)
+            region = text.content[begin:text.offset_of(last)]
             offset = there[0] - begin
             was = region[:offset] + edit.old + region[offset + len(edit.new):]
-            made = _with_context(lines, first, last, was, None)
-            return made.reversed()
+            return _with_context(text.lines, first, last, was).reversed()
     if edit.line_hint is not None:
         return replace(hunk, old_start=edit.line_hint, new_start=edit.line_hint)
     return hunk
 
 
-def _wrong_count(edit: TextEdit, content: bytes, starts: list[int]) -> PatchError:
-    at = [_line_of(content, start) + 1 for start in starts]
+def _wrong_count(edit: TextEdit, text: _Text, starts: list[int]) -> PatchError:
+    at = [text.line_of(start) + 1 for start in starts]
     listed = ", ".join(map(str, at[:_LISTED])) + (", ..." if len(at) > _LISTED else "")
     asked = ("once" if edit.count == 1 else f"{edit.count} times")
     return PatchError(
