@@ -332,8 +332,8 @@ def apply_command(patch_files: tuple[str, ...], check: bool, as_json: bool, stat
                   quiet: bool, three_way: bool, whitespace: str, directory: str,
                   allow_empty: bool, intent_to_add: bool, numstat: bool, summary: bool,
                   nul: bool, reject: bool, unidiff_zero: bool) -> int:
-    """Apply PATCH (a unified diff or a '*** Begin Patch' envelope, or stdin) to the working
-    tree: every file or none.
+    """Apply PATCH (a unified diff, a '*** Begin Patch' envelope, JSON str_replace edits or a
+    reply with SEARCH/REPLACE blocks, or stdin) to the working tree: every file or none.
 
     Hunks are placed by their context lines; line numbers are hints. A patch that cannot be
     placed exactly once changes nothing and exits 1 with a coded error and a hint.

@@ -183,3 +183,49 @@ def test_atomic_over_several_files(repo: Path):
     reply = AIDER.replace("Adds numbers.\n=======", "Subtracts numbers.\n=======")
     err = refused(repo, reply, "context_not_found")
     assert err.path == "README.md" and err.details["edit"] == 3
+
+
+def test_edits_written_as_blocks_and_json_read_back_the_same():
+    from holon_git import Edit
+    from holon_git.errors import PatchError
+    from holon_git.parse.blocks import blocks_text
+    from holon_git.parse.edits import edits_json
+
+    edits = [Edit("src/calc.py", "    return a + b\n", "    return b + a\n"),
+             Edit("README.md", "Adds numbers.\n", "")]
+    for text, format in ((blocks_text(edits), "blocks"), (edits_json(edits), "edits")):
+        patch = parse_patch(text)
+        assert patch.format == format
+        assert [(fp.path, fp.hunks[0].edit and fp.hunks[0].edit.old,
+                 fp.hunks[0].edit and fp.hunks[0].edit.new) for fp in patch.files] == [
+            ("src/calc.py", b"    return a + b\n", b"    return b + a\n"),
+            ("README.md", b"Adds numbers.\n", b"")]
+    with pytest.raises(PatchError):
+        blocks_text([Edit("a.py", "inside a line", "x")])
+    assert json.loads(edits_json([Edit("a.py", "x", "y", replace_all=True)])) == [
+        {"path": "a.py", "old_str": "x", "new_str": "y", "replace_all": True}]
+
+
+def test_blocks_on_every_target_and_a_stale_file_merged(repo: Path):
+    from gitsupport import head
+
+    applied(repo, CLINE, target="index")
+    assert "# difference" in git(repo, "show", ":src/calc.py")
+    assert read(repo, "src/calc.py") == CALC
+    git(repo, "reset", "-q")
+    parent = head(repo)
+    receipt = applied(repo, CLINE, commit=True, message="blocks")
+    assert receipt.extra["commit"] == head(repo) != parent
+    git(repo, "reset", "-q", "--hard", parent)
+    git(repo, "checkout", "-q", "-b", "side")
+    applied(repo, CLINE, ref="main", message="onto main")
+    assert "# difference" in git(repo, "show", "main:src/calc.py")
+    # the model read the committed file; a line of its SEARCH text changed since, apart
+    # from the line it changes
+    (repo / "src/calc.py").write_text(CALC.replace("def add(a, b):", "def add(a, b):  # +"))
+    reply = f"src/calc.py\n<<<<<<< SEARCH\n{CALC}=======\n" \
+        f"{CALC.replace('a - b', 'a - b  # ok')}>>>>>>> REPLACE\n"
+    receipt = applied(repo, reply)
+    assert receipt.files[0].three_way is not None
+    assert read(repo, "src/calc.py") == CALC.replace("def add(a, b):", "def add(a, b):  # +") \
+        .replace("a - b", "a - b  # ok")

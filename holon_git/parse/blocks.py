@@ -21,6 +21,7 @@ The rules are in docs/blocks.md. Nothing here reads a file.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..core import paths
@@ -199,3 +200,22 @@ def _path(raw: bytes, line: int) -> str:
         return paths.normalize(raw.strip().decode("utf-8", "surrogateescape"))
     except PatchError as err:
         raise err.located(patch_line=line) from None
+
+
+def blocks_text(edits: Sequence[Edit]) -> str:
+    """``str_replace`` edits written as aider's SEARCH/REPLACE blocks, each after its file's
+    name and inside a code fence (the inverse of ``parse_blocks``). A block holds whole lines,
+    so each text must be empty or end with a newline, and hold no marker line; else
+    ``usage_error``."""
+    out = []
+    for number, edit in enumerate(edits, 1):
+        texts = (edit.old_str or "", edit.new_str)
+        if edit.command != "str_replace" or edit.replace_all or edit.expected_replacements \
+                or any(text and not text.endswith("\n") for text in texts) \
+                or any(_START.match(line) or _DIVIDER.match(line) or _END.match(line)
+                       for text in texts for line in text_lines(text.encode())):
+            raise PatchError("usage_error", f"edit {number} cannot be a SEARCH/REPLACE block: "
+                             "a block replaces whole lines, once, and holds no marker line")
+        out.append(f"{edit.path}\n```\n<<<<<<< SEARCH\n{texts[0]}=======\n{texts[1]}"
+                   ">>>>>>> REPLACE\n```\n")
+    return "\n".join(out)

@@ -208,3 +208,12 @@ def _file_patch(edit: Edit, number: int, line: int) -> FilePatch:
     hunk = line_hunk(_whole_lines(old), _whole_lines(new), old_start=None, edit=text_edit,
                      patch_line=line)
     return FilePatch(FileKind.MODIFY, path, path, [hunk], patch_line=line, edit=number)
+
+
+def edits_json(edits: Sequence[Edit]) -> str:
+    """Edits written as the JSON this module reads (the inverse of ``parse_edits``): a list
+    of ``str_replace`` edits with only the fields that differ from their defaults."""
+    defaults = Edit("")
+    return json.dumps([{name: value for name, value in vars(edit).items()
+                        if name == "path" or value != getattr(defaults, name)}
+                       for edit in edits], ensure_ascii=False, indent=1)
