@@ -485,6 +485,9 @@ PARSE_ERROR_CASES = [  # in the order of errors.md's patch_parse_error table
     "*** Begin Patch\n*** Frobnicate File: a.py\n*** End Patch\n",
     "*** Begin Patch\n*** Move File: a.py b.py\n*** End Patch\n",
     "*** Begin Patch\n*** Delete File: a.py\n-x\n*** End Patch\n",
+    '[{"path": "a.py", "old_str": ',
+    b'[{"path": "a.py", "old_str": "\xff", "new_str": ""}]',
+    "a.py\n<<<<<<< SEARCH\nx\n=======\ny\n",
 ]
 
 

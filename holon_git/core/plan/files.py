@@ -107,9 +107,11 @@ def _plan_created(fp: FilePatch, read: Reader) -> FileChange:
     """A traditional diff's hunk with no old lines, for a file that does not exist: created,
     as git apply does (it patches the file instead when the file exists)."""
     change = _plan_add(replace(fp, kind=FileKind.ADD, old_path=None), read)
+    how = ("an edit with no old text creates it" if fp.edit is not None
+           else "the file was created, as git apply does for a traditional diff")
     change.diagnostics.append(Diagnostic(
         "missing_file_created", f"{fp.path!r} does not exist and the hunk has no old lines: "
-        "the file was created, as git apply does for a traditional diff", fp.patch_line))
+        + how, fp.patch_line or None))
     return change
 
 
