@@ -346,3 +346,13 @@ def test_an_unknown_argument_is_named_beside_the_missing_one(arguments: dict, me
         check_arguments(APPLY, arguments)
     assert caught.value.code == "invalid_tool_input"
     assert caught.value.message == message
+
+
+def test_str_replace_reads_an_absolute_path_inside_the_repository(repo: Path):
+    edit = {"path": str(repo / "src" / "greet.py"), "old_str": '"Hello, "',
+            "new_str": '"Hi, "'}
+    done = answer(REPLACE, edit, str(repo))
+    assert not done.is_error, done.text
+    assert done.structured["files"][0]["new_path"] == "src/greet.py"
+    outside = answer(REPLACE, {**edit, "path": "/etc/passwd"}, str(repo))
+    assert outside.is_error and outside.structured["error"]["code"] == "path_escape"

@@ -100,3 +100,19 @@ def test_the_openai_function_tool_and_its_call(repo: Path):
     broken = run_tool_call("openai", {**call, "arguments": "{\"path\": "}, repo)
     assert broken.receipt.error is not None
     assert broken.receipt.error.code == "patch_parse_error"
+
+
+def test_absolute_paths_inside_the_repository_are_read_as_relative(repo: Path):
+    def call(path: str) -> dict[str, str]:
+        return {"type": "function_call", "call_id": "c", "name": "str_replace",
+                "arguments": json.dumps({"path": path, "old_str": "'Hello, '",
+                                         "new_str": "'Hey, '"})}
+
+    before = snapshot(repo)
+    for outside in ("/etc/passwd", f"{repo}/../greet.py", f"{repo}-other/greet.py"):
+        outcome = run_tool_call("openai", call(outside), repo)
+        assert outcome.receipt.error is not None, outside
+        assert outcome.receipt.error.code in ("path_escape", "not_found"), outside
+    assert snapshot(repo) == before
+    assert run_tool_call("openai", call(f"{repo}/greet.py"), repo).ok
+    assert (repo / "greet.py").read_text() == SOURCE.replace("Hello", "Hey")

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..api import apply_request
 from ..errors import PatchError
+from ..provider.calls import repo_relative
 from ..provider.results import format_refusal, format_result
 from ..quoting import safe, safe_text
 from ..receipt import REFUSED, Receipt
@@ -48,6 +49,7 @@ def apply_call(arguments: Mapping[str, Any], repo: str, *, check: bool = False,
         return Receipt(REFUSED, target=str(arguments.get("target", "worktree")), error=err)
     if edit:
         one = {key: arguments[key] for key in _EDIT_ARGUMENTS if key in arguments}
+        one["path"] = repo_relative(one["path"], repo)
         if one.get("replace_all") is False:
             del one["replace_all"]  # the schema's default, beside expected_replacements
         text = json.dumps([one], ensure_ascii=False).encode("utf-8", "surrogateescape")

@@ -88,6 +88,38 @@ def patch_from_call(provider: str, call: Any) -> str:
     return patch
 
 
+def repo_relative(path: str, repo: str) -> str:
+    """An edit tool's absolute path inside ``repo`` as a path relative to it (the text editor
+    tool and most coding agents name files by absolute path); any other path as given, for
+    the path rules to judge (an absolute path outside the repository is ``path_escape``).
+    Lexical only: the relative path then meets every rule a patch's path meets."""
+    if not path.startswith("/"):
+        return path
+    normal = os.path.normpath(path)
+    for top in dict.fromkeys((os.path.abspath(repo), os.path.realpath(repo))):
+        if normal.startswith(top.rstrip("/") + "/"):
+            return os.path.relpath(normal, top)
+    return path
+
+
+def _with_repo_relative_paths(text: str, repo: str) -> str:
+    """JSON edits with each absolute path inside ``repo`` made relative (repo_relative);
+    text that is not a JSON list or object of edits is returned as it is, for the parser
+    to refuse."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return text
+    edits = value.get("edits", [value]) if isinstance(value, dict) else value
+    if not isinstance(edits, list):
+        return text
+    for edit in edits:
+        for key in ("path", "file_path"):
+            if isinstance(edit, dict) and isinstance(edit.get(key), str):
+                edit[key] = repo_relative(edit[key], repo)
+    return json.dumps(value, ensure_ascii=False)
+
+
 def run_tool_call(provider: str, call: Any, repo: str | os.PathLike[str] = ".", *,
                   target: str = "worktree", check: bool = False) -> ToolOutcome:
     """Apply the patch a tool call carries to ``repo``; all or nothing, never raises
@@ -101,6 +133,7 @@ def run_tool_call(provider: str, call: Any, repo: str | os.PathLike[str] = ".", 
     else:
         if patch.lstrip()[:1] in ("{", "["):  # JSON: an edit tool's call (docs/edits.md)
             tool = EDIT_TOOL_NAMES[provider]
+            patch = _with_repo_relative_paths(patch, request.repo)
         receipt = apply_request(patch, request)
     return ToolOutcome(format_result(receipt, tool), receipt)
 
