@@ -275,3 +275,13 @@ def test_reject_and_no_atomic_name_the_refused_edit(repo: Path):
     assert receipt.error.details["edit"] == 2 and receipt.error.patch_line is None
     assert read(repo, "dup.txt") == b"x = 2\ny = 2\nx = 2\n"
     assert (repo / "notes.txt.rej").exists()
+
+
+def test_a_re_sent_edit_whose_new_text_holds_its_old_text_is_not_applied_twice(repo: Path):
+    # exact-once alone would find old_str again (it is inside new_str) and add the line twice
+    edit = edits({"path": "notes.txt", "old_str": "beta\n", "new_str": "beta\nbeta two\n"})
+    applied(repo, edit)
+    refused(repo, edit, "already_applied")  # the history log
+    (repo / ".git" / "holon-apply-history").unlink()
+    refused(repo, edit, "already_applied")  # the version it was written against, merged
+    assert read(repo, "notes.txt") == b"alpha\nbeta\nbeta two\ngamma\n"
