@@ -285,3 +285,14 @@ def test_a_re_sent_edit_whose_new_text_holds_its_old_text_is_not_applied_twice(r
     (repo / ".git" / "holon-apply-history").unlink()
     refused(repo, edit, "already_applied")  # the version it was written against, merged
     assert read(repo, "notes.txt") == b"alpha\nbeta\nbeta two\ngamma\n"
+
+
+def test_a_diff_whose_preamble_starts_with_a_bracket_is_still_a_diff(repo: Path):
+    diff = ("[fix] the notes\n\n--- a/notes.txt\n+++ b/notes.txt\n@@ -1,3 +1,3 @@\n alpha\n"
+            "-beta\n+BETA\n gamma\n")
+    assert detect_format(diff.encode()) == "unified"
+    applied(repo, diff)
+    assert read(repo, "notes.txt") == b"alpha\nBETA\ngamma\n"
+    # JSON edits whose text holds a diff header line are still edits
+    edit = edits({"path": "notes.txt", "old_str": "gamma\n", "new_str": "gamma\n--- x\n"})
+    assert detect_format(edit.encode()) == "edits"

@@ -31,8 +31,8 @@ def detect_format(data: bytes) -> str:
 
 def _edit_format_of(data: bytes) -> str | None:
     """'edits' or 'blocks' when the text is one of them (checked before any line is split)."""
-    if data.lstrip()[:1] in (b"[", b"{"):  # JSON: a diff or a reply starts with neither
-        return "edits"
+    if data.lstrip()[:1] in (b"[", b"{"):  # JSON: a diff or a reply rarely starts so
+        return "edits" if _json_rather_than_diff(data) else None
     if b" SEARCH" not in data:  # one search in C: most patches load no block parser
         return None
     from .blocks import looks_like_blocks
@@ -85,6 +85,22 @@ def parse_patch(data: bytes | str, *, format: str = "auto", strip: int | None = 
         patch = parse_unified(lines, strip)
     patch.diagnostics[:0] = notes
     return patch
+
+
+def _json_rather_than_diff(data: bytes) -> bool:
+    """Text that starts as JSON does: JSON edits, unless a diff or envelope header starts a
+    line of it and the text is no JSON (a diff whose preamble starts with a bracket)."""
+    import re
+
+    if re.search(rb"^(?:diff --git |--- |\*\*\* Begin Patch)", data, re.M) is None:
+        return True
+    import json
+
+    try:
+        json.loads(data)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def _parse_edit_format(data: bytes, format: str) -> Patch:
