@@ -317,7 +317,9 @@ def summary_lines(receipt: Receipt, verbose: bool) -> list[str]:
     verb = "Would apply" if receipt.status == "checked" else "Applied"
     paths = len({f.path for f in files})
     what = f"{paths} file{'s' if paths != 1 else ''}"
-    if paths != len(files):  # file patches in sequence: several for one path
+    if any(f.edit is not None for f in files):  # edits by their text: one change each
+        what = f"{len(files)} edit{'s' if len(files) != 1 else ''} to {what}"
+    elif paths != len(files):  # file patches in sequence: several for one path
         what = f"{len(files)} file patches to {what}"
     kinds = [f"{count} {word}" for kind, word in _KIND_WORDS
              if (count := sum(f.kind is kind for f in files))]

@@ -252,7 +252,8 @@ def test_the_command_line_detects_forces_and_converts(repo: Path):
     assert ran.returncode == 0, ran.stderr
     assert "@@ -1,7 +1,7 @@\n" in ran.stdout
     assert "-def area(width, height):\n+def surface(width, height):\n" in ran.stdout
-    assert holon(repo, "--format", "edits", "edits.json").returncode == 0
+    ran = holon(repo, "--format", "edits", "edits.json")
+    assert ran.returncode == 0 and ran.stdout.startswith("Applied 1 edit to 1 file, 1 hunk.")
     ran = holon(repo, "edits.json")
     assert ran.returncode == 1 and "already_applied" in ran.stderr
     ran = holon(repo, "--format", "unified", "edits.json")
