@@ -297,3 +297,17 @@ def test_a_diff_whose_preamble_starts_with_a_bracket_is_still_a_diff(repo: Path)
     # JSON edits whose text holds a diff header line are still edits
     edit = edits({"path": "notes.txt", "old_str": "gamma\n", "new_str": "gamma\n--- x\n"})
     assert detect_format(edit.encode()) == "edits"
+
+
+def test_a_later_edit_of_a_stale_file_is_merged_too(repo: Path):
+    # both edits were written against the committed app.py, the second after the first; the
+    # working tree changed a line of the second's old_str since
+    (repo / "app.py").write_text(APP.replace("def main():", "def main() -> None:"))
+    edit = edits(RENAME, {"path": "app.py", "old_str": "def main():\n    print(area(2, 3))\n"
+                          "    print(area(4, 5))\n", "new_str": "def main():\n"
+                          "    print(area(2, 3))\n    print(area(4, 6))\n"})
+    receipt = applied(repo, edit)
+    assert read(repo, "app.py") == APP.replace("def main():", "def main() -> None:").replace(
+        "(4, 5)", "(4, 6)").replace("def area(", "def surface(").encode()
+    second = receipt.files[1]
+    assert second.three_way is not None and "with edit 1" in second.three_way["base"]

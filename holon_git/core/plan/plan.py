@@ -168,8 +168,9 @@ def _plan_patch(patch: Patch, read: Reader, reverse: bool,
         # the three-way rescue knows the target's versions of a path: only a file patch
         # that reads the target's own file (not an earlier file patch's result) may use it
         changes, steps = plan_sequence(
-            patch, read, lambda fp, reader, untouched: plan_file(
-                fp, reader, reverse, three_way if untouched else None, log, reject), progress,
+            patch, read, lambda fp, reader, earlier: plan_file(
+                fp, reader, reverse, _versions_for(three_way, earlier, reverse), log, reject),
+            progress,
             every_refusal)
         for change in changes:
             if not keep_preimages and change.before is not None:
@@ -199,6 +200,20 @@ def _plan_patch(patch: Patch, read: Reader, reverse: bool,
     if refusals:
         raise first_of(refusals)
     return Plan(changes, list(patch.diagnostics), patch.format)
+
+
+def _versions_for(three_way: KnownVersions | None, earlier: tuple[FilePatch, ...] | None,
+                  reverse: bool) -> KnownVersions | None:
+    """The versions the rescue may merge a file patch of a sequence from: the target's, for
+    one that reads the target's own file; for an edit after other edits of its file, the
+    target's versions with those edits replayed on them (replayed.py); else none."""
+    if three_way is None or earlier is None:
+        return None
+    if not earlier:
+        return three_way
+    from .replayed import ReplayedVersions  # edits by their text only
+
+    return ReplayedVersions(three_way, earlier, reverse)
 
 
 def shares_a_path(files: list[FilePatch]) -> bool:

@@ -19,9 +19,10 @@ from ...errors import PatchError, first_of, let_go
 from ..change import FileChange, Reader, SourceFile
 from ..model import Diagnostic, FileKind, FilePatch, Patch
 
-# plan_file(file patch, reader, whether it reads the target's own file, not an earlier
-# file patch's result)
-PlanFile = Callable[["FilePatch", "Reader", bool], "FileChange"]
+# plan_file(file patch, reader, what it reads: () the target's own file; the edits by their
+# text that changed it since (only edits: core/plan/edits.py), whose versions the rescue can
+# replay them on; None an earlier file patch's result otherwise)
+PlanFile = Callable[["FilePatch", "Reader", "tuple[FilePatch, ...] | None"], "FileChange"]
 
 
 @dataclass
@@ -31,6 +32,9 @@ class _State:
     source: SourceFile | None  # its content and mode now; None: no file there
     by: FilePatch | None = None  # the file patch that left it so; None: the target's own
     origin: str | None = None  # the path whose original file this is (renames follow it)
+    # the edits by their text that made it from the target's own file, in order (``by`` the
+    # last); empty when ``by`` is None or another kind of file patch
+    edits: tuple[FilePatch, ...] = ()
 
 
 class Overlay:
@@ -84,9 +88,11 @@ class Overlay:
                 return None
             return self.state(path).source
 
-        untouched = source is None or source.by is None
+        earlier: tuple[FilePatch, ...] | None = (
+            () if source is None or source.by is None
+            else source.edits if source.edits and fp.edit is not None else None)
         try:
-            change = plan_file(fp, read, untouched)
+            change = plan_file(fp, read, earlier)
         except PatchError as err:
             raise self._after_earlier(err, fp, source) from None
         self._record(fp, change, source, from_replaced, replacing)
@@ -131,7 +137,11 @@ class Overlay:
                 self.now[fp.old_path] = _State(None, fp)
         if change.kind is not FileKind.DELETE:
             origin = source.origin if source is not None else None
-            self.now[change.path] = _State(after, fp, origin)
+            chain: tuple[FilePatch, ...] = ()
+            if fp.edit is not None and change.kind is FileKind.MODIFY and source is not None \
+                    and (source.by is None or source.edits):
+                chain = (*source.edits, fp)
+            self.now[change.path] = _State(after, fp, origin, chain)
             if replacing is not None:
                 self.replaced[change.path] = (replacing, fp)
 
