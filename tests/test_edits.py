@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from clisupport import holon
 from gitsupport import applied, everything, head, refused
-from repos.builders import git
+from repos.builders import git, make_repo
 
 from holon_git import Edit, apply_patch, convert_patch
 from holon_git.parse import detect_format, parse_patch
@@ -311,3 +311,39 @@ def test_a_later_edit_of_a_stale_file_is_merged_too(repo: Path):
         "(4, 5)", "(4, 6)").replace("def area(", "def surface(").encode()
     second = receipt.files[1]
     assert second.three_way is not None and "with edit 1" in second.three_way["base"]
+
+
+SETTINGS = ("# settings: generated, do not edit  \nname = 'demo'\t\nversion = '1.0'\n"
+            "debug = False\n")
+
+
+def test_unchanged_lines_of_an_edit_placed_loosely_keep_the_files_spacing(tmp_path: Path):
+    # the edit's old text drops the file's trailing spaces; its unchanged lines are context,
+    # whose bytes are the file's: only the line the edit changes is written anew
+    repo = make_repo(tmp_path / "r", {"settings.py": SETTINGS})
+    # (the edit also drops the first line: the lines it keeps are between its changes)
+    old = "# settings: generated, do not edit\nname = 'demo'\nversion = '1.0'"
+    new = "name = 'demo'\nversion = '1.1'"
+    receipt = applied(repo, edits({"path": "settings.py", "old_str": old, "new_str": new}))
+    assert read(repo, "settings.py") == b"name = 'demo'\t\nversion = '1.1'\ndebug = False\n"
+    assert receipt.files[0].hunks[0].tolerances
+
+
+ALL = '__all__ = ["set_plugin_options", "get_plugin_options"]\n'
+HEADER = "# Licence: MIT\n\n\n" + ALL + "\nRUNNING = True\n"
+
+
+def test_an_edit_next_to_a_line_edited_since_is_refused_whichever_blank_it_removes(
+        tmp_path: Path):
+    # The edit removes one of two blank lines under a first line the file no longer holds as
+    # written. Which blank it removes is not said: read as the one beside the edited line,
+    # the change is next to a line that changed since (a conflict, as for the same diff), so
+    # it is refused, not placed by its other lines.
+    repo = make_repo(tmp_path / "r", {"mod.py": HEADER.replace("Licence: MIT", "Licence: MIT-0")})
+    old = "# Licence: MIT\n\n\n" + ALL
+    refused(repo, edits({"path": "mod.py", "old_str": old,
+                         "new_str": "# Licence: MIT\n\n" + ALL}),
+            ("context_not_found", "merge_conflict"))
+    diff = ("--- a/mod.py\n+++ b/mod.py\n@@ -1,4 +1,3 @@\n # Licence: MIT\n-\n \n "
+            + ALL)
+    refused(repo, diff, ("context_not_found", "merge_conflict"))

@@ -6,6 +6,7 @@ when a "\\ No newline at end of file" marker followed them, so nothing is lost i
 
 from __future__ import annotations
 
+import difflib
 import io
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -368,18 +369,64 @@ def text_lines(text: bytes) -> list[bytes]:
 
 def line_hunk(old: Sequence[bytes], new: Sequence[bytes], *, old_start: int | None,
               edit: TextEdit | None = None, old_no_newline: bool = False,
-              new_no_newline: bool = False, patch_line: int = 0) -> Hunk:
-    """A hunk that turns the lines ``old`` into ``new``: the lines both begin and end with
-    are its context, the rest removed and added (an edit's lines, written as a diff would)."""
-    head = 0
-    while head < min(len(old), len(new)) and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
-    body = ([HunkLine(CONTEXT, line) for line in old[:head]]
-            + [HunkLine(REMOVE, line) for line in old[head:len(old) - tail]]
-            + [HunkLine(ADD, line) for line in new[head:len(new) - tail]]
-            + [HunkLine(CONTEXT, line) for line in old[len(old) - tail:]])
+              new_no_newline: bool = False, patch_line: int = 0,
+              slides: bool = False) -> Hunk:
+    """A hunk that turns the lines ``old`` into ``new``, written as a diff would write it:
+    the lines the two share, in order, are its context, the rest removed and added (an
+    edit's lines, which say nothing of which lines stay). ``slides``: a change that could
+    sit one line up or down takes the lines it could slide over (see _changed_lines); for a
+    reading that is still to be placed, not for lines found in the file."""
+    changed_old, changed_new = _changed_lines(old, new, slides)
+    body: list[HunkLine] = []
+    i = j = 0
+    while i < len(old) or j < len(new):
+        if i < len(old) and j < len(new) and not changed_old[i] and not changed_new[j]:
+            body.append(HunkLine(CONTEXT, old[i]))
+            i, j = i + 1, j + 1
+            continue
+        while i < len(old) and changed_old[i]:
+            body.append(HunkLine(REMOVE, old[i]))
+            i += 1
+        while j < len(new) and changed_new[j]:
+            body.append(HunkLine(ADD, new[j]))
+            j += 1
     return Hunk(old_start, len(old), old_start, len(new), body, patch_line,
                 old_no_newline=old_no_newline, new_no_newline=new_no_newline, edit=edit)
+
+
+def _changed_lines(old: Sequence[bytes], new: Sequence[bytes],
+                   slides: bool) -> tuple[list[bool], list[bool]]:
+    """Which lines of each side a line diff changes, with every line a change could slide
+    over counted as changed too.
+
+    A run of removed (or added) lines whose last line equals the line before it could as
+    well be the run one line up, and so on: which copy of a repeated line (most often a
+    blank line) the edit took is not said. Reading one of them as context would claim
+    that line is next to the change when the edit does not say so, and the judge reads a
+    context line beside a change as evidence; so the whole stretch the change could sit
+    in is read as changed (its lines removed and added again), which gives the same text.
+    """
+    changed_old, changed_new = [False] * len(old), [False] * len(new)
+    opcodes = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+    for k, (tag, i1, i2, j1, j2) in enumerate(opcodes):
+        if tag == "equal":
+            continue
+        changed_old[i1:i2] = [True] * (i2 - i1)
+        changed_new[j1:j2] = [True] * (j2 - j1)
+        if not slides or tag not in ("delete", "insert"):
+            continue
+        side, lo, hi = (old, i1, i2) if tag == "delete" else (new, j1, j2)
+        room_up = opcodes[k - 1][2] - opcodes[k - 1][1] if k and opcodes[k - 1][0] == "equal" else 0
+        room_down = (opcodes[k + 1][2] - opcodes[k + 1][1]
+                     if k + 1 < len(opcodes) and opcodes[k + 1][0] == "equal" else 0)
+        up = 0
+        while up < room_up and side[lo - 1 - up] == side[hi - 1 - up]:
+            up += 1
+        down = 0
+        while down < room_down and side[hi + down] == side[lo + down]:
+            down += 1
+        changed_old[i1 - up:i1] = [True] * up
+        changed_new[j1 - up:j1] = [True] * up
+        changed_old[i2:i2 + down] = [True] * down
+        changed_new[j2:j2 + down] = [True] * down
+    return changed_old, changed_new

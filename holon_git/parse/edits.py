@@ -206,7 +206,7 @@ def _file_patch(edit: Edit, number: int, line: int) -> FilePatch:
         return FilePatch(FileKind.MODIFY, path, path, [hunk], patch_line=line,
                          create_if_missing=True, edit=number)
     hunk = line_hunk(_whole_lines(old), _whole_lines(new), old_start=None, edit=text_edit,
-                     patch_line=line)
+                     patch_line=line, slides=True)
     return FilePatch(FileKind.MODIFY, path, path, [hunk], patch_line=line, edit=number)
 
 
