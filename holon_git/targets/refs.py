@@ -39,7 +39,10 @@ def open_ref_target(repo: str, commit: CommitSpec, *, check: bool = False,
         from .index import CheckedOutBranchTarget
 
         return CheckedOutBranchTarget(repo, check=check, commit=commit, durable=durable)
-    holder = holder_of(git.git_dir, tip.ref)
+    # opened from its git directory (--repo .git, or a directory inside it), this repository
+    # has no working tree of its own here, but its HEAD's branch is still checked out in the
+    # working tree of that git directory: git refuses to move it, and so does this
+    holder = holder_of(git.git_dir, tip.ref, own_head=git.work_tree is None)
     if holder is not None:
         raise _held(tip.ref, commit.ref, holder)
     return RefTarget(git, tip, commit)
