@@ -352,6 +352,10 @@ def summary_lines(receipt: Receipt, verbose: bool) -> list[str]:
     if receipt.extra.get("commit"):
         out.append(f"Committed {receipt.extra['commit'][:12]} on {receipt.extra['ref']}.")
     out.extend(_saved_deletions(receipt.extra.get("deleted_blobs", []), verbose))
+    if receipt.extra.get("history_not_written"):
+        out.append(f"  note: the history log was not written: "
+                   f"{receipt.extra['history_not_written']}; a re-send of this patch is "
+                   "judged by the file alone")
     if verbose:
         out.extend(f"  note: {d.message}" for d in receipt.diagnostics if d.code not in WARNED)
         out.extend(f"  note: {f.display_name}: {d.message}" for f in files
