@@ -437,7 +437,10 @@ def recovery_lines(done: dict) -> list[str]:
     if done["temporaries"]:
         out.append(f"Removed {len(done['temporaries'])} temporary file(s) that killed "
                    "applies left in the working tree.")
-    if not journals and not completed and not done["temporaries"]:
+    if done.get("locks"):
+        out.append(f"Removed {len(done['locks'])} lock(s) that killed applies left: "
+                   f"{', '.join(done['locks'])}.")
+    if not journals and not completed and not done["temporaries"] and not done.get("locks"):
         out.append("Nothing to recover.")
     elif journals:
         out.append(f"Recovered {len(journals)} interrupted apply(s): restored "

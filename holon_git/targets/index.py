@@ -61,7 +61,10 @@ class IndexTarget(Target):
         try:
             self._require_work_tree()
             if not check:
-                self.lock = IndexLock(self.git.index_path)
+                # a signal between the lock's creation and this assignment would leave the
+                # lock with no one to release it: it is acted on once close() can
+                with HeldSignals(at_end=FORWARD):
+                    self.lock = IndexLock(self.git.index_path)
             self.index = self._load_index()
             self.stage = Stage(self.git.repo, self.index, "index")
             self.head_tree = tree_of(self.git.repo, head_commit(self.git.repo))
