@@ -113,8 +113,8 @@ class HeldSignals:
             _set_handler(sig, handler)
         _HOLDS.remove(self)
         pending, self.received = self.received, None
-        if self.acted in STOPPING:  # the undo answered it; the process still ends
-            os.kill(os.getpid(), self.acted)
+        if self.acted is not None and self.acted in STOPPING:  # the undo answered it; the
+            os.kill(os.getpid(), self.acted)  # process still ends
         elif pending is None or self.acted is not None:
             return
         elif pending in STOPPING and self.at_end == DROP and _SCOPES:
