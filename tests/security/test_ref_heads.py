@@ -137,3 +137,17 @@ def test_base_for_the_unborn_branch_checked_out_here_does_not_say_it_exists(repo
     assert "exists" not in err.message
     assert "has no commit yet and is checked out here" in err.message
     assert "drop --base" in err.hint
+
+
+def test_this_working_trees_symlinked_head_holds_its_branch(repo: Path):
+    """libgit2 follows a symbolic-link HEAD to the commit and sees no branch: the branch it
+    names is still checked out here, as git reads it."""
+    _symlinked_head(repo / ".git", "main")
+    assert git(repo, "symbolic-ref", "HEAD").strip() == "refs/heads/main"
+    err = refused(repo, MODIFY, "uncommitted_changes", ref="main", message="m",
+                  state=lambda: (everything(repo), git(repo, "for-each-ref")))
+    assert "symbolic link" in err.message
+    assert _git_refuses_to_move(repo, "main")
+    git(repo, "-c", "core.preferSymlinkRefs=false", "symbolic-ref", "HEAD", "refs/heads/main")
+    applied(repo, MODIFY, ref="main", message="as the hint says")
+    assert (repo / "f.txt").read_text() == "one\nTWO\nthree\n"  # moved with its tree
