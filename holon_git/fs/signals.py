@@ -81,7 +81,7 @@ class HeldSignals:
 
     def __enter__(self) -> HeldSignals:
         if _SCOPES:  # SIGTERM and SIGHUP raise as Ctrl-C does: held as it is
-            self.signals = (SIGINT, *_SCOPES[-1].taken)
+            self.signals = tuple(dict.fromkeys((*self.signals, *_SCOPES[-1].taken)))
         try:
             for sig in self.signals:
                 self._previous[sig] = _set_handler(sig, self._record)

@@ -182,3 +182,45 @@ def test_a_held_lock_says_who_holds_it(repo: Path):
     finally:
         held.release()
     assert lock_files(repo) == []
+
+
+# the scope itself (fs/signals.py), in a process of its own: it ends the process
+SCOPE = """
+import os, signal, sys
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
+from holon_git.fs.signals import DROP, FORWARD, HeldSignals, Interrupted, TerminateAsInterrupt
+case = sys.argv[1]
+with TerminateAsInterrupt():
+    if case == "plain":
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            print("not reached", flush=True)
+        finally:
+            print("unwound", flush=True)  # the lock released here
+    elif case == "held":
+        try:
+            with HeldSignals(at_end=FORWARD):
+                os.kill(os.getpid(), signal.SIGTERM)
+                print("commit point passed whole", flush=True)
+        finally:
+            print("unwound", flush=True)
+    elif case == "dropped":
+        with HeldSignals(at_end=DROP):
+            os.kill(os.getpid(), signal.SIGTERM)
+            print("write completed", flush=True)
+        print("reported", flush=True)
+print("after the scope: not reached", flush=True)
+"""
+
+
+@pytest.mark.parametrize(("case", "printed"), [
+    ("plain", ["unwound"]),
+    ("held", ["commit point passed whole", "unwound"]),
+    ("dropped", ["write completed", "reported"]),
+])
+def test_terminate_as_interrupt_unwinds_then_ends_the_process(case: str, printed: list[str]):
+    done = subprocess.run([sys.executable, "-c", SCOPE, case], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == -signal.SIGTERM, done
+    assert done.stdout.splitlines() == printed
+    assert "Traceback" not in done.stderr
