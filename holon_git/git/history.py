@@ -308,6 +308,8 @@ def _locked(git_dir: str) -> int | str:
             if stat.S_IMODE(st.st_mode) & ~allowed:
                 os.unlink(path)  # readable by some who cannot write here: a new one
                 continue
+            if st.st_uid == os.geteuid() and stat.S_IMODE(st.st_mode) != allowed:
+                os.fchmod(fd, allowed)  # the umask took the group's write a shared one needs
             if not _lock(fd, deadline):
                 return (f"another process held the history log's lock ({LOCK_NAME}) for "
                         f"{LOCK_WAIT:g} s")
