@@ -17,6 +17,7 @@ import gc
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from functools import wraps
 from typing import Any, TypeVar
@@ -128,7 +129,7 @@ def apply_request(patch: PatchInput, request: ApplyRequest) -> Receipt:
                            atomic=request.atomic, error=err)
     # one search budget for the call: every plan it makes (--reject's and --no-atomic's, one
     # per group of file patches; --retry's, one per try) spends from it (issue 42, item 8)
-    with one_search_budget():
+    with one_search_budget(), _terminate_as_interrupt(request.check):
         if request.retry > 0 and request.ref is not None and not request.check:
             return _with_retries(patch, request)
         return _apply_once(patch, request)
@@ -143,6 +144,17 @@ def _edits(given: Sequence[Edit]) -> list[Edit]:
                              "Edit", hint="pass a list of holon_git.Edit, or the edits as "
                              "JSON text (docs/edits.md)")
     return edits
+
+
+def _terminate_as_interrupt(check: bool) -> AbstractContextManager[object]:
+    """From before the target takes its lock (index.lock, the branch's) until it let go of
+    it, SIGTERM and SIGHUP unwind as Ctrl-C does, and then end the process (fs/signals.py).
+    A --check takes no lock and writes nothing: signals keep their defaults."""
+    if check:
+        return nullcontext()
+    from .fs.signals import TerminateAsInterrupt  # loaded only when writing
+
+    return TerminateAsInterrupt()
 
 
 def read_patch_file(path: os.PathLike[str]) -> bytes:

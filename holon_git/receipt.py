@@ -109,6 +109,12 @@ class Receipt:
         return self.extra.get("intent_to_add_failed")
 
     @property
+    def history_not_written(self) -> str | None:
+        """Why the history log did not record this apply (None when it did, or when the
+        target records nothing)."""
+        return self.extra.get("history_not_written")
+
+    @property
     def attempts(self) -> int | None:
         """--retry: how many times the patch was planned and committed."""
         return self.extra.get("attempts")

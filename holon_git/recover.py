@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import subprocess
 from collections.abc import Collection
 from contextlib import suppress
@@ -33,6 +34,7 @@ from .fs.journal import (
 from .fs.journal_check import SHA256, check_preimage_ranges, load_json
 from .fs.journal_dir import JOURNAL_FILE, has_record, invalid, open_base, read_file, try_lock
 from .fs.leftovers import remove_leftovers
+from .fs.lock import is_ours, remove_dead_lock
 from .fs.tree import Missing, Tree, split
 from .git.branches import is_branch_name
 from .git.location import git_directories, locate
@@ -49,12 +51,19 @@ def recover(repo: str | os.PathLike[str] = ".") -> dict[str, object]:
     restored, removed, busy, completed, temporaries). Raises PatchError, touching nothing,
     when a path changed after the interrupted apply."""
     location = locate(os.fspath(repo))
-    if location.git_dir is None or location.work_tree is None:
+    if location.git_dir is None:
         return Recovery().to_dict()
-    guarded = git_directories(location.git_dir, location.gitfile)
     try:
-        done = recover_journals(location.git_dir, location.work_tree, guarded)
-        done.temporaries = remove_leftovers(location.work_tree, guarded, location.git_dir)
+        if location.work_tree is None:
+            done = Recovery()
+        else:
+            guarded = git_directories(location.git_dir, location.gitfile)
+            done = recover_journals(location.git_dir, location.work_tree, guarded)
+            done.temporaries = remove_leftovers(location.work_tree, guarded,
+                                                location.git_dir)
+        # last: a journal past its commit point puts its new index in place through its lock
+        done.locks = [index + ".lock" for index in sorted(own_index(location.git_dir))
+                      if remove_dead_lock(index)]
     except OSError as exc:
         raise PatchError("io_error", f"recovery failed: {exc.strerror or exc}",
                          hint="the filesystem refused a read or write; run 'git holon-apply "
@@ -76,6 +85,8 @@ class Recovery:
     # temporary files killed applies left with no journal pointing to them (a one-file
     # apply, or a large patch staging while planning), removed (fs/leftovers.py)
     temporaries: list[str] = field(default_factory=list)
+    # index locks a holon-git process that is gone left (fs/lock.py proves it), removed
+    locks: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -264,8 +275,7 @@ def _finish_index(mark: dict) -> None:
 
     if holds_new(lock):
         os.replace(lock, index)
-    elif scratch and holds_new(scratch) and os.path.isfile(lock) \
-            and not os.path.islink(lock) and os.path.getsize(lock) == 0:  # our empty lock
+    elif scratch and holds_new(scratch) and _our_lock(lock):
         os.replace(scratch, lock)
         os.replace(lock, index)
 
@@ -365,6 +375,19 @@ def _restore(tree: Tree, record: Record, preimages: bytes, result: Recovery) -> 
     for rel in touched:
         with suppress(OSError, Missing, PatchError):
             os.fsync(tree.dir_fd(rel))
+
+
+def _our_lock(path: str) -> bool:
+    """A lock file as holon-git leaves it while it holds the lock (fs/lock.py)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
+                     | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return False
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and is_ours(os.read(fd, 4096))
+    finally:
+        os.close(fd)
 
 
 def own_index(git_dir: str) -> set[str]:

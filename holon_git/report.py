@@ -354,6 +354,10 @@ def summary_lines(receipt: Receipt, verbose: bool) -> list[str]:
     if receipt.extra.get("commit"):
         out.append(f"Committed {receipt.extra['commit'][:12]} on {receipt.extra['ref']}.")
     out.extend(_saved_deletions(receipt.extra.get("deleted_blobs", []), verbose))
+    if receipt.extra.get("history_not_written"):
+        out.append(f"  note: the history log was not written: "
+                   f"{receipt.extra['history_not_written']}; a re-send of this patch is "
+                   "judged by the file alone")
     if verbose:
         out.extend(f"  note: {d.message}" for d in receipt.diagnostics if d.code not in WARNED)
         out.extend(f"  note: {f.display_name}: {d.message}" for f in files
@@ -435,7 +439,10 @@ def recovery_lines(done: dict) -> list[str]:
     if done["temporaries"]:
         out.append(f"Removed {len(done['temporaries'])} temporary file(s) that killed "
                    "applies left in the working tree.")
-    if not journals and not completed and not done["temporaries"]:
+    if done.get("locks"):
+        out.append(f"Removed {len(done['locks'])} lock(s) that killed applies left: "
+                   f"{', '.join(done['locks'])}.")
+    if not journals and not completed and not done["temporaries"] and not done.get("locks"):
         out.append("Nothing to recover.")
     elif journals:
         out.append(f"Recovered {len(journals)} interrupted apply(s): restored "

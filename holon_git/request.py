@@ -168,6 +168,8 @@ class ApplyRequest:
         if self.base is not None and self.ref is None:
             raise _usage("--base is the commit a new --ref branch starts from; give --ref too",
                          fields=("base", "ref"))
+        for name, value in (("ref", self.ref), ("base", self.base)):
+            _check_utf8(name, value)
         if self.retry < 0:
             raise _usage(f"--retry {self.retry}: the number of retries is at least 0",
                          fields=("retry",))
@@ -214,3 +216,26 @@ class ApplyRequest:
             return None
         return CommitSpec(self.message or "", self.author, self.ref, self.base,
                           self.on_ref_update)
+
+
+def _check_utf8(name: str, value: object) -> None:
+    """A branch name or revision is text git's library takes as UTF-8: one that is not (a
+    command-line argument of other bytes arrives with surrogate escapes, a library caller may
+    pass anything) is refused here, before any git call could fail on it with a traceback."""
+    if value is None:
+        return
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return
+        except UnicodeEncodeError:
+            pass
+        try:  # the argument's own bytes, shown as Python escapes them: 'x\xff'
+            raw = value.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # a lone surrogate no byte stands for
+            raw = value.encode("utf-8", "backslashreplace")
+        problem = f"--{name} '{raw.decode('utf-8', 'backslashreplace')}' is not UTF-8"
+    else:
+        problem = f"--{name} must be text (str), not {type(value).__name__}"
+    raise _usage(problem, hint="name a branch or commit whose name is UTF-8 (git's library "
+                 "reads ref names as UTF-8)", fields=(name,))

@@ -16,8 +16,18 @@ hold's ``at_end``:
   or not at all.
 
 A SIGTERM a checkpoint acted on still ends the process once the hold ends (after the undo), as
-it asked. Holds nest; a signal the enclosing hold received and no checkpoint acted on yet is
-taken over by the hold entered next (the API holds Ctrl-C around the whole write, and the
+it asked.
+
+While an apply holds a lock (``index.lock``, a branch's), SIGTERM and SIGHUP are Ctrl-C too
+(``TerminateAsInterrupt``, around every writing apply from before its target takes a lock):
+by default they end the process where it stands, and the lock it held stayed behind, refusing
+every later apply and git command (``index_locked``). Within that scope they raise
+``Interrupted`` as Ctrl-C does, every hold holds them as it holds Ctrl-C, and once the scope
+has unwound (the lock released, the write undone) the process ends by the signal, as it asked.
+A handler the caller set (or ``nohup``'s SIG_IGN) is left as it is.
+
+Holds nest; a signal the enclosing hold received and no checkpoint acted on yet is taken
+over by the hold entered next (the API holds Ctrl-C around the whole write, and the
 write's own hold, entered a little later, has the checkpoints); outside the main thread (where
 Python delivers no signals) a hold does nothing. The CLI keeps only its top-level
 KeyboardInterrupt handling.
@@ -30,12 +40,16 @@ import os
 # _signal is the C module under signal: the wrapper's enum classes cost 2 ms to build and
 # its enum conversions 15 us a call, a noticeable share of an in-process one-file apply.
 from _signal import SIG_DFL, SIGINT, SIGTERM
+from _signal import getsignal as _handler_of
 from _signal import signal as _set_handler
 from types import FrameType
 from typing import Any
 
 DROP, RAISE, FORWARD = "drop", "raise", "forward"
-_NAMES = {SIGINT: "SIGINT", SIGTERM: "SIGTERM"}
+_SIGHUP: int | None = getattr(__import__("_signal"), "SIGHUP", None)  # not on Windows
+# the signals that end the process by default and, in a TerminateAsInterrupt, raise instead
+STOPPING = (SIGTERM,) if _SIGHUP is None else (SIGTERM, _SIGHUP)
+_NAMES = {SIGINT: "SIGINT", SIGTERM: "SIGTERM", **({_SIGHUP: "SIGHUP"} if _SIGHUP else {})}
 
 
 class Interrupted(KeyboardInterrupt):
@@ -45,6 +59,7 @@ class Interrupted(KeyboardInterrupt):
 
 
 _HOLDS: list[HeldSignals] = []  # the holds in force, innermost last
+_SCOPES: list[TerminateAsInterrupt] = []  # the scopes in force, innermost last
 
 
 class HeldSignals:
@@ -53,7 +68,7 @@ class HeldSignals:
 
     def __init__(self, *, terminate: bool = False, at_end: str = DROP) -> None:
         assert at_end in (DROP, RAISE, FORWARD)
-        self.signals = (SIGINT, SIGTERM) if terminate else (SIGINT,)
+        self.signals: tuple[int, ...] = (SIGINT, SIGTERM) if terminate else (SIGINT,)
         self.at_end = at_end
         self.received: int | None = None  # the first signal that came, until acted on
         self.acted: int | None = None  # the signal a checkpoint (or the end) raised
@@ -65,6 +80,8 @@ class HeldSignals:
             self.received, self._frame = signum, frame
 
     def __enter__(self) -> HeldSignals:
+        if _SCOPES:  # SIGTERM and SIGHUP raise as Ctrl-C does: held as it is
+            self.signals = tuple(dict.fromkeys((*self.signals, *_SCOPES[-1].taken)))
         try:
             for sig in self.signals:
                 self._previous[sig] = _set_handler(sig, self._record)
@@ -96,10 +113,12 @@ class HeldSignals:
             _set_handler(sig, handler)
         _HOLDS.remove(self)
         pending, self.received = self.received, None
-        if self.acted == SIGTERM:  # the undo answered it; the process still ends
-            os.kill(os.getpid(), SIGTERM)
+        if self.acted is not None and self.acted in STOPPING:  # the undo answered it; the
+            os.kill(os.getpid(), self.acted)  # process still ends
         elif pending is None or self.acted is not None:
             return
+        elif pending in STOPPING and self.at_end == DROP and _SCOPES:
+            _SCOPES[-1].received = pending  # past the commit point: ends the process after
         elif self.at_end == RAISE and exc_type is None:
             self.acted = pending
             raise Interrupted(pending)
@@ -115,3 +134,47 @@ def checkpoint() -> None:
     """Stop here (raise) if a signal came while the innermost hold was in force."""
     if _HOLDS:
         _HOLDS[-1].checkpoint()
+
+
+class TerminateAsInterrupt:
+    """Context manager: SIGTERM and SIGHUP (those still at their default, which ends the
+    process on the spot) raise ``Interrupted`` while the block runs, as Ctrl-C does, and are
+    held by every hold inside it; when the block ends, after the unwinding released what was
+    held, the process ends by the first such signal that came. Outside the main thread it
+    does nothing (no signal reaches the thread)."""
+
+    def __init__(self) -> None:
+        self.taken: tuple[int, ...] = ()  # the signals this scope handles
+        self.received: int | None = None
+        self._previous: dict[int, Any] = {}
+
+    def _stop(self, signum: int, frame: FrameType | None) -> None:
+        if self.received is None:  # one raise: a second signal does not cut the unwinding
+            self.received = signum
+            raise Interrupted(signum)
+
+    def __enter__(self) -> TerminateAsInterrupt:
+        try:
+            for sig in STOPPING:
+                if _handler_of(sig) == SIG_DFL:
+                    self._previous[sig] = _set_handler(sig, self._stop)
+        except ValueError:  # not the main thread
+            for sig, handler in self._previous.items():
+                _set_handler(sig, handler)
+            self._previous.clear()
+            return self
+        self.taken = tuple(self._previous)
+        _SCOPES.append(self)
+        return self
+
+    def __exit__(self, exc_type: object, exc: object, *rest: object) -> None:
+        if not self.taken:
+            return
+        _SCOPES.remove(self)
+        for sig, handler in self._previous.items():
+            _set_handler(sig, handler)
+        signum = self.received
+        if signum is None and isinstance(exc, Interrupted) and exc.signum in self.taken:
+            signum = exc.signum  # a hold's checkpoint acted on it: the undo is done
+        if signum is not None:
+            os.kill(os.getpid(), signum)  # the default action: the process ends by it

@@ -71,10 +71,19 @@ def named_tip(repo: pygit2.Repository, name: str, base: str | None = None) -> Ti
     old = ref_value(repo, full)
     on_head = head_branch(repo)
     if base is not None:
-        if old is not None or on_head == full:
+        if old is not None:
             raise PatchError("usage_error", f"--base {base!r}: {full} exists already; --base "
                              "(base=) only creates a branch",
                              hint=f"drop --base to commit onto {full}, or name a new branch")
+        if on_head == full:
+            # the unborn branch HEAD is on: it does not exist yet, but it is checked out
+            # here; made at --base it would move under this working tree and its index,
+            # which would then hold the base's files as removed
+            raise PatchError("usage_error", f"--base {base!r}: {full} has no commit yet and "
+                             "is checked out here; creating it at another commit would leave "
+                             "this working tree and its index behind",
+                             hint=f"drop --base to make the first commit of {full} here, or "
+                             "name a branch that is not checked out")
         return Tip(full, None, False, resolve_commit(repo, base))
     if old is None and on_head != full:
         raise PatchError("usage_error", f"there is no branch {full}",

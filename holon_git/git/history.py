@@ -28,9 +28,11 @@ The log is input from disk, so it is read as hostile: its last ``MAX_BYTES`` (th
 lines), opened without following a symbolic link; a line that is not a well-formed entry (a
 time that is not a finite number of seconds in range, a path that is not a normalized
 repository path, a blob id that is not 40 or 64 hex digits, a field of the wrong type) is
-skipped. Appends and the compaction hold one exclusive lock, the git directory's flock (never
-replaced, unlike the log a compaction renames a new file over), so no concurrent append is
-lost (``_append``).
+skipped. Appends and the compaction hold one exclusive lock, the flock of ``LOCK_NAME``
+(never replaced, unlike the log a compaction renames a new file over), so no concurrent append
+is lost (``_append``). Only a writer of the git directory can take it: the lock file is open to
+those who may write the directory and no one else (a lock a mere reader of ``.git`` could take
+held every apply's entry off, silently: the git directory's own flock was one).
 """
 
 from __future__ import annotations
@@ -50,9 +52,11 @@ MAX_FILES = 64  # larger patches are not recorded
 MAX_BYTES = 256 << 10  # of the log read, at most
 COMPACT_AT = 64 << 10  # a log grown past this is cut to its newest MAX_ENTRIES
 MAX_TIME = 1 << 40  # seconds: an entry's time past this (year 36812) is forged
+LOCK_NAME = "holon-apply-history.flock"  # the appends' lock; not *.lock: it stays there
 # seconds an append waits for the lock before giving up: the lock is held for one append (and
-# at times a compaction of at most MAX_BYTES), so only a stopped holder makes it give up
-_LOCK_WAIT = 30.0
+# at times a compaction of at most MAX_BYTES: milliseconds), so only a stopped holder makes it
+# give up, and the apply is not kept waiting on one
+LOCK_WAIT = 2.0
 _BLOB = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 DELETED_MODES = ("100644", "100755")
@@ -234,10 +238,11 @@ def entries(log: list[Entry], path: str) -> Iterator[Entry]:
             yield entry
 
 
-def record(git_dir: str, changed: Iterable[tuple[str, ...]]) -> None:
+def record(git_dir: str, changed: Iterable[tuple[str, ...]]) -> str | None:
     """Append (path, pre-image blob id, patch digest, sha256 after, deleted mode, deletion
     proof) entries (the last four may be "" or left out); compact to the newest MAX_ENTRIES
-    when the log has grown. Best effort: an OSError is swallowed."""
+    when the log has grown. Best effort: None when written (or nothing was to be), else why
+    it was not (the receipt says so: ``history_not_written``)."""
     now = round(time.time(), 3)
 
     def entry(path: str, blob: str, patch: str = "", after: str = "",
@@ -254,31 +259,76 @@ def record(git_dir: str, changed: Iterable[tuple[str, ...]]) -> None:
     lines = b"".join(json.dumps(entry(*change)).encode() + b"\n"
                      for change in changed)
     if not lines:
-        return
-    with suppress(OSError):
-        _append(git_dir, lines)
-
-
-def _append(git_dir: str, lines: bytes) -> None:
-    """Append under the history's lock, the git directory's flock (a lock on the log file
-    alone was lost with the file each time a compaction replaced it, and an append that kept
-    finding its file replaced was dropped); compact the log (still under the lock) once it is
-    large. The lock is taken by every append and every compaction, so the log is never
-    replaced between an append's open and its write, and no append is ever dropped for a
-    race: only when another process holds the lock for _LOCK_WAIT seconds (stopped)."""
-    directory = os.open(git_dir, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+        return None
     try:
-        if not _lock(directory):
-            return
-        _append_locked(git_dir, lines)
+        return _append(git_dir, lines)
+    except OSError as exc:
+        return f"cannot write {LOG_NAME}: {exc.strerror or exc}"
+
+
+def _append(git_dir: str, lines: bytes) -> str | None:
+    """Append under the history's lock (``_locked``), compacting the log (still under the
+    lock) once it is large. The lock is taken by every append and every compaction, so the
+    log is never replaced between an append's open and its write, and no append is dropped
+    for a race: only when another process holds the lock for LOCK_WAIT seconds (stopped).
+    None when written, else why not."""
+    lock = _locked(git_dir)
+    if isinstance(lock, str):
+        return lock
+    try:
+        return _append_locked(git_dir, lines)
     finally:
-        os.close(directory)  # releases the lock
+        os.close(lock)  # releases the lock
 
 
-def _append_locked(git_dir: str, lines: bytes) -> None:
-    """The append itself, also under the log file's own lock: the lock an older holon-git
-    takes, whose compaction may still replace the file (then the append goes to the new
-    one)."""
+def _lock_mode(git_dir: str) -> int:
+    """The lock file's permissions: read and write for those who may write the git
+    directory (its owner, and its group or everyone when the directory lets them write, as
+    in a shared repository), nothing for anyone else: a reader cannot open it, so cannot lock
+    it (flock asks for no write access, only an open file)."""
+    mode = os.stat(git_dir).st_mode
+    return (0o600 | (0o060 if mode & stat.S_IWGRP else 0)
+            | (0o006 if mode & stat.S_IWOTH else 0))
+
+
+def _locked(git_dir: str) -> int | str:
+    """The lock file, open and flock'd (the caller closes it to unlock); or, when it could
+    not be taken, why. A lock file open to more than those who may write the git directory
+    (made by hand, or before the directory's permissions changed) is replaced first; one
+    replaced while this process waited on it is taken again by its new name."""
+    path = os.path.join(git_dir, LOCK_NAME)
+    allowed = _lock_mode(git_dir)
+    deadline = time.monotonic() + LOCK_WAIT
+    for _ in range(8):
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | _FLAGS, allowed)
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                return f"{LOCK_NAME} is not a regular file"
+            if stat.S_IMODE(st.st_mode) & ~allowed:
+                os.unlink(path)  # readable by some who cannot write here: a new one
+                continue
+            if st.st_uid == os.geteuid() and stat.S_IMODE(st.st_mode) != allowed:
+                os.fchmod(fd, allowed)  # the umask took the group's write a shared one needs
+            if not _lock(fd, deadline):
+                return (f"another process held the history log's lock ({LOCK_NAME}) for "
+                        f"{LOCK_WAIT:g} s")
+            try:
+                now = os.lstat(path)
+            except FileNotFoundError:
+                continue
+            if (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino):
+                taken, fd = fd, -1
+                return taken
+        finally:
+            if fd >= 0:
+                os.close(fd)
+    return f"{LOCK_NAME} kept being replaced"
+
+
+def _append_locked(git_dir: str, lines: bytes) -> str | None:
+    """The append itself; an append that finds the log replaced (by an older holon-git's
+    compaction, which took other locks) appends to the new one."""
     log = os.path.join(git_dir, LOG_NAME)
     for _ in range(8):  # the file replaced by an older holon-git's compaction: the new one
         fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | _FLAGS,
@@ -286,9 +336,7 @@ def _append_locked(git_dir: str, lines: bytes) -> None:
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
-                return  # a FIFO (with a reader) or a device planted there is not written
-            if not _lock(fd):
-                return
+                return f"{LOG_NAME} is not a regular file"  # a FIFO or device is not written
             try:
                 now = os.lstat(log)
             except FileNotFoundError:
@@ -298,16 +346,16 @@ def _append_locked(git_dir: str, lines: bytes) -> None:
             os.write(fd, lines)
             if os.fstat(fd).st_size > COMPACT_AT:
                 _compact(git_dir)
-            return
+            return None
         finally:
-            os.close(fd)  # releases the file's lock
+            os.close(fd)
+    return f"{LOG_NAME} kept being replaced"
 
 
-def _lock(fd: int) -> bool:
-    """Take the exclusive lock of ``fd``, waiting at most _LOCK_WAIT seconds."""
+def _lock(fd: int, deadline: float) -> bool:
+    """Take the exclusive lock of ``fd``, waiting until ``deadline`` at most."""
     import fcntl
 
-    deadline = time.monotonic() + _LOCK_WAIT
     while True:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

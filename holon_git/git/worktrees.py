@@ -30,15 +30,19 @@ class Holder(NamedTuple):
     placed: bool = True  # ``tree`` is the working tree itself
 
 
-def holder_of(git_dir: str, ref: str) -> Holder | None:
+def holder_of(git_dir: str, ref: str, *, own_head: bool = False) -> Holder | None:
     """The working tree of this repository that holds ``ref`` (a full branch name), other
-    than by this working tree's own HEAD (``git_dir``'s, the caller's concern); None if none
-    does. This working tree's rebase or bisect of ``ref`` counts."""
+    than by this working tree's own HEAD (``git_dir``'s, the caller's concern, unless
+    ``own_head``); None if none does. This working tree's rebase or bisect of ``ref`` counts.
+
+    ``own_head`` is for a repository opened from its git directory (``--repo .git``, or a
+    working directory inside it): git counts the HEAD there too, as the working tree of that
+    git directory holds it (a bare repository has none, so nothing is held there)."""
     here = os.path.realpath(git_dir)
     for admin, tree in _worktrees(common_dir(git_dir)):
         placed = os.path.realpath(tree) != os.path.realpath(admin)
-        mine = os.path.realpath(admin) == here
-        if not mine and _first_line(os.path.join(admin, "HEAD")) == f"ref: {ref}":
+        mine = os.path.realpath(admin) == here and not own_head
+        if not mine and head_ref(admin) == ref:
             return Holder(tree, "checked out", placed)
         if ref in _rebased(admin):
             return Holder(tree, "being rebased", placed)
@@ -92,6 +96,22 @@ def _main_tree(common: str) -> str | None:
         return os.path.normpath(os.path.join(common, worktree))
     common = os.path.normpath(common)
     return os.path.dirname(common) if os.path.basename(common) == ".git" else common
+
+
+def head_ref(admin: str) -> str:
+    """The ref the HEAD of the git directory ``admin`` points at ("" when it is detached or
+    unreadable), read as git's files backend reads it: a symbolic link whose text is a ref
+    name (``core.preferSymlinkRefs``) names that ref; otherwise the file's first line,
+    ``ref:`` then any blanks then the name (git writes one space; it reads none or several)."""
+    path = os.path.join(admin, "HEAD")
+    try:
+        target = os.readlink(path)
+    except OSError:
+        target = ""  # not a link (or gone): the file is read
+    if target.startswith("refs/"):
+        return target.strip()
+    line = _first_line(path)  # a link that names no ref is followed, as git follows it
+    return line[len("ref:"):].strip() if line.startswith("ref:") else ""
 
 
 def _rebased(admin: str) -> set[str]:

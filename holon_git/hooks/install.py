@@ -110,15 +110,15 @@ def install_hooks(repo: str = ".", names: tuple[str, ...] = (), *, force: bool =
     command = command or this_command()
     directory = hooks_dir(top_level(repo))
     plan: list[Installed] = []
-    texts = {name: script(name, command) for name in names or NAMES}
+    texts = {name: _encoded(script(name, command)) for name in names or NAMES}
     for name, text in texts.items():
         path = os.path.join(directory, name)
         existing = _current(path)
         if existing is None:
             plan.append(Installed(name, path, "installed"))
-        elif existing == text.encode():
+        elif existing == text:
             plan.append(Installed(name, path, "unchanged"))
-        elif _named_command(existing) == _named_command(text.encode()):
+        elif _named_command(existing) == _named_command(text):
             plan.append(Installed(name, path, "updated"))  # it called another command
         elif force:
             plan.append(Installed(name, path, "replaced"))
@@ -145,7 +145,20 @@ def install_hooks(repo: str = ".", names: tuple[str, ...] = (), *, force: bool =
     return plan
 
 
-def _install(dir_fd: int, name: str, text: str) -> None:
+def _encoded(text: str) -> bytes:
+    """A hook's bytes. The command it calls is a path, which need not be UTF-8 (an
+    environment in a folder whose name is not: the path arrives with surrogate escapes, as
+    Python decodes file names): its own bytes go into the hook, which the shell runs as they
+    are. A lone surrogate no byte stands for names no file: refused."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raise PatchError("usage_error", "the hook's command is not a file name (it holds a "
+                         "lone surrogate)",
+                         hint="pass the absolute path of git-holon-apply") from None
+
+
+def _install(dir_fd: int, name: str, text: bytes) -> None:
     """Write the hook to a fresh temporary file created exclusively in the hooks directory
     (nothing planted there is written through or made executable), then rename it into
     place (an existing hook, or a link, is replaced, never written through)."""
@@ -153,7 +166,7 @@ def _install(dir_fd: int, name: str, text: str) -> None:
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
                  | getattr(os, "O_CLOEXEC", 0), 0o666, dir_fd=dir_fd)
     try:
-        data = memoryview(text.encode("utf-8"))
+        data = memoryview(text)
         while data:
             data = data[os.write(fd, data):]
         mode = os.fstat(fd).st_mode

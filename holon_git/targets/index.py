@@ -61,7 +61,10 @@ class IndexTarget(Target):
         try:
             self._require_work_tree()
             if not check:
-                self.lock = IndexLock(self.git.index_path)
+                # a signal between the lock's creation and this assignment would leave the
+                # lock with no one to release it: it is acted on once close() can
+                with HeldSignals(at_end=FORWARD):
+                    self.lock = IndexLock(self.git.index_path)
             self.index = self._load_index()
             self.stage = Stage(self.git.repo, self.index, "index")
             self.head_tree = tree_of(self.git.repo, head_commit(self.git.repo))
@@ -164,11 +167,13 @@ class IndexTarget(Target):
     def worktree_stats(self, plan: Plan) -> dict[str, os.stat_result] | None:
         return None
 
-    def record_history(self, plan: Plan) -> None:
-        """After the working tree was written: the pre-images go to the history log."""
+    def record_history(self, plan: Plan) -> dict[str, object]:
+        """After the working tree was written: the pre-images go to the history log; the
+        receipt's field when they could not (``history_not_written``)."""
         kept = keep_preimages(self.git.git_dir, plan.changes,
                               lambda change: change.before.data)  # type: ignore[union-attr]
-        history.record(self.git.git_dir, kept)
+        unwritten = history.record(self.git.git_dir, kept)
+        return {"history_not_written": unwritten} if unwritten else {}
 
     def write(self, plan: Plan) -> dict[str, object]:
         assert self.lock is not None and self.scratch is not None, "opened with check=True"
@@ -203,7 +208,7 @@ class IndexTarget(Target):
                     with suppress(OSError):
                         files.commit()
             if files is not None:
-                self.record_history(plan)
+                extra = {**extra, **self.record_history(plan)}
         except BaseException as exc:
             if self.scratch is None:  # past the commit point: a Ctrl-C held over it
                 raise

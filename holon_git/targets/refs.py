@@ -24,7 +24,7 @@ from ..git.protect import repo_protection
 from ..git.repository import GitRepo, open_repository
 from ..git.stage import Stage
 from ..git.versions import RepositoryVersions
-from ..git.worktrees import Holder, holder_of
+from ..git.worktrees import Holder, head_ref, holder_of
 from .base import CommitSpec, OnPlanned, Target
 
 
@@ -39,10 +39,29 @@ def open_ref_target(repo: str, commit: CommitSpec, *, check: bool = False,
         from .index import CheckedOutBranchTarget
 
         return CheckedOutBranchTarget(repo, check=check, commit=commit, durable=durable)
-    holder = holder_of(git.git_dir, tip.ref)
+    # opened from its git directory (--repo .git, or a directory inside it), this repository
+    # has no working tree of its own here, but its HEAD's branch is still checked out in the
+    # working tree of that git directory: git refuses to move it, and so does this
+    holder = holder_of(git.git_dir, tip.ref, own_head=git.work_tree is None)
+    if holder is None and not tip.checked_out and head_ref(git.git_dir) == tip.ref:
+        raise _unreadable_head(tip.ref)
     if holder is not None:
         raise _held(tip.ref, commit.ref, holder)
     return RefTarget(git, tip, commit)
+
+
+def _unreadable_head(ref: str) -> PatchError:
+    """This working tree's HEAD names ``ref`` as git reads it, but libgit2 did not see a
+    branch there: a HEAD that is a symbolic link (core.preferSymlinkRefs), which libgit2
+    follows to the commit. Moved from the object database alone, the branch would leave this
+    working tree and its index behind; moving them with it needs the HEAD libgit2 reads."""
+    return PatchError(
+        "uncommitted_changes", f"{ref} is checked out in this working tree through a HEAD "
+        "that is a symbolic link (core.preferSymlinkRefs), which git's library reads as a "
+        "detached HEAD; moving the branch from here would leave this working tree and its "
+        "index behind", details={"ref": ref, "state": "checked out"},
+        hint="make HEAD a plain file ('git -c core.preferSymlinkRefs=false symbolic-ref HEAD "
+        f"{ref}') and apply again")
 
 
 def _held(ref: str, asked: str, holder: Holder) -> PatchError:

@@ -186,9 +186,11 @@ class WorktreeTarget(Target):
                 if error is exc:
                     raise
                 raise error from exc
-        if kept and self.git_dir is not None:
-            history.record(self.git_dir, kept)
         extra: dict[str, object] = {"deleted_blobs": saved}
+        if kept and self.git_dir is not None:
+            unwritten = history.record(self.git_dir, kept)
+            if unwritten:  # the apply stands; its re-send guard and -R record do not
+                extra["history_not_written"] = unwritten
         if self.intent_to_add and self.git_dir is not None:
             extra.update(self._mark_intent_to_add(plan))
         return extra

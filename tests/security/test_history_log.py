@@ -113,7 +113,7 @@ def test_concurrent_appends_survive_compaction(tmp_path: Path, monkeypatch: pyte
     git_dir.mkdir()
     monkeypatch.setattr(history, "COMPACT_AT", 4 << 10)
     monkeypatch.setattr(history, "MAX_ENTRIES", 40)
-    monkeypatch.setattr(history, "_LOCK_WAIT", 120.0)  # none given up, however loaded
+    monkeypatch.setattr(history, "LOCK_WAIT", 120.0)  # none given up, however loaded
     writers, each = 8, 150
     # the paths in the order their lines were written: os.write of an append runs under the
     # log's lock (a compaction writes many lines at once)
@@ -154,6 +154,7 @@ APPENDER = """
 import os, sys, time
 from holon_git.git import history
 history.COMPACT_AT = 4 << 10
+history.LOCK_WAIT = 120.0  # none given up, however loaded the machine
 history.MAX_ENTRIES = 100_000
 git_dir, me, count, go = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 while not os.path.exists(go):
@@ -182,4 +183,5 @@ def test_no_append_is_dropped_by_processes_racing_compactions(tmp_path: Path, wr
     wanted = {f"w{k}/{n}.txt" for k in range(writers) for n in range(each)}
     assert sorted(wanted - set(kept)) == [], "appends dropped"
     assert len(kept) == len(wanted)  # and none written twice
-    assert len(list(git_dir.iterdir())) == 1  # no temporary file left
+    # no temporary file left: the log and its lock file only
+    assert sorted(p.name for p in git_dir.iterdir()) == [history.LOG_NAME, history.LOCK_NAME]
