@@ -79,9 +79,16 @@ class LeftOut(Exception):
 
 
 def _sides(hunk: Hunk) -> tuple[bytes, bytes]:
-    old = b"".join(line.text for line in hunk.lines if line.kind in (CONTEXT, REMOVE))
-    new = b"".join(line.text for line in hunk.lines if line.kind in (CONTEXT, ADD))
-    return old, new
+    """The hunk's old and new text. A last line without its newline is a whole line unless
+    a no-newline marker says so (a patch whose own last line lacks one, as models leave it)."""
+    def text(kinds: tuple[str, ...], no_newline: bool) -> bytes:
+        lines = [line.text for line in hunk.lines if line.kind in kinds]
+        if lines and not no_newline and not lines[-1].endswith(b"\n"):
+            lines[-1] += b"\r\n" if lines[0].endswith(b"\r\n") else b"\n"
+        return b"".join(lines)
+
+    return (text((CONTEXT, REMOVE), hunk.old_no_newline),
+            text((CONTEXT, ADD), hunk.new_no_newline))
 
 
 def _trim_last_newline(old: bytes, new: bytes) -> tuple[bytes, bytes]:

@@ -66,6 +66,14 @@ def test_a_deletion_and_a_pure_insertion_are_left_out():
     assert (edit.command, edit.insert_line, edit.new) == ("insert", 3, b"    c = 4\n")
 
 
+def test_a_patch_without_its_final_newline_still_ends_its_lines():
+    (edit,) = edit_formats.edits_of(PATCH[:-1], "exact")
+    assert edit.new.endswith(b"return a + b") and edit.old.endswith(b"return a + b")
+    marked = PATCH + b"\\ No newline at end of file\n"
+    (edit,) = edit_formats.edits_of(marked, "f_noeol")
+    assert edit.old.endswith(b"return a + b") and edit.new.endswith(b"return a + b")
+
+
 def test_an_executable_new_file_is_left_out():
     patch = (b"diff --git a/run.sh b/run.sh\nnew file mode 100755\n"
              b"--- /dev/null\n+++ b/run.sh\n@@ -0,0 +1 @@\n+echo\n")
