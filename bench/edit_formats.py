@@ -205,10 +205,11 @@ def render_blocks(edits: list[Edit]) -> bytes:
                 raise LeftOut("the text holds a block marker")
             if b"```" in side:
                 raise LeftOut("the text holds a code fence")
-        if (search and not search.endswith(b"\n")) or (replace and not replace.endswith(b"\n")):
-            # a block's sides are whole lines: the last one ends at the marker's line
-            search = search + b"\n" if search else search
-            replace = replace + b"\n" if replace else replace
+        if search and replace and search.endswith(b"\n") != replace.endswith(b"\n"):
+            raise LeftOut("a block cannot say that the file's last newline is added or taken")
+        # a block's sides are whole lines: the last one ends at the marker's line
+        search = search if not search or search.endswith(b"\n") else search + b"\n"
+        replace = replace if not replace or replace.endswith(b"\n") else replace + b"\n"
         if edit.command == "create":
             search = b""
         parts += [edit.path.encode(), b"\n```\n<<<<<<< SEARCH\n", search, b"=======\n",

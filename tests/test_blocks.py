@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from clisupport import holon
 from gitsupport import applied, refused
-from repos.builders import git
+from repos.builders import git, make_repo
 
 from holon_git.parse import detect_format, parse_patch
 
@@ -229,3 +229,18 @@ def test_blocks_on_every_target_and_a_stale_file_merged(repo: Path):
     assert receipt.files[0].three_way is not None
     assert read(repo, "src/calc.py") == CALC.replace("def add(a, b):", "def add(a, b):  # +") \
         .replace("a - b", "a - b  # ok")
+
+
+def test_a_block_over_a_files_last_line_without_a_newline_keeps_it_so(tmp_path: Path):
+    # a block's lines each end with a newline, the file's last line too; the file's own
+    # missing newline is kept, not added by the block
+    repo = make_repo(tmp_path / "r", {"tail.py": "x = 1\nreturn_value = x\nDONE = True",
+                                      "crlf.txt": b"one\r\ntwo"})
+    applied(repo, "tail.py\n<<<<<<< SEARCH\nDONE = True\n=======\nDONE = False\n"
+            ">>>>>>> REPLACE\n")
+    assert (repo / "tail.py").read_bytes() == b"x = 1\nreturn_value = x\nDONE = False"
+    applied(repo, json.dumps([{"path": "crlf.txt", "old_str": "two\r\n", "new_str": "2\r\n"}]))
+    assert (repo / "crlf.txt").read_bytes() == b"one\r\n2"
+    # read so, the old text must still be there once, at the end
+    refused(repo, "tail.py\n<<<<<<< SEARCH\nx = 2\n=======\nx = 3\n>>>>>>> REPLACE\n",
+            "context_not_found")
