@@ -73,8 +73,23 @@ def normalize(path: str) -> str:
     return _normalized(path)
 
 
+def _as_bytes_name(path: str) -> str:
+    """The text a patch path holds for the bytes ``path`` names. A path is bytes, held as
+    text decoded with surrogateescape; text from elsewhere (JSON, the library) may spell the
+    same bytes as escapes ("caf\\udcc3\\udca9.txt" for "café.txt"), which the file system
+    opens as that very file: re-decoded here, so the protection check compares what is
+    opened. A lone surrogate that names no byte is refused."""
+    try:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raise PatchError("invalid_path", f"path {path!r} holds a lone surrogate that names "
+                         "no byte") from None
+
+
 @lru_cache(maxsize=4096)  # a file patch names its path up to six times
 def _normalized(path: str) -> str:
+    if not path.isascii():
+        path = _as_bytes_name(path)
     if not path:
         raise PatchError("invalid_path", "empty path")
     if path.startswith("/") or (len(path) > 1 and path[1] == ":" and path[0].isalpha()):
