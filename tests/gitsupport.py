@@ -83,12 +83,12 @@ __all__ = ["applied", "blob", "everything", "git_apply", "git_dir", "head", "ref
 
 def forget_resend_records(repo: Path) -> None:
     """Strip the history log's re-send records (patch digest, content written), keeping its
-    pre-images: what a log written by an older holon-git holds. The re-sends a test sends
+    pre-images and the proofs that they are their paths' own. The re-sends a test sends
     next are then judged by the hunk rules and the pre-images alone (core/plan/applied.py
     would refuse them first)."""
     import json
 
     log = repo / ".git" / "holon-apply-history"
     entries = [json.loads(line) for line in log.read_text().splitlines()]
-    log.write_text("".join(json.dumps({k: e[k] for k in ("time", "path", "blob")}) + "\n"
-                           for e in entries))
+    log.write_text("".join(json.dumps({k: e[k] for k in ("time", "path", "blob", "proof")
+                                       if k in e}) + "\n" for e in entries))

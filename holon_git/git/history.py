@@ -70,7 +70,9 @@ class Entry(NamedTuple):
     patch: str = ""  # digest of the file patches for the path (core/plan/resend.py), if known
     after: str = ""  # sha256 of the file as written, if known
     deleted: str = ""  # the apply deleted the file: its mode ("100644", "100755")
-    proof: str = ""  # for a deletion: deletion_proof(path, deleted, content), if known
+    # deletion_proof(path, deleted, content) for a deletion, else preimage_proof(path,
+    # content), if known: what proves the blob is the path's own (``proven``)
+    proof: str = ""
 
 
 def _valid(raw: object) -> Entry | None:
@@ -92,7 +94,7 @@ def _valid(raw: object) -> Entry | None:
     deleted, proof = raw.get("deleted", ""), raw.get("proof", "")
     if deleted not in DELETED_MODES:
         deleted = ""
-    if not (deleted and isinstance(proof, str) and _SHA256.fullmatch(proof)):
+    if not (isinstance(proof, str) and _SHA256.fullmatch(proof)):
         proof = ""
     return Entry(float(when), path, blob, patch, after, deleted, proof)
 
@@ -109,6 +111,30 @@ def deletion_proof(path: str, mode: str, content: bytes) -> str:
     digest.update(path.encode("utf-8", "surrogateescape") + b"\0" + mode.encode() + b"\0")
     digest.update(content)
     return digest.hexdigest()
+
+
+def preimage_proof(path: str, content: bytes) -> str:
+    """What a modified (or renamed) file's entry records to prove its blob is that path's
+    pre-image: the sha256 of the path and the content. The three-way rescue takes a logged
+    blob as a base only with it (``proven``): a forged line naming another blob (a protected
+    file's, another path's, a stash's) would otherwise make a merge's outcome tell whether a
+    hunk guessed that blob's lines."""
+    import hashlib
+
+    digest = hashlib.sha256(b"holon-git pre-image\0")
+    digest.update(path.encode("utf-8", "surrogateescape") + b"\0")
+    digest.update(content)
+    return digest.hexdigest()
+
+
+def proven(entry: Entry, content: bytes) -> bool:
+    """Does ``entry``'s proof show that ``content`` (its blob's) is its path's own pre-image
+    (a deletion's by deletion_proof, any other by preimage_proof)?"""
+    if not entry.proof:
+        return False
+    if entry.deleted:
+        return entry.proof == deletion_proof(entry.path, entry.deleted, content)
+    return entry.proof == preimage_proof(entry.path, content)
 
 
 class Log:
@@ -239,10 +265,11 @@ def entries(log: list[Entry], path: str) -> Iterator[Entry]:
 
 
 def record(git_dir: str, changed: Iterable[tuple[str, ...]]) -> str | None:
-    """Append (path, pre-image blob id, patch digest, sha256 after, deleted mode, deletion
-    proof) entries (the last four may be "" or left out); compact to the newest MAX_ENTRIES
-    when the log has grown. Best effort: None when written (or nothing was to be), else why
-    it was not (the receipt says so: ``history_not_written``)."""
+    """Append (path, pre-image blob id, patch digest, sha256 after, deleted mode, proof of
+    the blob: deletion_proof or preimage_proof) entries (the last four may be "" or left
+    out); compact to the newest MAX_ENTRIES when the log has grown. Best effort: None when
+    written (or nothing was to be), else why it was not (the receipt says so:
+    ``history_not_written``)."""
     now = round(time.time(), 3)
 
     def entry(path: str, blob: str, patch: str = "", after: str = "",
@@ -252,8 +279,8 @@ def record(git_dir: str, changed: Iterable[tuple[str, ...]]) -> str | None:
             fields.update(patch=patch, after=after)
         if deleted:
             fields["deleted"] = deleted
-            if proof:
-                fields["proof"] = proof
+        if proof:
+            fields["proof"] = proof
         return fields
 
     lines = b"".join(json.dumps(entry(*change)).encode() + b"\n"

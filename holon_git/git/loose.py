@@ -21,7 +21,7 @@ from contextlib import suppress
 
 from ..core.change import EXECUTABLE, FileChange
 from ..core.model import FileKind
-from .history import MAX_FILES, deletion_proof
+from .history import MAX_FILES, deletion_proof, preimage_proof
 
 _LOOSE_LEVEL = 1  # core.loosecompression's default
 _SHA256 = re.compile(rb"^\s*objectformat\s*=\s*sha256\s*$", re.I | re.M)
@@ -122,7 +122,8 @@ def keep_preimages(git_dir: str | None, changes: list[FileChange],
     pre-image's blob id (``saved``: the deleted files' blobs, written already), the others
     written as loose objects now; for a file modified in place, also the digest of what the
     patch did to it (``FileChange.patch_digest``) and the sha256 of its new content; for a
-    deleted file, its mode and the proof of its blob (history.deletion_proof). Empty
+    deleted file, its mode; for every one, the proof that the blob is that path's pre-image
+    (history.deletion_proof, history.preimage_proof). Empty
     outside a repository, for a patch of more than MAX_FILES files, or when a blob cannot be
     written (the log is best effort)."""
     if git_dir is None or len(changes) > MAX_FILES:
@@ -134,16 +135,19 @@ def keep_preimages(git_dir: str | None, changes: list[FileChange],
         for change in changes:
             if change.kind is FileKind.ADD or change.before is None or change.old_path is None:
                 continue
+            content = old_content(change)
             blob = written.get(change.old_path)
             if blob is None:
                 store = store or Store.of(git_dir)
                 if store is None:
                     return []
-                blob = store.write(old_content(change))
-            deleted = proof = ""
+                blob = store.write(content)
+            deleted = ""
             if change.kind is FileKind.DELETE:
                 deleted = "100755" if change.before.mode == EXECUTABLE else "100644"
-                proof = deletion_proof(change.old_path, deleted, old_content(change))
+                proof = deletion_proof(change.old_path, deleted, content)
+            else:
+                proof = preimage_proof(change.old_path, content)
             kept.append((change.old_path, blob, change.patch_digest, change.after_sha256,
                          deleted, proof))
     except OSError:

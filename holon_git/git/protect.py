@@ -156,15 +156,20 @@ def head_protection(root: str) -> Protection:
 def protected_paths_holding(root: str, blob: str) -> list[str]:
     """The protected paths (HEAD's policy, head_protection) whose blob at HEAD or in the
     index is ``blob``: -R of a deletion (targets/saved.py) never writes their content under
-    another name. Only blob ids are compared while walking; the rules are matched against
-    the few paths found."""
+    another name."""
+    from .repository import open_repository
+
+    return paths_holding(open_repository(root), head_protection(root), blob)
+
+
+def paths_holding(git: Any, protection: Protection, blob: str) -> list[str]:
+    """The paths ``protection`` protects whose blob at HEAD or in the index of ``git`` (a
+    GitRepo) is ``blob``. Only blob ids are compared while walking; the rules are matched
+    against the few paths found."""
     from ..core.policy import check_protected_path
     from ..errors import PatchError
-    from .repository import open_repository
     from .stage import load_index
 
-    git = open_repository(root)
-    protection = head_protection(root)
     try:
         head = git.repo.head.peel(pygit2.Tree)
     except (pygit2.GitError, KeyError, ValueError):  # unborn HEAD: nothing committed

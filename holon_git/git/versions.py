@@ -9,7 +9,8 @@ path (history.py), newest first, then the path's last few versions in HEAD's new
 in-memory object database, so a --check (or a refused merge) writes nothing anywhere.
 
 A base is only a version recorded for that very path: its index entry, its blob at HEAD, a
-pre-image this tool logged for it, its blob in one of HEAD's newest commits, or the blob the
+pre-image this tool logged for it (when the log line proves it, and it is no protected
+path's content: ``_logged_blob``), its blob in one of HEAD's newest commits, or the blob the
 patch's index line names when that blob is the path's blob in one of the newest
 ``MAX_HISTORY_COMMITS`` commits of HEAD's history (compared with those blobs' ids, never
 looked up in the object database: a guessed prefix must not reach a protected file, another
@@ -116,8 +117,7 @@ class RepositoryVersions:
         logged = list(history.entries(self._entries(path), path)) if self.git_dir else []
         given: set[str] = set()  # blob ids of the named, index and HEAD versions
         if fp.blob_ids is not None and fp.blob_ids[0].strip("0"):
-            named = self._named_blob(fp.blob_ids[0], path,
-                                     [index_oid, head_oid, *(e.blob for e in logged)])
+            named = self._named_blob(fp.blob_ids[0], path, [index_oid, head_oid], logged)
             found = self._blob(named) if named is not None else None
             if found is not None:
                 named_id, data = found
@@ -130,7 +130,7 @@ class RepositoryVersions:
                 given.add(found[0])
                 yield Version(label, self._from_blob(path, found[1]), found[0])
         for entry in logged:  # a logged pre-image is given even when HEAD has it: recorded
-            found = self._blob(entry.blob)
+            found = self._logged_blob(entry)
             if found is None:
                 continue
             content = found[1] if self.worktree_form else git.to_blob(path, found[1])
@@ -187,27 +187,53 @@ class RepositoryVersions:
             self._log = history.open_log(self.git_dir)
         return self._log
 
+    def _rules(self) -> Protection:
+        """The target's protection, read once (none given: only the policy file's own)."""
+        if self._protection is None:
+            self._protection = Protection() if self._protection_of is None \
+                else self._protection_of()
+        return self._protection
+
     def _protected(self, path: str) -> bool:
         if self._protection_of is None:
             return False
-        if self._protection is None:
-            self._protection = self._protection_of()
         try:
-            check_protected_path(path, self._protection)
+            check_protected_path(path, self._rules())
         except PatchError:
             return True
         return False
 
-    def _named_blob(self, prefix: str, path: str, known: list[str | None]) -> str | None:
+    def _logged_blob(self, entry: history.Entry) -> tuple[str, bytes] | None:
+        """(id, content) of a logged pre-image's blob, only when the entry proves it is the
+        path's own (history.proven: the log is anyone's to write who can write the git
+        directory, and a blob id is no secret) and it is no protected path's content at HEAD
+        or in the index (a writer who had it could prove it): a forged line naming another
+        path's blob, a stash's or a protected file's would make the merge's outcome tell
+        whether a hunk guessed its lines."""
+        found = self._blob(entry.blob)
+        if found is None or not history.proven(entry, found[1]):
+            return None
+        from .protect import paths_holding  # the rescue runs rarely: start-up counts
+
+        if paths_holding(self.git, self._rules(), found[0]):
+            return None
+        return found
+
+    def _named_blob(self, prefix: str, path: str, known: list[str | None],
+                    logged: list[history.Entry]) -> str | None:
         """The full id of the blob a patch's index line names (``prefix``), if it is one of
-        the path's own versions: one of ``known`` (its index entry, its blob at HEAD, its
-        logged pre-images), or its blob in one of the newest MAX_HISTORY_COMMITS commits of
-        HEAD's history; None otherwise (the line then names no base)."""
+        the path's own versions: one of ``known`` (its index entry, its blob at HEAD), a
+        pre-image ``logged`` for it that its entry proves (``_logged_blob``), or its blob in
+        one of the newest MAX_HISTORY_COMMITS commits of HEAD's history; None otherwise (the
+        line then names no base)."""
         if not _PREFIX.fullmatch(prefix):
             return None
         for oid in known:
             if oid is not None and oid.startswith(prefix):
                 return oid
+        for entry in logged:
+            if entry.blob.startswith(prefix) and self._logged_blob(entry) is not None:
+                return entry.blob
         for _, oid, mode in self.recent.entries(path, pygit2.enums.SortMode.TIME,
                                                 MAX_HISTORY_COMMITS):
             if oid.startswith(prefix) and mode in _REGULAR:

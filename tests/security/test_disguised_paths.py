@@ -5,7 +5,7 @@ The attack: with `.holon/protect` = `café.txt`, MCP `read_region {"path": "caf\
 (the surrogate escapes of the name's own UTF-8 bytes) printed the protected lines, and
 `expect_sha256` with that key told its sha256: the protection check compared the text while the
 file was opened by the bytes. Now both spellings name one path and are refused alike, from the
-library, MCP and the command line.
+library and over MCP (a command line's arguments are decoded from bytes already).
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ import json
 from pathlib import Path
 
 import pytest
-from clisupport import holon
 from gitsupport import everything
 
 from holon_git import apply_patch
@@ -69,7 +68,7 @@ def test_expect_sha256_key_in_disguise_is_refused(repo: Path, options: dict):
     assert everything(repo) == before
 
 
-def test_expect_sha256_over_mcp_and_the_command_line(repo: Path):
+def test_expect_sha256_over_mcp(repo: Path):
     before = everything(repo)
     for guess in (RIGHT, "0" * 64):
         arguments = check_arguments(CHECK, {"patch": NOTES, "expect_sha256": {ESCAPED: guess}})

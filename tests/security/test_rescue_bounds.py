@@ -32,8 +32,10 @@ def logged_repo(tmp_path: Path, versions: int) -> Path:
     git_dir = str(repo / ".git")
     store = loose.Store.of(git_dir)
     assert store is not None
-    history.record(git_dir, [("big.txt", store.write(f"{BIG}version {k}\n".encode()))
-                             for k in range(versions)])
+    contents = [f"{BIG}version {k}\n".encode() for k in range(versions)]
+    history.record(git_dir, [("big.txt", store.write(content), "", "", "",
+                              history.preimage_proof("big.txt", content))
+                             for content in contents])
     return repo
 
 
