@@ -105,6 +105,9 @@ HINTS: dict[str, str] = {
     "'Your Name' and git config user.email you@example.com (add --global for every "
     "repository), or pass --author 'Name <email>'",
     "detached_head": "HEAD is detached; check out a branch, or name the branch with --ref",
+    "config_unreadable": "fix the git configuration the message names (run 'git config "
+    "--get-all KEY' to see git's own complaint); a non-UTF-8 value of a key holon-git must "
+    "read as text is refused too",
     "protected_path": "the path is protected by git config holon.protect or .holon/protect; "
     "leave it out of the patch",
     "unsupported_filter": "the path has a filter driver or working-tree-encoding attribute "

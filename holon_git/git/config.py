@@ -15,6 +15,7 @@ must not lapse silently.
 from __future__ import annotations
 
 import os
+import subprocess
 
 from ..errors import PatchError
 from .libgit2 import pygit2
@@ -152,6 +153,53 @@ def _nonzero(text: str) -> bool:
         return int(text.strip()) != 0
     except ValueError:
         return False
+
+
+def command_line_includes() -> bool:
+    """Does ``git -c`` pass an include (``include.path``, ``includeIf.*.path``)? git follows
+    it, so the values it brings are read by git (``git_values``)."""
+    if "GIT_CONFIG_PARAMETERS" not in os.environ and "GIT_CONFIG_COUNT" not in os.environ:
+        return False
+    return any(key.startswith(("include.", "includeif.")) for key, _ in command_line())
+
+
+GIT_CONFIG_TIMEOUT = 10.0  # seconds: an include naming a FIFO must not hang every apply
+
+
+def _unreadable(key: str, why: str) -> PatchError:
+    return PatchError("config_unreadable", f"cannot read {key} as git reads it: {why}; "
+                      "without it the protected paths are unknown, so nothing is applied",
+                      details={"key": key})
+
+
+def git_values(git_dir: str, key: str) -> list[str]:
+    """Every value of ``key`` as git itself reads it for the repository at ``git_dir``
+    (given as GIT_DIR, which git trusts as holon-git located and checked it): system,
+    global, the repository's and the worktree's files and ``git -c``, with every include
+    and includeIf evaluated by git (libgit2 knows no ``hasconfig:``, and read a
+    GIT_CONFIG_GLOBAL file not named .gitconfig through a stand-in, so its relative includes
+    were lost). Values are bytes, held as text with surrogateescape (a Latin-1 pattern is the
+    bytes it names, as a path is). Fails closed: git refusing, missing or hanging is
+    ``config_unreadable``."""
+    env = dict(os.environ)
+    env["GIT_DIR"] = git_dir
+    try:
+        done = subprocess.run(["git", "config", "-z", "--get-all", key], cwd=git_dir,
+                              env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                              timeout=GIT_CONFIG_TIMEOUT, check=False)
+    except subprocess.TimeoutExpired:
+        raise _unreadable(key, f"git config took over {GIT_CONFIG_TIMEOUT:.0f} s (an include "
+                          "that never ends?)") from None
+    except OSError as exc:
+        raise _unreadable(key, f"git cannot be run ({exc.strerror})") from None
+    if done.returncode == 1 and not done.stdout and not done.stderr.strip():
+        return []  # no such key
+    if done.returncode != 0:
+        complaint = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise _unreadable(key, complaint[0] if complaint else
+                          f"git config exited with status {done.returncode}")
+    return [value.decode("utf-8", "surrogateescape")
+            for value in done.stdout.split(b"\0")[:-1]]
 
 
 def protected_files() -> list[str]:

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..core.policy import PROTECT_FILE, Protection, protect_file_patterns
 from .committed import head_holds
-from .config import command_line_bool, command_line_values
+from .config import command_line_bool, command_line_includes, command_line_values, git_values
 from .libgit2 import pygit2
 
 
@@ -35,7 +35,7 @@ def repo_protection(git: Any, tree_id: Any, *more_trees: Any) -> Protection:
     """Patterns from ``git`` (a GitRepo) config, the command line and the protect file in
     tree ``tree_id`` (and in each of ``more_trees``: their rules add up); compared without
     case when core.ignorecase says so."""
-    patterns = git.config_all("holon.protect") + command_line_patterns()
+    patterns = config_patterns(git.git_dir)
     for tree in dict.fromkeys(t for t in (tree_id, *more_trees) if t is not None):
         try:
             obj = git.repo[tree][PROTECT_FILE]
@@ -47,6 +47,18 @@ def repo_protection(git: Any, tree_id: Any, *more_trees: Any) -> Protection:
     if ignore_case is None:
         ignore_case = git.config_bool("core.ignorecase", False)
     return Protection(patterns, ignore_case)
+
+
+def config_patterns(git_dir: str) -> list[str]:
+    """holon.protect from every configuration git reads for the repository at ``git_dir``.
+    When no config file mentions 'holon' or an include and ``git -c`` passes no include,
+    only ``git -c``'s own values can set it (read here, no process started); otherwise git
+    itself is asked (config.git_values: every include as git evaluates it, values as bytes;
+    a config it cannot read refuses the apply)."""
+    from_command_line = command_line_patterns()  # a malformed variable is refused first
+    if not (_config_may_protect(git_dir) or command_line_includes()):
+        return from_command_line
+    return [value for value in git_values(git_dir, "holon.protect") if value]
 
 
 _ENV = ("GIT_CONFIG_GLOBAL", "XDG_CONFIG_HOME", "HOME", "GIT_CONFIG_NOSYSTEM",
@@ -134,7 +146,8 @@ def worktree_protection(root: str, git_dir: str | None) -> Protection:
     if git_dir is None:
         return Protection()
     if not (os.path.lexists(os.path.join(root, PROTECT_FILE)) or _config_may_protect(git_dir)
-            or command_line_patterns() or head_holds(git_dir, PROTECT_FILE) is not False):
+            or command_line_patterns() or command_line_includes()
+            or head_holds(git_dir, PROTECT_FILE) is not False):
         return Protection()
     return head_protection(root)
 
