@@ -130,17 +130,16 @@ class GitRepo:
             return default
 
     def config_str(self, name: str) -> str | None:
+        """The value of ``name``; a value that is not UTF-8 (pygit2 decodes strictly) is
+        refused naming the key, never a traceback."""
         try:
             value = self.repo.config[name]
         except (KeyError, pygit2.GitError):
             return None
+        except UnicodeDecodeError:
+            raise PatchError("config_unreadable", f"the git configuration value of {name} is "
+                             "not UTF-8", details={"key": name}) from None
         return value if isinstance(value, str) else None
-
-    def config_all(self, name: str) -> list[str]:
-        try:
-            return list(self.repo.config.get_multivar(name))
-        except (KeyError, pygit2.GitError):
-            return []
 
     # -- attributes and line-ending conversion (working tree <-> blob) -------------------------
     # The path goes to libgit2 as the bytes it names (pygit2 would encode text as strict
