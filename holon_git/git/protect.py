@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import time
+from contextlib import suppress
 from functools import lru_cache
 from typing import Any
 
@@ -177,23 +178,39 @@ def protected_paths_holding(root: str, blob: str) -> list[str]:
 
 def paths_holding(git: Any, protection: Protection, blob: str) -> list[str]:
     """The paths ``protection`` protects whose blob at HEAD or in the index of ``git`` (a
-    GitRepo) is ``blob``. Only blob ids are compared while walking; the rules are matched
-    against the few paths found."""
+    GitRepo) is ``blob``."""
+    return protected_among(holders(git, protection).get(blob, []), protection)
+
+
+def protected_among(paths: list[str], protection: Protection) -> list[str]:
+    """Those of ``paths`` that ``protection`` protects."""
     from ..core.policy import check_protected_path
     from ..errors import PatchError
+
+    protected = []
+    for path in dict.fromkeys(paths):
+        try:
+            check_protected_path(path, protection)
+        except PatchError:
+            protected.append(path)
+    return protected
+
+
+def holders(git: Any, protection: Protection) -> dict[str, list[str]]:
+    """Blob id -> the paths holding it at HEAD or in the index of ``git`` (a GitRepo), for
+    asking which blobs are protected content (``paths_holding``); one walk, matched against
+    the rules only for the blobs asked about. With no pattern but the policy file's own, only
+    that file's blob at HEAD is looked up."""
     from .stage import load_index
 
     try:
         head = git.repo.head.peel(pygit2.Tree)
     except (pygit2.GitError, KeyError, ValueError):  # unborn HEAD: nothing committed
         head = None
-    found: list[str] = []
+    found: dict[str, list[str]] = {}
     if head is not None and not protection.patterns:  # only the policy file is protected
-        try:
-            if str(head[PROTECT_FILE].id) == blob:
-                found.append(PROTECT_FILE)
-        except KeyError:
-            pass
+        with suppress(KeyError):
+            found.setdefault(str(head[PROTECT_FILE].id), []).append(PROTECT_FILE)
     elif head is not None:
         trees = [(head, "")]
         while trees:  # iterative: a deep tree raises no RecursionError
@@ -201,14 +218,9 @@ def paths_holding(git: Any, protection: Protection, blob: str) -> list[str]:
             for entry in tree:
                 if entry.type_str == "tree":
                     trees.append((git.repo[entry.id], f"{prefix}{entry.name}/"))
-                elif str(entry.id) == blob:
-                    found.append(f"{prefix}{entry.name}")
+                else:
+                    found.setdefault(str(entry.id), []).append(f"{prefix}{entry.name}")
     if git.work_tree is not None:
-        found += [entry.path for entry in load_index(git.index_path) if str(entry.id) == blob]
-    protected = []
-    for path in dict.fromkeys(found):
-        try:
-            check_protected_path(path, protection)
-        except PatchError:
-            protected.append(path)
-    return protected
+        for entry in load_index(git.index_path):
+            found.setdefault(str(entry.id), []).append(entry.path)
+    return found

@@ -65,6 +65,7 @@ class RepositoryVersions:
         self._log: history.Log | None = None  # read once per apply, decoded per path
         self._recent: RecentHistory | None = None
         self._index: Any = None  # the index file, read when the rescue first needs it
+        self._holders: dict[str, list[str]] | None = None  # blob -> paths at HEAD, in index
 
     @classmethod
     def of_worktree(cls, root: str, git_dir: str,
@@ -213,9 +214,11 @@ class RepositoryVersions:
         found = self._blob(entry.blob)
         if found is None or not history.proven(entry, found[1]):
             return None
-        from .protect import paths_holding  # the rescue runs rarely: start-up counts
+        from .protect import holders, protected_among  # the rescue runs rarely
 
-        if paths_holding(self.git, self._rules(), found[0]):
+        if self._holders is None:  # HEAD's tree walked once, whatever the number of entries
+            self._holders = holders(self.git, self._rules())
+        if protected_among(self._holders.get(found[0], []), self._rules()):
             return None
         return found
 
