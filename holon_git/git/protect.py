@@ -36,7 +36,7 @@ def repo_protection(git: Any, tree_id: Any, *more_trees: Any) -> Protection:
     """Patterns from ``git`` (a GitRepo) config, the command line and the protect file in
     tree ``tree_id`` (and in each of ``more_trees``: their rules add up); compared without
     case when core.ignorecase says so."""
-    patterns = config_patterns(git.git_dir)
+    patterns = config_patterns(git)
     for tree in dict.fromkeys(t for t in (tree_id, *more_trees) if t is not None):
         try:
             obj = git.repo[tree][PROTECT_FILE]
@@ -50,16 +50,24 @@ def repo_protection(git: Any, tree_id: Any, *more_trees: Any) -> Protection:
     return Protection(patterns, ignore_case)
 
 
-def config_patterns(git_dir: str) -> list[str]:
-    """holon.protect from every configuration git reads for the repository at ``git_dir``.
-    When no config file mentions 'holon' or an include and ``git -c`` passes no include,
-    only ``git -c``'s own values can set it (read here, no process started); otherwise git
-    itself is asked (config.git_values: every include as git evaluates it, values as bytes;
-    a config it cannot read refuses the apply)."""
+def config_patterns(git: Any) -> list[str]:
+    """holon.protect from every configuration git reads for ``git`` (a GitRepo), as git
+    reads it. A config file (or ``git -c``) holding an include: git itself is asked
+    (config.git_values: every include and includeIf as git evaluates them, which libgit2
+    does not: ``hasconfig:``, a relative include of a GIT_CONFIG_GLOBAL file of any name; a
+    config git cannot read refuses the apply). Files that only mention 'holon': libgit2
+    reads them as git would, without starting a process (git again for a value that is not
+    UTF-8, read as bytes). Neither: only ``git -c``'s own values can set it."""
     from_command_line = command_line_patterns()  # a malformed variable is refused first
-    if not (_config_may_protect(git_dir) or command_line_includes()):
+    holon, include = _config_signs(git.git_dir)
+    if include or command_line_includes():
+        return [value for value in git_values(git.git_dir, "holon.protect") if value]
+    if not holon:
         return from_command_line
-    return [value for value in git_values(git_dir, "holon.protect") if value]
+    from_files = git.config_all("holon.protect")
+    if from_files is None:  # a value that is not UTF-8
+        return [value for value in git_values(git.git_dir, "holon.protect") if value]
+    return from_files + from_command_line
 
 
 _ENV = ("GIT_CONFIG_GLOBAL", "XDG_CONFIG_HOME", "HOME", "GIT_CONFIG_NOSYSTEM",
@@ -92,11 +100,17 @@ def _config_files_for(git_dir: str, env_values: tuple[str | None, ...]) -> list[
 
 
 _SETTLED_NS = 2_000_000_000  # a config file older than this cannot change unseen (mtime)
-_answers: dict[tuple[object, ...], bool] = {}  # config files' identities -> may they protect?
+Signs = tuple[bool, bool]  # does any config file mention 'holon'; does any hold an include
+_answers: dict[tuple[object, ...], Signs] = {}  # config files' identities -> their signs
 
 
 def _config_may_protect(git_dir: str) -> bool:
-    """Whether any config file might set holon.protect (or include one that does). Agents
+    """Whether any config file might set holon.protect (or include one that does)."""
+    return any(_config_signs(git_dir))
+
+
+def _config_signs(git_dir: str) -> Signs:
+    """Whether any config file mentions 'holon', and whether any mentions an include. Agents
     apply many patches from one process, so the answer is remembered for as long as every
     config file keeps its identity and is old enough for its mtime to show a change."""
     paths = _config_files(git_dir)
@@ -116,7 +130,8 @@ def _config_may_protect(git_dir: str) -> bool:
     key = tuple(identities)
     if key and key in _answers:
         return _answers[key]
-    answer = any(_may_protect(path) for path in paths)
+    signs = [_signs(path) for path in paths]
+    answer = (any(holon for holon, _ in signs), any(include for _, include in signs))
     if key:
         if len(_answers) > 64:
             _answers.clear()
@@ -124,21 +139,21 @@ def _config_may_protect(git_dir: str) -> bool:
     return answer
 
 
-def _may_protect(path: str) -> bool:
+def _signs(path: str) -> Signs:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     except OSError:
-        return False
+        return False, False
     chunks = []
     try:  # plain reads, not open(): this runs on every apply
         while chunk := os.read(fd, 1 << 16):
             chunks.append(chunk)
     except OSError:
-        return False
+        return False, False
     finally:
         os.close(fd)
     text = b"".join(chunks).lower()
-    return b"holon" in text or b"include" in text
+    return b"holon" in text, b"include" in text
 
 
 def worktree_protection(root: str, git_dir: str | None) -> Protection:

@@ -141,6 +141,16 @@ class GitRepo:
                              "not UTF-8", details={"key": name}) from None
         return value if isinstance(value, str) else None
 
+    def config_all(self, name: str) -> list[str] | None:
+        """Every value of ``name`` libgit2 reads; None when one is not UTF-8 (pygit2
+        decodes strictly: the caller reads them as bytes another way)."""
+        try:
+            return list(self.repo.config.get_multivar(name))
+        except (KeyError, pygit2.GitError):
+            return []
+        except UnicodeDecodeError:
+            return None
+
     # -- attributes and line-ending conversion (working tree <-> blob) -------------------------
     # The path goes to libgit2 as the bytes it names (pygit2 would encode text as strict
     # UTF-8, and a path that is not UTF-8 would raise UnicodeEncodeError).
