@@ -19,6 +19,7 @@ from gitsupport import everything
 
 from holon_git import apply_patch
 from holon_git.core.paths import normalize
+from holon_git.errors import PatchError
 from holon_git.mcp_server.calls import answer
 from holon_git.mcp_server.region import read_region
 from holon_git.mcp_server.tools import CHECK, READ, check_arguments
@@ -49,9 +50,9 @@ def test_read_region_refuses_every_spelling(repo: Path):
         assert result.is_error, path
         assert result.structured["error"]["code"] == "protected_path", result.structured
         assert "secret" not in result.text
-        with pytest.raises(Exception) as caught:
+        with pytest.raises(PatchError) as caught:
             read_region(str(repo), path)
-        assert getattr(caught.value, "code", None) == "protected_path"
+        assert caught.value.code == "protected_path"
 
 
 @pytest.mark.parametrize("options", [{}, {"check": True}, {"target": "index"},
@@ -85,3 +86,15 @@ def test_an_open_non_ascii_path_still_reads_by_either_spelling(repo: Path):
     assert read_region(str(repo), escaped).lines == [(1, "open")]
     digest = hashlib.sha256(b"open\n").hexdigest()
     assert apply_patch(NOTES, repo, check=True, expect_sha256={escaped: digest}).ok
+
+
+def test_a_lone_surrogate_naming_no_byte_is_invalid_path(repo: Path):
+    """From the library (MCP refuses such an argument before): a coded refusal, not an
+    encoder's traceback."""
+    before = everything(repo)
+    with pytest.raises(PatchError) as caught:
+        read_region(str(repo), "caf\ud800.txt")
+    assert caught.value.code == "invalid_path"
+    receipt = apply_patch(NOTES, repo, expect_sha256={"caf\ud800.txt": ""})
+    assert receipt.error is not None and receipt.error.code == "invalid_path"
+    assert everything(repo) == before
