@@ -7,7 +7,8 @@ The working-tree target must not pay for loading pygit2 on every apply, so it fi
 for any sign of a policy (a .holon/protect file in the working tree, 'holon'/'include' in a
 config file, or a .holon/protect in HEAD's tree, read without pygit2: committed.py) and opens
 the repository with pygit2 only then. The committed file holds also when the working tree
-lacks it (a sparse checkout, a local deletion).
+lacks it (a sparse checkout, a local deletion). A config file holding an include is read by
+git itself (config_patterns): libgit2 does not evaluate every include git does.
 """
 
 from __future__ import annotations
