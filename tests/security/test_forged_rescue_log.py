@@ -102,3 +102,18 @@ def test_a_genuine_logged_pre_image_is_still_a_base(repo: Path):
         receipt.to_json()
     entries = history.read(str(repo / ".git"))
     assert entries[-1].proof == history.preimage_proof("x.txt", NOTES.encode())
+
+
+def test_an_index_line_naming_the_forged_blob_is_no_base(repo: Path):
+    """The patch's `index` line names the blob the forged line logged: before, a logged
+    blob was one of the path's own versions for that line too."""
+    secret = blob_of(repo, "HEAD:secret.txt")
+    forge(repo, "x.txt", secret)
+    codes = set()
+    for line in ("secret 4", "wrong 4"):
+        patch = (f"diff --git a/x.txt b/x.txt\nindex {secret[:12]}..1234567 100644\n"
+                 + guess(line))
+        receipt = apply_patch(patch, repo, check=True)
+        assert receipt.error is not None and "swordfish" not in receipt.to_json()
+        codes.add(receipt.error.code)
+    assert codes == {"context_not_found"}
