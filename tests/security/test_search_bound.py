@@ -95,8 +95,9 @@ def test_the_rescue_versions_share_the_call_budget(repo: Path, monkeypatch: pyte
     store = loose.Store.of(git_dir)
     assert store is not None
     content = (repo / path).read_bytes()
-    history.record(git_dir, [(path, store.write(content + b"version %d\n" % k))
-                             for k in range(8)])
+    versions = [content + b"version %d\n" % k for k in range(8)]
+    history.record(git_dir, [(path, store.write(version), "", "", "",
+                              history.preimage_proof(path, version)) for version in versions])
     err = refused(repo, patch, "search_too_costly", check=True)
     assert RunningFile.budget < err.details["lines_compared"]
 
