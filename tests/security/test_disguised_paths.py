@@ -98,3 +98,16 @@ def test_a_lone_surrogate_naming_no_byte_is_invalid_path(repo: Path):
     receipt = apply_patch(NOTES, repo, expect_sha256={"caf\ud800.txt": ""})
     assert receipt.error is not None and receipt.error.code == "invalid_path"
     assert everything(repo) == before
+
+
+def test_str_replace_of_a_disguised_protected_path(repo: Path):
+    """MCP's str_replace names its file by a path argument too."""
+    from holon_git.mcp_server.tools import REPLACE
+
+    before = everything(repo)
+    for old in ("the secret line", "a wrong guess"):
+        arguments = check_arguments(REPLACE, {"path": ESCAPED, "old_str": old,
+                                              "new_str": "x"})
+        result = answer(REPLACE, arguments, str(repo))
+        assert result.structured["error"]["code"] == "protected_path", result.structured
+    assert everything(repo) == before
