@@ -258,6 +258,8 @@ class _HunkApplier:
         off_edge = bool(old) and away_from(hunk, lines, running, placed.start, len(old),
                                            placed.level)
         window = running.window(placed.start, len(old))
+        if placed.level >= WHITESPACE:
+            self._judge_loose(hunk, placed, reading)
         lines, new, tolerances = self._adapt(placed, reading, window)
         added_eol = self._added_eol(placed, reading, lines, tolerances)
         tolerances += repairs(hunk)
@@ -339,6 +341,28 @@ class _HunkApplier:
         return _Placed(candidate.start, candidate.original, found.level, read,
                        list(copies.tolerated), chosen.by_hint, chosen.anchor_line is not None)
 
+    def _judge_loose(self, hunk: Hunk, placed: _Placed, reading: _Reading) -> None:
+        """A placement the whitespace or punctuation level found passes the one judge
+        (salvage/judge.py's loose_refusal): refused ``context_not_found`` when the section
+        text or the line number points elsewhere (the rescue and the last rungs may still
+        take it). A re-send is told first (applied.HunkCheck.loose)."""
+        from ..place.salvage.judge import loose_refusal  # a loose placement only
+
+        lines, old, new = placed.sides
+        self.check.loose(old, new, reading.at_end)
+        hint = reading.hints[1]
+        hinted = None if hint is None else self.running.to_current(hint)
+        refused = loose_refusal(self.running.lines(), lines, placed.start, hinted,
+                                hunk.section)
+        if refused is not None:
+            raise PatchError("context_not_found", "the hunk's old lines were found only "
+                             f"{LEVELS[placed.level]} ignored, at line {placed.original + 1}; "
+                             f"{refused.note}",
+                             hint="re-read the file where the hunk was written for and send "
+                             "its lines as they are now",
+                             details={"evidence": {"note": refused.note,
+                                                   "lines": refused.lines[:50]}})
+
     def _refuse_by_numbers(self, hunk: Hunk, copies: list[int]) -> None:
         """A hunk with no context goes by its line numbers alone: refused when the judge
         finds them contradicted, or, for removed lines found at several ``copies`` (1-based
@@ -374,7 +398,6 @@ class _HunkApplier:
         lines, old, new = placed.sides
         tolerances, level = placed.tolerated, placed.level
         if level >= WHITESPACE:
-            self.check.loose(old, new, reading.at_end)
             from ..place.reindent import adapt_added_lines
 
             lines, rewritten = adapt_added_lines(list(lines), window, level,

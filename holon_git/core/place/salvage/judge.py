@@ -44,6 +44,7 @@ from .reading import (
     PLACING,
     AlreadyThere,
     Attempt,
+    Hints,
     Reading,
     Salvage,
     TooMany,
@@ -151,6 +152,55 @@ def by_number(attempt: Attempt, proposal: Salvage) -> Salvage:
     _numbers_of_bare_lines(attempt, proposal.start, proposal.lines)
     _section(attempt, proposal.start, proposal.lines, "by its line number")
     return proposal
+
+
+# -- the comparison levels' loose placements --------------------------------------------------
+
+def loose_refusal(lines: Sequence[bytes], body: Sequence[HunkLine], start: int,
+                  hinted: int | None, section: str) -> Unplaced | None:
+    """A placement the whitespace or punctuation level found (``body``'s old side at line
+    ``start`` of ``lines``, 0-based) is a tolerance like a last rung's: it stands only when
+    no evidence points elsewhere. The readings it must rule out are those of a stale patch:
+    the place the hunk was written for changed since, and a look-alike block (the same
+    statements at another indentation, in a sibling function) merely matches loosely. So
+    it is refused (returned, for the planner to word) when the section text names a
+    definition whose place this is not (``_section``), or where the hunk's number points
+    (``hinted``, 0-based, in the file as it stands) its old side is the file's lines but
+    for one (``_written_where_hinted``); else None."""
+    attempt = Attempt(lines, body, Hints(section=section, hinted=hinted))
+    what = "with whitespace ignored"
+    try:
+        _section(attempt, start, body, what)
+        _written_where_hinted(attempt, start, what)
+    except Unplaced as refused:
+        return refused
+    return None
+
+
+def _written_where_hinted(attempt: Attempt, start: int, what: str) -> None:
+    """Where the hunk's number points, away from the place found, the whole old side is the
+    file's lines but for one (with whitespace ignored), and the lines that agree say where
+    they are (``enough``): the hunk was written for that place, whose line changed since.
+    The reading ruled out: the number is the model's slip and the loose copy its place."""
+    hinted, lines = attempt.hints.hinted, attempt.file.lines
+    old = old_side(attempt.body)
+    size, key = len(old), KEYS[WHITESPACE]
+    if hinted is None or size < 2:
+        return
+    keyed = [key(line) for line in old]
+    for other in range(max(hinted - _AROUND, 0), min(hinted + _AROUND, len(lines) - size) + 1):
+        if start - size < other < start + size:
+            continue  # the place found, or overlapping it
+        differ = [j for j in range(size) if key(lines[other + j]) != keyed[j]]
+        same = [old[j] for j in range(size) if j not in differ]
+        if len(differ) == 1 and enough(same):
+            changed = other + differ[0]
+            raise Unplaced(f"read {what}, it fits line {start + 1}, but where its line "
+                           f"number points, at line {other + 1}, its old lines are the "
+                           f"file's but for line {changed + 1}, {quote([lines[changed]])} "
+                           f"(the patch has {quote([old[differ[0]]])}): the hunk was written "
+                           "for that place, which changed since; re-read lines "
+                           f"{_around(other, size)}", [other + 1, start + 1])
 
 
 # -- line numbers placing lines with no context -----------------------------------------------
@@ -437,7 +487,8 @@ def _section(attempt: Attempt, at: int, body: Sequence[HunkLine], what: str) -> 
         found = named or found
     first = next((k for k, line in enumerate(body) if line.kind != CONTEXT), 0)
     change = at + sum(line.kind != ADD for line in body[:first])
-    if not found or any(j <= change and at <= _scope_end(lines, j) for j in found):
+    if not found or any((j <= change and at <= _scope_end(lines, j))
+                        or _funcname(lines, j, at) for j in found):
         return
     shown = ", ".join(str(j + 1) for j in found[:5])
     raise Unplaced(f"read {what}, it fits line {at + 1}, but its header names "
@@ -449,9 +500,26 @@ def _section(attempt: Attempt, at: int, body: Sequence[HunkLine], what: str) -> 
 
 
 _DEFINES = re.compile(rb"[A-Za-z_$]")  # git's default funcname: a line starting so
+_PYTHON_FUNCNAME = re.compile(rb"[ \t]*(?:class|(?:async[ \t]+)?def)[ \t]")  # diff=python's
 # a section line that opens a definition's scope (Python's, and the common C-like keywords)
 _DEFINITION = re.compile(rb"(?:async\s+def|def|class|function|fn|func|struct|impl|interface|"
                          rb"module|sub)\b")
+
+
+def _funcname(lines: Sequence[bytes], named: int, at: int) -> bool:
+    """Would git write line ``named`` (0-based) as the section text of a hunk starting at
+    line ``at``? git names the nearest line above the hunk's first line that its diff
+    driver's funcname pattern takes: for the default driver a line starting with a letter,
+    '_' or '$'; for ``diff=python`` (common, and imitated by models) a ``def`` or ``class``
+    line at any depth. So module-level code after a function, an ``if __name__`` block, code
+    after a nested function, and a hunk starting on a method's ``def`` line (named after the
+    method before it) are named so. The reading ruled out: a hunk whose section text git
+    could not have written for this place, because another definition lies between."""
+    if not named < at <= len(lines):
+        return False
+    between = lines[named + 1 : at]
+    return any(pattern.match(lines[named]) and not any(map(pattern.match, between))
+               for pattern in (_DEFINES, _PYTHON_FUNCNAME))
 
 
 def _scope_end(lines: Sequence[bytes], at: int) -> int:
