@@ -1,0 +1,165 @@
+"""Issue 43: one judge for every tolerance. Each test is a class of the issue's "Why" on a
+module written here (sibling functions, a class, module-level code), failing before its fix:
+a loose level's placement weighed like a last rung's (class 1), section text read as git
+writes it (class 7)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+from gitsupport import applied, refused
+
+SENDER = '''\
+import logging
+
+log = logging.getLogger(__name__)
+
+
+def first(items, limit):
+    """Send the first batch of items."""
+    batch = items[:limit]
+    payload = encode(batch)
+    response = client.post(payload, retries=3)
+    check(response)
+    return response
+
+
+class Worker:
+    def second(self, items):
+        """Send every item, one batch at a time."""
+        for chunk in split(items):
+            batch = chunk
+            payload = encode(batch)
+            response = client.post(payload)
+            check(response)
+        return True
+'''
+
+SETTINGS = '''\
+"""Runtime settings read once at start-up."""
+
+import os
+
+
+def env_flag(name, default=False):
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.lower() in ("1", "true", "yes")
+
+
+DEBUG = env_flag("APP_DEBUG")
+CACHE_DIR = os.environ.get("APP_CACHE", "/var/cache/app")
+MAX_WORKERS = int(os.environ.get("APP_WORKERS", "4"))
+TIMEOUT = float(os.environ.get("APP_TIMEOUT", "30"))
+
+
+if __name__ == "__main__":
+    print(DEBUG, CACHE_DIR, MAX_WORKERS, TIMEOUT)
+'''
+
+
+@pytest.fixture
+def repo_files() -> Mapping[str, str | bytes]:
+    return {"sender.py": SENDER, "settings.py": SETTINGS}
+
+
+# a stale patch: written when first() still called client.post(payload); the same three
+# lines sit, one level deeper, in Worker.second
+STALE_IN_FIRST = '''\
+--- a/sender.py
++++ b/sender.py
+@@ -9,3 +9,4 @@{section}
+     payload = encode(batch)
+     response = client.post(payload)
++    log.debug("posted %d", len(batch))
+     check(response)
+'''
+
+
+@pytest.mark.parametrize("section", [" def first(items, limit):", ""],
+                         ids=["section-text", "line-number"])
+def test_a_loose_match_in_a_sibling_is_refused_when_the_hunk_points_elsewhere(
+        repo: Path, section: str) -> None:
+    """Class 1: the whitespace level finds the hunk's lines in a sibling function at another
+    indentation; the section text, or the line number (where the old side is the file's
+    lines but for one edited line), says the hunk was written for first(), which changed
+    since. Before the fix the block in Worker.second gained the line."""
+    err = refused(repo, STALE_IN_FIRST.format(section=section), "context_not_found")
+    assert err.details["evidence"]["lines"][-1] == 20  # the look-alike, named
+    assert "written for" in err.message
+
+
+def test_a_loose_match_with_nothing_against_it_still_applies(repo: Path) -> None:
+    """The judge refuses on evidence only: the same re-indented hunk, sent for
+    Worker.second (its number and section text pointing there), applies there."""
+    patch = '''\
+--- a/sender.py
++++ b/sender.py
+@@ -20,3 +20,4 @@ class Worker:
+     payload = encode(batch)
+     response = client.post(payload)
++    log.debug("posted %d", len(batch))
+     check(response)
+'''
+    receipt = applied(repo, patch)
+    assert "whitespace" in receipt.files[0].hunks[0].tolerances
+    assert (repo / "sender.py").read_text() == SENDER.replace(
+        "            response = client.post(payload)\n",
+        "            response = client.post(payload)\n"
+        '            log.debug("posted %d", len(batch))\n')
+
+
+def test_section_text_git_writes_for_module_level_code_after_a_function(repo: Path) -> None:
+    """Class 7: with diff=python git names the def above module-level code after it; a hunk
+    there whose trailing context the model invented (context_invented) was refused because
+    the place is not inside env_flag's body."""
+    patch = '''\
+--- a/settings.py
++++ b/settings.py
+@@ -14,3 +14,3 @@ def env_flag(name, default=False):
+ CACHE_DIR = os.environ.get("APP_CACHE", "/var/cache/app")
+-MAX_WORKERS = int(os.environ.get("APP_WORKERS", "4"))
++MAX_WORKERS = int(os.environ.get("APP_WORKERS", "8"))
+ register_settings(__name__)
+'''
+    receipt = applied(repo, patch)
+    assert "context_invented" in receipt.files[0].hunks[0].tolerances
+    assert (repo / "settings.py").read_text() == SETTINGS.replace('"APP_WORKERS", "4"',
+                                                                  '"APP_WORKERS", "8"')
+
+
+def test_section_text_git_writes_for_a_main_block(repo: Path) -> None:
+    """Class 7: with diff=python git names the last def above an ``if __name__`` block (the
+    block's own line is no definition); a hunk there whose trailing context the model
+    invented was refused."""
+    patch = '''\
+--- a/settings.py
++++ b/settings.py
+@@ -19,3 +19,3 @@ def env_flag(name, default=False):
+ if __name__ == "__main__":
+-    print(DEBUG, CACHE_DIR, MAX_WORKERS, TIMEOUT)
++    print(DEBUG, CACHE_DIR, MAX_WORKERS, TIMEOUT, sep="\\n")
+     raise SystemExit(0)
+'''
+    receipt = applied(repo, patch)
+    assert "context_invented" in receipt.files[0].hunks[0].tolerances
+    assert (repo / "settings.py").read_text() == SETTINGS.replace(
+        "TIMEOUT)\n", 'TIMEOUT, sep="\\n")\n')
+
+
+def test_section_text_naming_another_function_still_refuses(repo: Path) -> None:
+    """What git could not have written stays evidence: a definition between the named one
+    and the place (first() named for a hunk in Worker.second, a rung needed)."""
+    patch = '''\
+--- a/sender.py
++++ b/sender.py
+@@ -17,3 +17,3 @@ def first(items, limit):
+         """Send every item, one batch at a time."""
+-        for chunk in split(items):
++        for chunk in split(items, size=10):
+             batch = chunk[:]
+'''
+    refused(repo, patch, "context_not_found")
