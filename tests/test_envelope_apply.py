@@ -152,8 +152,12 @@ def test_update_ambiguous_context_is_refused_not_guessed(tmp_path: Path) -> None
 
 def test_update_overlapping_hunks(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"f.py": "a\nb\nc\nd\n"})
-    # the second hunk's old side is the first hunk's result: it overlaps an edit
-    refused(repo, env("*** Update File: f.py", "@@", " a", "-b", "+B", "@@", " a", "-B", "+X"),
+    # the second hunk's old side is the first hunk's result, once, and not in the file as it
+    # was: written against that result, it applies to it (issue 43, contract 8b)
+    applied(repo, env("*** Update File: f.py", "@@", " a", "-b", "+B", "@@", " a", "-B", "+X"))
+    assert (repo / "f.py").read_text() == "a\nX\nc\nd\n"
+    # two hunks changing the same line of the file as it was stay refused
+    refused(repo, env("*** Update File: f.py", "@@", " a", "-X", "+Y", "@@", " a", "-X", "+Z"),
             "overlapping_edits")
 
 

@@ -163,3 +163,61 @@ def test_section_text_naming_another_function_still_refuses(repo: Path) -> None:
              batch = chunk[:]
 '''
     refused(repo, patch, "context_not_found")
+
+
+CONFIG_PARSER = '''\
+def parse(text):
+    """Split a config text into its entries."""
+    entries = {}
+    for line in text.splitlines():
+        key, value = line.split("=", 1)
+        entries[key] = value
+    return entries
+'''
+
+# the second hunk's context holds the line the first one adds: written against its result
+OVERLAPPING = '''\
+--- a/{path}
++++ b/{path}
+@@ -3,5 +3,6 @@ def parse(text):
+     entries = {{}}
+     for line in text.splitlines():
++        line = line.strip()
+         key, value = line.split("=", 1)
+         entries[key] = value
+     return entries
+@@ -4,3 +5,5 @@ def parse(text):
+     for line in text.splitlines():
+         line = line.strip()
++        if not line:
++            continue
+         key, value = line.split("=", 1)
+'''
+
+
+def test_overlapping_hunks_apply_in_sequence(repo: Path) -> None:
+    """Contract 8b: a hunk written against the text the file patch's earlier hunk leaves,
+    whose old side occurs only there and once, applies to that text (it was refused
+    overlapping_edits), as two file patches of one path do."""
+    (repo / "config.py").write_text(CONFIG_PARSER)
+    receipt = applied(repo, OVERLAPPING.format(path="config.py"))
+    assert (repo / "config.py").read_text() == CONFIG_PARSER.replace(
+        '        key, value = line.split("=", 1)\n',
+        "        line = line.strip()\n        if not line:\n            continue\n"
+        '        key, value = line.split("=", 1)\n')
+    assert "hunks_in_sequence" in [d.code for d in receipt.files[0].diagnostics]
+
+
+def test_an_overlapping_hunk_whose_lines_the_file_had_stays_refused(repo: Path) -> None:
+    """The old side also in the file as it was (the line the first hunk adds was there
+    already, further down): the hunk may mean that copy; refused as before."""
+    text = CONFIG_PARSER + '''
+
+def parse_stripped(text):
+    for line in text.splitlines():
+        line = line.strip()
+        key, value = line.split("=", 1)
+'''
+    (repo / "config.py").write_text(text)
+    refused(repo, OVERLAPPING.format(path="config.py"),
+            ("overlapping_edits", "ambiguous_context"))

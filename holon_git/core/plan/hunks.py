@@ -157,6 +157,13 @@ def apply_on(running: RunningFile, fp: FilePatch, content: bytes, reverse: bool,
             try:
                 results.append(applier.apply(hunk, number))
             except PatchError as err:
+                if applier.in_sequence == number:
+                    # written against the text the hunks before it leave: applied to it,
+                    # as a second file patch of the same path would be
+                    let_go(err)
+                    applier = applier.restarted(number)
+                    results.append(applier.apply(hunk, number))
+                    continue
                 if not salvage:
                     raise
                 results.append(_apply_salvaged(applier, fp, hunk, number, err))
@@ -170,7 +177,7 @@ def apply_on(running: RunningFile, fp: FilePatch, content: bytes, reverse: bool,
 
             let_go(err)
             rejected.append(RejectedHunk(number, hunk, advise(err, fp, running.original)))
-    return running.content(), results, applier.diagnostics
+    return applier.running.content(), results, applier.diagnostics
 
 
 def _apply_salvaged(applier: _HunkApplier, fp: FilePatch, hunk: Hunk, number: int,
@@ -212,6 +219,25 @@ class _HunkApplier:
         self.diagnostics: list[Diagnostic] = []
         # is a hunk's change there already? (``seek_elsewhere``, ``exact_repeats``: HunkCheck)
         self.check = HunkCheck(running, reverse, seek_elsewhere, exact_repeats)
+        self.seek_elsewhere = seek_elsewhere
+        # the hunk refused overlapping_edits whose old side is only in the text the hunks
+        # before it left, once: it applies to that text (apply_on restarts there)
+        self.in_sequence = 0
+
+    def restarted(self, number: int) -> _HunkApplier:
+        """An applier for the hunks from ``number`` on, on the file as the hunks before it
+        left it (a fresh running file: those lines are now the file's own), keeping the
+        notes so far."""
+        content = self.running.content()
+        applier = _HunkApplier(RunningFile(split_lines(content)), content,
+                               self.check.reverse, self.hunks, self.seek_elsewhere,
+                               self.check.exact_repeats, self.numbers)
+        applier.diagnostics = self.diagnostics
+        self.diagnostics.append(Diagnostic(
+            "hunks_in_sequence", f"hunk {number}: its old lines are only in the text the "
+            "hunks before it leave, once: it was applied to that text, as a second file "
+            "patch of the same path would be", self.hunks[number - 1].patch_line))
+        return applier
 
     @cached_property
     def eol(self) -> bytes | None:
@@ -333,6 +359,9 @@ class _HunkApplier:
                 "was used", hunk.patch_line))
         if candidate.original is None:
             earlier = running.hunks_in_current(candidate.start, len(read.old))
+            if found.level < WHITESPACE and len(found.some(2)) == 1 \
+                    and not running.find_original(read.old, reading.at_end):
+                self.in_sequence = number
             raise _overlapping(earlier, number)
         if hunk.unfinished and candidate.start and claimed_edges(hunk, read.lines).start:
             raise _cut_off_at_start(hunk, candidate.start)
