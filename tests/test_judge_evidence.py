@@ -221,3 +221,52 @@ def parse_stripped(text):
     (repo / "config.py").write_text(text)
     refused(repo, OVERLAPPING.format(path="config.py"),
             ("overlapping_edits", "ambiguous_context"))
+
+
+REPORT = '''\
+def summary(total, failed):
+    """One line for the end of a run."""
+    line = "ran %d,  failed %d" % (total, failed)
+    return line
+'''
+
+
+def test_the_files_spacing_inside_a_line_is_never_rewritten(repo: Path) -> None:
+    """Class 2: the removed line matched only with whitespace ignored (the file has two
+    spaces in the string); its edited form was written with the patch's one space, and the
+    file lost a character no one meant to change. The file's spacing is kept."""
+    (repo / "report.py").write_text(REPORT)
+    patch = '''\
+--- a/report.py
++++ b/report.py
+@@ -1,4 +1,4 @@
+ def summary(total, failed):
+-  """One line for the end of a run."""
+-  line = "ran %d, failed %d" % (total, failed)
++  """One line for the end of a run, with the rate."""
++  line = "ran %d, failed %d (%.0f%%)" % (total, failed, 100 * failed / total)
+   return line
+'''
+    receipt = applied(repo, patch)
+    assert "spacing_kept" in receipt.files[0].hunks[0].tolerances
+    assert (repo / "report.py").read_text() == REPORT.replace(
+        '"""One line for the end of a run."""', '"""One line for the end of a run, with the rate."""'
+    ).replace('"ran %d,  failed %d" % (total, failed)',
+              '"ran %d,  failed %d (%.0f%%)" % (total, failed, 100 * failed / total)')
+
+
+def test_spacing_written_twice_in_the_added_lines_is_refused(repo: Path) -> None:
+    """Class 2, item 2: the mapping back is not one-to-one (the patch's spacing occurs in two
+    added lines: which is the file's text and which the patch's own?): refused."""
+    (repo / "report.py").write_text(REPORT)
+    patch = '''\
+--- a/report.py
++++ b/report.py
+@@ -2,3 +2,4 @@
+   """One line for the end of a run."""
+-  line = "ran %d, failed %d" % (total, failed)
++  line = "ran %d, failed %d" % (total, failed)
++  short = "ran %d, failed" % total
+   return line
+'''
+    refused(repo, patch, "indentation_mismatch")

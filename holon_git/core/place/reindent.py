@@ -330,4 +330,9 @@ def adapt_added_lines(lines: Sequence[HunkLine], window: Sequence[bytes], level:
     out, changed = reindent(out, window, first_line, style)
     if changed:
         tolerances.append("reindented")
+    from .spacing import keep_file_spacing  # the file's spacing inside its lines is kept
+
+    out, changed = keep_file_spacing(out, window, first_line)
+    if changed:
+        tolerances.append("spacing_kept")
     return out, tolerances
