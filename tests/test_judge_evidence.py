@@ -270,3 +270,55 @@ def test_spacing_written_twice_in_the_added_lines_is_refused(repo: Path) -> None
    return line
 '''
     refused(repo, patch, "indentation_mismatch")
+
+
+STORE = '''\
+def save_user(record):
+    """Persist a user record; raises on a duplicate e-mail."""
+    # validated by the form layer already
+    db.insert("users", record)
+    audit.flush(record["id"], reason="saved")
+    return record["id"]
+
+
+def save_group(record):
+    db.insert("groups", record)
+    audit.flush(record["id"], reason="saved")
+    return record["id"]
+'''
+
+# the function's name misremembered, far from the change: the leading side is left out
+MISREMEMBERED_NAME = '''\
+--- a/store.py
++++ b/store.py
+@@ -1,6 +1,6 @@
+ def store_user(record):
+     """Persist a user record; raises on a duplicate e-mail."""
+     # validated by the form layer already
+-    db.insert("users", record)
++    db.insert("users", record, on_conflict="raise")
+     audit.flush(record["id"], reason="saved")
+     return record["id"]
+'''
+
+
+def test_near_copy_rule_weighs_the_whole_old_side(repo: Path) -> None:
+    """Class 8: the kept lines occur once (save_user); save_group differs from them in one
+    edited line, which refused the hunk, though the left-out side's docstring and comment are
+    in place above save_user and absent at save_group. Compared on the whole old side, the
+    sibling is farther: the hunk applies (context_invented)."""
+    (repo / "store.py").write_text(STORE)
+    receipt = applied(repo, MISREMEMBERED_NAME)
+    assert "context_invented" in receipt.files[0].hunks[0].tolerances
+    assert (repo / "store.py").read_text() == STORE.replace(
+        'db.insert("users", record)', 'db.insert("users", record, on_conflict="raise")')
+
+
+def test_near_copy_rule_still_refuses_a_sibling_as_close(repo: Path) -> None:
+    """The same hunk when nothing of the left-out side is in place where the kept lines fit
+    (the docstring and comment gone there): the sibling is as close, nothing tells them
+    apart but the one edited line; refused as before."""
+    (repo / "store.py").write_text(STORE.replace(
+        '    """Persist a user record; raises on a duplicate e-mail."""\n'
+        "    # validated by the form layer already\n", ""))
+    refused(repo, MISREMEMBERED_NAME, "context_not_found")

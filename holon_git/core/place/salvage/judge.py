@@ -338,9 +338,36 @@ def _side_elsewhere(attempt: Attempt, reading: Reading, name: str, side: list[by
 def _near_copy(attempt: Attempt, reading: Reading, start: int) -> None:
     """What a reading kept (its changed lines and the context of one side, or its removed
     lines) is, at another place, the file's lines but for one, there an edited form of the
-    reading's line: the hunk was written for that place, which changed since (a look-alike
-    must not take it)."""
+    reading's line, and the whole old side (the left-out lines too) is at least as close
+    there as at the place found: the hunk was written for that place, which changed since
+    (a look-alike must not take it). The reading it rules out: the model misremembered a
+    context line, when the file changed at a sibling. A sibling the whole old side fits
+    less well (the left-out side's other lines, a docstring or a comment, in place only at
+    the place found) is no such evidence."""
     key, lines, pattern = KEYS[WHITESPACE], attempt.file.lines, reading.old
+    whole = old_side(attempt.body)
+    # where the reading's lines begin in the whole old side: after a left-out leading side
+    offset = (len(old_side(attempt.lead))
+              if any(name == "leading" for name, _ in reading.left_out(start)) else 0)
+
+    def in_place(at: int) -> set[int]:
+        """The lines of the whole old side (their positions) that are the file's lines when
+        the reading's lines sit at ``at``."""
+        first = at - offset
+        return {j for j, line in enumerate(whole)
+                if 0 <= first + j < len(lines) and key(lines[first + j]) == key(line)}
+
+    found = in_place(start)
+
+    def as_close(other: int) -> bool:
+        """Is the whole old side at least as close at ``other`` as where the reading fits,
+        or does nothing but the reading's own lines tell the places apart (no left-out line,
+        not blank, in place where it fits and not at ``other``)?"""
+        there = in_place(other)
+        kept = range(offset, offset + len(pattern))
+        telling = [j for j in found - there if j not in kept and whole[j].strip()]
+        return len(there) >= len(found) or not telling
+
     keyed = [None if line is None else key(line) for line in pattern]
     starts: set[int] = set()
     for j, line in enumerate(pattern):
@@ -353,7 +380,8 @@ def _near_copy(attempt: Attempt, reading: Reading, start: int) -> None:
                   if want is not None and key(lines[other + j]) != want]
         same = [line for j, line in enumerate(pattern) if line is not None and j not in differ]
         if len(differ) == 1 and enough(same) and _edited(
-                pattern[differ[0]] or b"", lines[other + differ[0]]):
+                pattern[differ[0]] or b"", lines[other + differ[0]]) \
+                and as_close(other):
             edited = other + differ[0]
             raise Unplaced(f"read {reading.what}, it fits line {start + 1}, but at line "
                            f"{other + 1} it is the file's lines but for one, line "
