@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from gitsupport import applied, refused
+from repos.builders import git
 
 SENDER = '''\
 import logging
@@ -322,3 +323,89 @@ def test_near_copy_rule_still_refuses_a_sibling_as_close(repo: Path) -> None:
         '    """Persist a user record; raises on a duplicate e-mail."""\n'
         "    # validated by the form layer already\n", ""))
     refused(repo, MISREMEMBERED_NAME, "context_not_found")
+
+
+SERVER = '''\
+def start(config):
+    server = Server(config.host, config.port)
+
+    server.listen()
+    return server
+
+
+def stop(server):
+    server.flush()
+    server.close()
+    log.info("stopped %s", server.name)
+'''
+
+# the blank line above server.listen() left out, right next to the change
+BLANK_MISSING = '''\
+--- a/server.py
++++ b/server.py
+@@ -1,4 +1,4 @@
+ def start(config):
+     server = Server(config.host, config.port)
+-    server.listen()
++    server.listen(backlog=64)
+     return server
+'''
+
+# a blank context line the file does not have, right next to the change
+BLANK_EXTRA = '''\
+--- a/server.py
++++ b/server.py
+@@ -8,4 +8,5 @@
+ def stop(server):
+     server.flush()
++    server.drain()
+ 
+     server.close()
+     log.info("stopped %s", server.name)
+'''
+
+
+@pytest.mark.parametrize(("patch", "before", "after"), [
+    (BLANK_MISSING, "    server.listen()\n", "    server.listen(backlog=64)\n"),
+    (BLANK_EXTRA, "    server.flush()\n", "    server.flush()\n    server.drain()\n"),
+], ids=["missing", "extra"])
+def test_a_blank_line_slip_next_to_a_change_applies_in_a_clean_file(
+        repo: Path, patch: str, before: str, after: str) -> None:
+    """Contract 8a: a blank line missing or extra right next to a change, in a file that
+    equals the index and HEAD, every other context line exact, applies (context_gap): it
+    was refused as a possible git merge-file conflict."""
+    (repo / "server.py").write_text(SERVER)
+    git(repo, "add", "server.py")
+    git(repo, "commit", "-qm", "server")
+    receipt = applied(repo, patch)
+    assert receipt.files[0].hunks[0].tolerances == ["context_gap"]
+    assert (repo / "server.py").read_text() == SERVER.replace(before, after)
+
+
+@pytest.mark.parametrize("patch", [BLANK_MISSING, BLANK_EXTRA], ids=["missing", "extra"])
+def test_a_blank_line_slip_next_to_a_change_stays_refused_in_a_changed_file(
+        repo: Path, patch: str) -> None:
+    """The same slips where the file differs from HEAD (an uncommitted edit elsewhere in
+    it): the file may have changed right beside the edit; refused as before."""
+    (repo / "server.py").write_text(SERVER)
+    git(repo, "add", "server.py")
+    git(repo, "commit", "-qm", "server")
+    (repo / "server.py").write_text(SERVER + "\n\nRETRIES = 3\n")
+    refused(repo, patch, "context_not_found")
+
+
+def test_a_non_blank_line_missing_next_to_a_change_stays_refused(repo: Path) -> None:
+    """Contract 8a: only a blank line is the model's commonest slip; a line of code the
+    context skips next to the change stays a conflict, even in a clean file."""
+    (repo / "server.py").write_text(SERVER)
+    git(repo, "add", "server.py")
+    git(repo, "commit", "-qm", "server")
+    patch = '''\
+--- a/server.py
++++ b/server.py
+@@ -8,3 +8,3 @@
+ def stop(server):
+-    server.close()
++    server.close(force=True)
+'''
+    refused(repo, patch, "context_not_found")

@@ -313,9 +313,10 @@ def _salvaged(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool, see
     file makes the patch applied only when every hunk's is (as the last rungs read them);
     else no version took the patch to merge it from: the refusal of a hunk that is not in and
     places on no rung, or ``partly_applied``."""
+    clean = three_way is not None and _unchanged(fp, ours, three_way)
     try:
         change.after, change.hunks, notes = apply_hunks(fp, ours, reverse, "lines", seek,
-                                                        salvage=True)
+                                                        salvage=True, clean=clean)
     except PatchError as later:
         if not applied.hunk_in_file(later, reverse):
             raise
@@ -327,6 +328,21 @@ def _salvaged(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool, see
         applied.refuse_if_applied_before(fp, ours, three_way, reverse, apply_hunks)
     change.diagnostics.extend(notes)
     return change
+
+
+def _unchanged(fp: FilePatch, ours: bytes, three_way: KnownVersions) -> bool:
+    """Does the file equal its index and HEAD versions (and the blob the patch's index line
+    names, when the repository has it)? Then nothing says it changed since the patch was
+    written, and a blank line missing or extra next to a change is the model's slip."""
+    assert fp.old_path is not None
+    seen = False
+    for version in three_way.versions(fp, fp.old_path):
+        if not (version.named or version.label in ("index", "HEAD")):
+            break
+        if version.content != ours:
+            return False
+        seen = seen or version.label == "index"
+    return seen
 
 
 def _decide_repeat(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,

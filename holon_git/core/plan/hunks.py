@@ -44,7 +44,7 @@ BYTES_FIRST_BUDGET = 8 << 20
 def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "auto",
                  seek_elsewhere: bool = False, salvage: bool = False,
                  exact_repeats: bool = False,
-                 rejected: list[RejectedHunk] | None = None
+                 rejected: list[RejectedHunk] | None = None, clean: bool = False
                  ) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     """The file patch's hunks applied to ``content``: the new content, where each hunk went,
     and the notes; raises the first hunk's refusal, located.
@@ -60,6 +60,9 @@ def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "a
     the hunks after it still apply (each hunk is independent, as git apply --reject has it).
     An edit by its text (Hunk.edit) is first found in ``content`` and made a line hunk there
     (edits.py): each version the plan asks (the file, a rescue's base) finds it anew.
+    ``clean``: the file equals its index and HEAD versions (and the version the patch's
+    index line names): nothing says it changed since the patch was written (the judge
+    weighs it on the last rungs).
     """
     fp = _resolved(fp, content)
     numbers = numbers_of(fp, content)
@@ -81,7 +84,7 @@ def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "a
     running.exhaustive = matching == "exhaustive"
     try:
         return apply_on(running, fp, content, reverse, seek_elsewhere, salvage, exact_repeats,
-                        rejected, numbers)
+                        rejected, numbers, clean)
     except PatchError as err:
         from ..advice import advise  # a refusal only: say what most likely went wrong
 
@@ -143,12 +146,14 @@ def _bytes_first(fp: FilePatch, content: bytes) -> bool:
 
 def apply_on(running: RunningFile, fp: FilePatch, content: bytes, reverse: bool,
              seek_elsewhere: bool = False, salvage: bool = False, exact_repeats: bool = False,
-             rejected: list[RejectedHunk] | None = None, numbers: Numbers = NO_NUMBERS
-             ) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
+             rejected: list[RejectedHunk] | None = None, numbers: Numbers = NO_NUMBERS,
+             clean: bool = False) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     """apply_hunks on one kind of running file (``content``, as bytes or as lines);
-    ``numbers``: what the file patch says of its line numbers (judge.numbers_of)."""
+    ``numbers``: what the file patch says of its line numbers (judge.numbers_of);
+    ``clean``: apply_hunks'."""
     applier = _HunkApplier(running, content, reverse, fp.hunks, seek_elsewhere, exact_repeats,
                            numbers)
+    applier.clean = clean
     results = []
     for number, hunk in enumerate(fp.hunks, 1):
         if number in fp.left_out:
@@ -191,7 +196,7 @@ def _apply_salvaged(applier: _HunkApplier, fp: FilePatch, hunk: Hunk, number: in
     try:
         rewritten, found = salvage_hunk(applier.running, hunk, refusal, drift=applier.drift,
                                         delta=delta, zero_context=fp.unidiff_zero,
-                                        numbers=applier.numbers)
+                                        numbers=applier.numbers, clean=applier.clean)
     except AlreadyThere as there:
         if there.repeat:
             raise insertion_repeat_error(applier.check.reverse, there.at) from None
@@ -223,6 +228,7 @@ class _HunkApplier:
         # the hunk refused overlapping_edits whose old side is only in the text the hunks
         # before it left, once: it applies to that text (apply_on restarts there)
         self.in_sequence = 0
+        self.clean = False  # apply_hunks' ``clean``
 
     def restarted(self, number: int) -> _HunkApplier:
         """An applier for the hunks from ``number`` on, on the file as the hunks before it
@@ -232,7 +238,7 @@ class _HunkApplier:
         applier = _HunkApplier(RunningFile(split_lines(content)), content,
                                self.check.reverse, self.hunks, self.seek_elsewhere,
                                self.check.exact_repeats, self.numbers)
-        applier.diagnostics = self.diagnostics
+        applier.diagnostics, applier.clean = self.diagnostics, self.clean
         self.diagnostics.append(Diagnostic(
             "hunks_in_sequence", f"hunk {number}: its old lines are only in the text the "
             "hunks before it leave, once: it was applied to that text, as a second file "

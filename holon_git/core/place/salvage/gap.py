@@ -14,7 +14,8 @@ def readings(attempt: Attempt) -> list[Reading]:
     added lines sit between them, the hunk says what its added lines follow and precede: the
     skipped line goes between them and one of those lines only when that line is blank (a
     blank line says nothing of where it is); so both readings may be tried. Or one blank
-    context line of the hunk, between two context lines, not in the file; every blank context
+    context line of the hunk, between two context lines (or, in a file that equals its index
+    and HEAD, next to a change: the judge weighs it), not in the file; every blank context
     line next to it in the old side is a reading too. Readings that give different results at
     one place are two places: among equal lines, nothing says which one the model skipped or
     added, nor so where its added lines go."""
@@ -36,8 +37,8 @@ def readings(attempt: Attempt) -> list[Reading]:
     dropped: set[int] = set()
     for k in blank:
         j = olds[k]
-        if 0 < j < len(body) - 1 and body[j - 1].kind == CONTEXT \
-                and body[j + 1].kind == CONTEXT:
+        if 0 < j < len(body) - 1 and (body[j - 1].kind == CONTEXT
+                                      and body[j + 1].kind == CONTEXT or attempt.hints.clean):
             run = {k}
             for step in (-1, 1):  # the blank context lines next to it in the old side
                 at = k + step

@@ -443,6 +443,8 @@ def _seams(attempt: Attempt, reading: Reading, start: int) -> None:
     removed line on both sides; else the file changed right beside the edit (or the patch
     did), which git merge-file calls a conflict."""
     body = attempt.body
+    if _blank_slip(attempt, reading, start):
+        return
     for above, below in reading.seams:
         touching = [j for j in (above, below) if 0 <= j < len(body) and body[j].kind != CONTEXT]
         if touching:
@@ -452,6 +454,18 @@ def _seams(attempt: Attempt, reading: Reading, start: int) -> None:
                            "the edit since the patch was written (a conflict for git "
                            f"merge-file); re-read lines {_around(start, len(reading.old))}",
                            [start + 1])
+
+
+def _blank_slip(attempt: Attempt, reading: Reading, start: int) -> bool:
+    """A blank line the context skips, or a blank context line the file lacks, next to a
+    change, in a file that equals its index and HEAD, every other context line exact: the
+    commonest slip, and nothing says the file changed (issue 43's contract). The reading it
+    lets stand: the model dropped or added a blank line; the stale reading has no version
+    to come from."""
+    if not attempt.hints.clean or not attempt.file.at(reading.old, start, 0):
+        return False
+    return all(not attempt.file.lines[start + j].strip()
+               for j, line in enumerate(reading.old) if line is None)
 
 
 def _deeper_lines(attempt: Attempt, reading: Reading, start: int) -> list[bytes]:

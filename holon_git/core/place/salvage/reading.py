@@ -121,6 +121,9 @@ class Hints:
     section: str = ""
     hinted: int | None = None
     numbers: Numbers = NO_NUMBERS
+    # the file equals its index and HEAD (and the blob the patch's index line names): nothing
+    # says it changed since the patch was written
+    clean: bool = False
 
 
 class Searched:
