@@ -409,3 +409,40 @@ def test_a_non_blank_line_missing_next_to_a_change_stays_refused(repo: Path) -> 
 +    server.close(force=True)
 '''
     refused(repo, patch, "context_not_found")
+
+
+RETRY = '''\
+def retry(call, attempts):
+    for attempt in range(attempts):
+        result = call()
+        if result.ok:
+            return result
+
+    log.warning("giving up after %d attempts", attempts)
+    raise RetryError(attempts)
+'''
+
+
+def test_a_hunk_that_changes_nothing_leaves_its_lines_to_the_next(repo: Path) -> None:
+    """Contract 8b: hunk 1 only empties a blank line of four spaces that the file has empty
+    already (matched with trailing blanks ignored: it changes nothing); hunk 2 starts on hunk
+    1's last context line. It was refused overlapping_edits, as if hunk 1 had changed the
+    lines it shares."""
+    (repo / "retry.py").write_text(RETRY)
+    patch = '''\
+--- a/retry.py
++++ b/retry.py
+@@ -4,4 +4,4 @@ def retry(call, attempts):
+         if result.ok:
+             return result
+-    
++
+     log.warning("giving up after %d attempts", attempts)
+@@ -7,2 +7,3 @@ def retry(call, attempts):
+     log.warning("giving up after %d attempts", attempts)
++    metrics.count("retry.exhausted")
+     raise RetryError(attempts)
+'''
+    applied(repo, patch)
+    assert (repo / "retry.py").read_text() == RETRY.replace(
+        "    raise RetryError", '    metrics.count("retry.exhausted")\n    raise RetryError')

@@ -484,6 +484,11 @@ class _HunkApplier:
         written = new_window(window, lines, added_eol=added_eol, fill_eol=self.fill_eol,
                              at_end=placed.start + size == running.length,
                              final_newline=final_newline, new=new)
+        if written == window:
+            # a hunk that changes nothing here (its change is the file's text already, as a
+            # line the file has empty where the patch removes blanks) records no edit: the
+            # hunks after it may read its lines as the file's own, not as its output
+            return
         running.replace(placed.start, size, written, number)
 
     def _endings_differ(self, lines: Sequence[HunkLine]) -> bool:
