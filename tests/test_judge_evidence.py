@@ -251,7 +251,8 @@ def test_the_files_spacing_inside_a_line_is_never_rewritten(repo: Path) -> None:
     receipt = applied(repo, patch)
     assert "spacing_kept" in receipt.files[0].hunks[0].tolerances
     assert (repo / "report.py").read_text() == REPORT.replace(
-        '"""One line for the end of a run."""', '"""One line for the end of a run, with the rate."""'
+        '"""One line for the end of a run."""',
+        '"""One line for the end of a run, with the rate."""'
     ).replace('"ran %d,  failed %d" % (total, failed)',
               '"ran %d,  failed %d (%.0f%%)" % (total, failed, 100 * failed / total)')
 
@@ -359,7 +360,7 @@ BLANK_EXTRA = '''\
  def stop(server):
      server.flush()
 +    server.drain()
- 
+\x20
      server.close()
      log.info("stopped %s", server.name)
 '''
@@ -435,7 +436,7 @@ def test_a_hunk_that_changes_nothing_leaves_its_lines_to_the_next(repo: Path) ->
 @@ -4,4 +4,4 @@ def retry(call, attempts):
          if result.ok:
              return result
--    
+-\x20   
 +
      log.warning("giving up after %d attempts", attempts)
 @@ -7,2 +7,3 @@ def retry(call, attempts):
@@ -446,3 +447,61 @@ def test_a_hunk_that_changes_nothing_leaves_its_lines_to_the_next(repo: Path) ->
     applied(repo, patch)
     assert (repo / "retry.py").read_text() == RETRY.replace(
         "    raise RetryError", '    metrics.count("retry.exhausted")\n    raise RetryError')
+
+
+# -- the one judge: no level places a hunk it did not see ----------------------------------------
+
+LOOSE_AND_LAST = {
+    # re-indented (whitespace level)
+    "sender.py": ('''\
+--- a/sender.py
++++ b/sender.py
+@@ -20,3 +20,4 @@ class Worker:
+     payload = encode(batch)
+     response = client.post(payload)
++    log.debug("posted")
+     check(response)
+''', "whitespace"),
+    # smartened quotes (punctuation level)
+    "settings.py": ('''\
+--- a/settings.py
++++ b/settings.py
+@@ -13,2 +13,2 @@
+ DEBUG = env_flag(\u201cAPP_DEBUG\u201d)
+-CACHE_DIR = os.environ.get("APP_CACHE", "/var/cache/app")
++CACHE_DIR = os.environ.get("APP_CACHE", "/srv/cache/app")
+''', "punctuation"),
+    # a context line misremembered (a last rung)
+    "store.py": (MISREMEMBERED_NAME, "context_invented"),
+}
+
+
+def test_no_level_places_a_hunk_the_judge_did_not_see(repo: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 43 item 1's layer test: every placement other than an exact one (the
+    whitespace and punctuation levels, the last rungs) passes the one judge. The judge's
+    entry points are wrapped to record each place they were asked about; every hunk the
+    receipt reports placed with such a tolerance must be among them."""
+    from holon_git.core.place.salvage import judge
+
+    seen: list[int] = []  # 1-based lines of the places the judge was shown
+    loose, decide = judge.loose_refusal, judge.decide
+
+    def recording_loose(lines, body, start, hinted, section):  # type: ignore[no-untyped-def]
+        seen.append(start + 1)
+        return loose(lines, body, start, hinted, section)
+
+    def recording_decide(attempt, rung, found, before):  # type: ignore[no-untyped-def]
+        salvage = decide(attempt, rung, found, before)
+        seen.append(salvage.start + 1)
+        return salvage
+
+    monkeypatch.setattr(judge, "loose_refusal", recording_loose)
+    monkeypatch.setattr(judge, "decide", recording_decide)
+    (repo / "store.py").write_text(STORE)
+    for path, (patch, tolerance) in LOOSE_AND_LAST.items():
+        seen.clear()
+        receipt = applied(repo, patch)
+        (hunk,) = receipt.files[0].hunks
+        assert tolerance in hunk.tolerances, path
+        assert seen, f"{path}: placed at {tolerance} without the judge"
