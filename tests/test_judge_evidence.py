@@ -436,7 +436,7 @@ def test_a_hunk_that_changes_nothing_leaves_its_lines_to_the_next(repo: Path) ->
 @@ -4,4 +4,4 @@ def retry(call, attempts):
          if result.ok:
              return result
--\x20   
+-\x20\x20\x20\x20
 +
      log.warning("giving up after %d attempts", attempts)
 @@ -7,2 +7,3 @@ def retry(call, attempts):
