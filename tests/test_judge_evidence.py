@@ -505,3 +505,58 @@ def test_no_level_places_a_hunk_the_judge_did_not_see(repo: Path,
         (hunk,) = receipt.files[0].hunks
         assert tolerance in hunk.tolerances, path
         assert seen, f"{path}: placed at {tolerance} without the judge"
+
+
+LAYOUT = '''\
+def layout(items, width):
+    """Arrange items in rows of a given width.
+
+    >>> layout([1, 2, 3], 2)
+    [[1, 2], [3]]
+
+    >>> layout([], 4)
+    []
+    """
+    total = len(items)
+    rows, extra = divmod(total, width)
+    return [items[i : i + width] for i in range(0, total, width)]
+'''
+
+# both edges misremembered: a doctest line that sits further up, and two statements as
+# they were in another version; the lines right next to the insertion are exact
+BOTH_EDGES = '''\
+--- a/layout.py
++++ b/layout.py
+@@ -5,6 +5,8 @@ def layout(items, width):
+\x20
+     >>> layout([1, 2, 3], 2)
+     """
++    if width <= 0:
++        raise ValueError("width must be positive")
+     total = len(items)
+     rows, rest = divmod(total, width)
+     if rest:
+'''
+
+
+def test_both_edges_misremembered_around_exact_neighbours_apply(repo: Path) -> None:
+    """Class 9: two slips at once, context misremembered at both edges of an insertion
+    whose nearest lines ('\"\"\"' and 'total = len(items)') are exact and occur together
+    once. Each one-side reading fails (each side has lines not in the file), so it was
+    refused; read by the lines nearest the change it has one place."""
+    (repo / "layout.py").write_text(LAYOUT)
+    receipt = applied(repo, BOTH_EDGES)
+    assert "context_invented" in receipt.files[0].hunks[0].tolerances
+    assert (repo / "layout.py").read_text() == LAYOUT.replace(
+        '    """\n    total', '    """\n    if width <= 0:\n'
+        '        raise ValueError("width must be positive")\n    total')
+
+
+def test_both_edges_misremembered_with_two_places_is_refused(repo: Path) -> None:
+    """The same hunk where the exact lines nearest the change occur twice (a sibling with
+    the same docstring end and first statement): nothing says which; refused."""
+    text = LAYOUT + '\n\ndef count_rows(items, width):\n    """Rows layout() makes.\n\n' \
+        '    >>> count_rows([1, 2, 3], 2)\n    2\n    """\n' \
+        "    total = len(items)\n    return -(-total // width)\n"
+    (repo / "layout.py").write_text(text)
+    refused(repo, BOTH_EDGES, "context_not_found")

@@ -264,11 +264,18 @@ def _both_sides_invented(attempt: Attempt) -> list[Reading]:
     return removed_only(attempt)
 
 
+def _both_edges_invented(attempt: Attempt) -> list[Reading]:
+    from .salvage.invented import near_the_change
+
+    return near_the_change(attempt)
+
+
 LAST_RUNGS: tuple[LastRung, ...] = (
     LastRung("context_indent", _indented_deeper),
     LastRung("context_gap", _gap),
     LastRung("context_invented", _one_side_invented),
     LastRung("context_invented", _both_sides_invented),
+    LastRung("context_invented", _both_edges_invented),
 )
 # and, for an insertion refused as ambiguous_context in a patch with no context at all,
 # "unidiff_zero" (salvage/zero.py): at its line number

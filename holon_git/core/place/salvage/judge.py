@@ -254,7 +254,7 @@ def _left_out(attempt: Attempt, reading: Reading, start: int) -> None:
       hunk may describe)."""
     end, key, lines = start + len(reading.old), KEYS[PLACING - 1], attempt.file.lines
     for name, at in reading.left_out(start):
-        side = old_side(attempt.side(name))
+        side = old_side(reading.left_out_of(attempt, name))
         if any(line.strip() for line in side):
             for found in range(start - len(side) + 1, end):
                 if attempt.file.at(side, found, WHITESPACE):
@@ -292,7 +292,12 @@ def _left_out(attempt: Attempt, reading: Reading, start: int) -> None:
         for j in differ:
             line = side[j]
             elsewhere = attempt.elsewhere(line) if distinctive(line) else []
-            if len(differ) < len(side):  # partly in place: only a place the hunk describes
+            if reading.dropped is not None:
+                # the far lines of a side whose near lines are kept (exact, beside the
+                # change): only a place where those kept lines follow them is described
+                elsewhere = [e for e in elsewhere
+                             if _kept_beside(attempt, reading, name, e - 1 - j, len(side))]
+            elif len(differ) < len(side):  # partly in place: only a place the hunk describes
                 elsewhere = [e for e in elsewhere
                              if _changed_there(attempt, name, e - 1 - j, len(side))]
             if elsewhere:
@@ -303,6 +308,20 @@ def _left_out(attempt: Attempt, reading: Reading, start: int) -> None:
                                "since the patch was written; re-read lines "
                                f"{_around(elsewhere[0] - 1, 1)} and {_around(start, 1)}",
                                [elsewhere[0], start + 1])
+
+
+def _kept_beside(attempt: Attempt, reading: Reading, name: str, found: int, size: int
+                 ) -> bool:
+    """With the far lines of its ``name`` side (``size`` of them) at line ``found`` (0-based),
+    are the reading's kept lines next to them, whitespace ignored, or an edited form of
+    them: the place the hunk describes? Far lines copied from elsewhere in the file (a
+    doctest further up the same docstring) have nothing of the hunk beside them."""
+    lines, key = attempt.file.lines, KEYS[WHITESPACE]
+    kept = [line for line in reading.old if line is not None]
+    if not kept:
+        return True
+    near, at = (kept[0], found + size) if name == "leading" else (kept[-1], found - 1)
+    return 0 <= at < len(lines) and (key(near) == key(lines[at]) or _edited(near, lines[at]))
 
 
 def _occurs(attempt: Attempt, line: bytes) -> bool:
@@ -347,7 +366,7 @@ def _near_copy(attempt: Attempt, reading: Reading, start: int) -> None:
     key, lines, pattern = KEYS[WHITESPACE], attempt.file.lines, reading.old
     whole = old_side(attempt.body)
     # where the reading's lines begin in the whole old side: after a left-out leading side
-    offset = (len(old_side(attempt.lead))
+    offset = (len(old_side(reading.left_out_of(attempt, "leading")))
               if any(name == "leading" for name, _ in reading.left_out(start)) else 0)
 
     def in_place(at: int) -> set[int]:
@@ -647,7 +666,7 @@ def _message(attempt: Attempt, reading: Reading, start: int, at: int,
         return f"read {reading.what}, {placed}"
     # the rewritten hunk holds the file's lines where the left-out sides were
     dropped = [line for name, side_at in left_out
-               for line in attempt.absent(attempt.side(name), side_at)]
+               for line in attempt.absent(reading.left_out_of(attempt, name), side_at)]
     said = f"its context lines {quote(dropped)} are not in the file there"
     nowhere = [line for line in dropped if not attempt.file.find([line])]
     if nowhere:

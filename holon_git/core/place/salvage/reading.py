@@ -205,6 +205,15 @@ class Reading:
     # where it gained a line of the file the context skips, or lost a blank context line the
     # file lacks: the body positions of the hunk's lines just above and just below
     seams: Sequence[tuple[int, int]] = ()
+    # the lines it leaves out of a side it keeps in part (the far ones: "leading" and
+    # "trailing"); a side not named here is left out whole, when left_out names it
+    dropped: dict[str, list[HunkLine]] | None = None
+
+    def left_out_of(self, attempt: Attempt, name: str) -> list[HunkLine]:
+        """The lines of the side ``name`` this reading leaves out."""
+        if self.dropped is not None and name in self.dropped:
+            return self.dropped[name]
+        return attempt.side(name)
 
 
 def quote(lines: Sequence[bytes]) -> str:
