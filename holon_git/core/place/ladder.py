@@ -43,6 +43,8 @@ the first whose reading occurs anywhere decides, placing the hunk or refusing it
     context_invented       the context of both sides not in the       context_invented
                            file: the removed lines alone (two, or
                            one distinctive line)
+    context_invented       the far context lines of both sides:       context_invented
+                           the changed lines with the nearest ones
     unidiff_zero           an insertion with no context, in a patch   unidiff_zero
                            with none at all (or whose other hunks
                            prove the line numbers: zero.py): at its
