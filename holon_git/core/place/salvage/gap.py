@@ -5,7 +5,7 @@ line long)."""
 from __future__ import annotations
 
 from ...model import ADD, CONTEXT, REMOVE, HunkLine
-from .reading import Attempt, Reading, new_side, old_side, quote
+from .reading import MANY, Attempt, Reading, TooMany, new_side, old_side, quote
 
 
 def readings(attempt: Attempt) -> list[Reading]:
@@ -14,9 +14,10 @@ def readings(attempt: Attempt) -> list[Reading]:
     added lines sit between them, the hunk says what its added lines follow and precede: the
     skipped line goes between them and one of those lines only when that line is blank (a
     blank line says nothing of where it is); so both readings may be tried. Or one blank
-    context line of the hunk, between two context lines (or, in a file that equals its index
-    and HEAD, next to a change: the judge weighs it), not in the file; every blank context
-    line next to it in the old side is a reading too. Readings that give different results at
+    context line of the hunk, between two context lines, not in the file; every blank
+    context line next to it in the old side is a reading too (and, in a file that equals its
+    index and HEAD, when none of these occurs, one blank context line next to a change: the
+    judge weighs it). Readings that give different results at
     one place are two places: among equal lines, nothing says which one the model skipped or
     added, nor so where its added lines go."""
     body, out = attempt.body, []
@@ -37,8 +38,8 @@ def readings(attempt: Attempt) -> list[Reading]:
     dropped: set[int] = set()
     for k in blank:
         j = olds[k]
-        if 0 < j < len(body) - 1 and (body[j - 1].kind == CONTEXT
-                                      and body[j + 1].kind == CONTEXT or attempt.hints.clean):
+        if 0 < j < len(body) - 1 and body[j - 1].kind == CONTEXT \
+                and body[j + 1].kind == CONTEXT:
             run = {k}
             for step in (-1, 1):  # the blank context lines next to it in the old side
                 at = k + step
@@ -47,7 +48,20 @@ def readings(attempt: Attempt) -> list[Reading]:
                     at += step
             dropped |= run
     out.extend(_extra_blank(attempt, olds[k], k) for k in sorted(dropped))
+    if attempt.hints.clean and not any(_occurs(attempt, reading) for reading in out):
+        # in a file that equals its index and HEAD, a blank context line next to a change
+        # the file does not have (the judge weighs it), when no reading above occurs
+        out = [_extra_blank(attempt, olds[k], k) for k in blank
+               if 0 < olds[k] < len(body) - 1 and k not in dropped]
     return out
+
+
+def _occurs(attempt: Attempt, reading: Reading) -> bool:
+    """Does the reading occur in the file (one whose every line occurs too often counts)?"""
+    try:
+        return bool(attempt.file.find(reading.old, most=MANY))
+    except TooMany:
+        return True
 
 
 def _skipped(attempt: Attempt, k: int, cut: int) -> Reading:
