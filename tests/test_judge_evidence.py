@@ -560,3 +560,53 @@ def test_both_edges_misremembered_with_two_places_is_refused(repo: Path) -> None
         "    total = len(items)\n    return -(-total // width)\n"
     (repo / "layout.py").write_text(text)
     refused(repo, BOTH_EDGES, "context_not_found")
+
+
+QUEUE = '''\
+class Queue:
+    def __init__(self, size):
+        self.items = []
+        self.size = size
+
+    def push(self, item):
+        if len(self.items) >= self.size:
+            raise OverflowError("queue full")
+        self.items.append(item)
+        return len(self.items)
+'''
+
+# written with a tab for each four spaces (a chat transport), and its first context line
+# misremembered: two slips at once
+TABS_AND_INVENTED = '''\
+--- a/queue.py
++++ b/queue.py
+@@ -6,5 +6,6 @@ class Queue:
+ \tdef push(self, item, block=False):
+ \t\tif len(self.items) >= self.size:
+ \t\t\traise OverflowError("queue full")
++\t\tlog.debug("push %r", item)
+ \t\tself.items.append(item)
+ \t\treturn len(self.items)
+'''
+
+
+def test_tabs_for_spaces_and_a_misremembered_line_apply_together(repo: Path) -> None:
+    """Class 9: tabs for four spaces (forgiven alone, at the whitespace level) and one
+    misremembered context line (forgiven alone, context_invented) were refused together.
+    The indentation maps one to one (a tab is four spaces there), so the reading that
+    leaves the misremembered side out places it, its added line in the file's spaces."""
+    (repo / "queue.py").write_text(QUEUE)
+    receipt = applied(repo, TABS_AND_INVENTED)
+    assert "context_invented" in receipt.files[0].hunks[0].tolerances
+    assert (repo / "queue.py").read_text() == QUEUE.replace(
+        '            raise OverflowError("queue full")\n',
+        '            raise OverflowError("queue full")\n        log.debug("push %r", item)\n')
+
+
+def test_indentation_that_maps_no_one_way_with_a_misremembered_line_is_refused(
+        repo: Path) -> None:
+    """The same two slips, but the lines the reading keeps take two tabs and one for the
+    same eight spaces (no one mapping): nothing says how the added line is indented, and
+    the lines may only look alike; refused."""
+    (repo / "queue.py").write_text(QUEUE)
+    refused(repo, TABS_AND_INVENTED.replace("\t\treturn", "\treturn"), "context_not_found")

@@ -109,26 +109,73 @@ def _one_place(attempt: Attempt, rung: str, start: int, reading: Reading, at: in
     """The rules on one reading at the one place it occurs (``start``; the rewritten hunk
     at ``at``): a Salvage, or Unplaced naming the evidence that decided."""
     forgave = None
+    level = PLACING  # the levels at which the reading's lines are the file's
     if reading.indented:
         forgave = (f"its context lines {quote(_deeper_lines(attempt, reading, start))} are "
                    "indented deeper than the file's")
     elif not attempt.file.placed_at(reading.old, start):
-        raise Unplaced(f"read {reading.what}, it matches line {start + 1} only with "
-                       "whitespace ignored", [start + 1])
+        lines = _indented_otherwise(attempt, reading, start, at, lines)
+        forgave, level = "its lines are indented other than the file's, one way", WHITESPACE + 1
     if not enough(reading.telling) and not _at_its_number(attempt, reading, at):
         raise Unplaced(f"read {reading.what}, what is left of it ({quote(reading.telling)})"
                        f" is too little to say that line {start + 1} is meant", [start + 1])
     _numbers_of_bare_lines(attempt, at, lines)
-    _left_out(attempt, reading, start)
+    _left_out(attempt, reading, start, level)
     if reading.left_out(start):
         _near_copy(attempt, reading, start)
         _edited_where_hinted(attempt, reading, start)
     _seams(attempt, reading, start)
     _section(attempt, at, lines, reading.what)
-    _guard(attempt, reading, start)
+    _guard(attempt, reading, start, level)
     if reading.unanchored:
         _new_lines_elsewhere(attempt, reading, start)
     return Salvage(rung, at, list(lines), _message(attempt, reading, start, at, forgave))
+
+
+def _indented_otherwise(attempt: Attempt, reading: Reading, start: int, at: int,
+                        lines: list[HunkLine]) -> list[HunkLine]:
+    """A reading that matches only with whitespace ignored, where every line it matched
+    differs from the file's in its indentation alone, and the indentations map one to one
+    (each of the patch's to one of the file's, and back: tabs for four spaces, a whole hunk
+    one level off): two slips at once, the indentation and what the rung left out (issue
+    43's combined slips). The hunk rewritten (``lines``, at line ``at``) with the file's
+    lines for its context and removed lines, and its added lines indented the file's way;
+    an added line whose indentation the matched lines do not map refuses it (Unplaced),
+    as does any other difference. The reading it rules out: lines that merely look alike
+    at another indentation (the rest of the judge weighs them at the whitespace level)."""
+    file = attempt.file.lines
+    mapping: dict[bytes, bytes] = {}
+    back: dict[bytes, bytes] = {}
+    for j, line in enumerate(reading.old):
+        if line is None or not line.strip():
+            continue
+        have = file[start + j]
+        ours, theirs = _split_indent(line), _split_indent(have)
+        if ours[1] != theirs[1] or mapping.setdefault(ours[0], theirs[0]) != theirs[0] \
+                or back.setdefault(theirs[0], ours[0]) != ours[0]:
+            raise Unplaced(f"read {reading.what}, it matches line {start + 1} only with "
+                           "whitespace ignored, and not by its indentation alone, one way",
+                           [start + 1])
+    out, p = [], at
+    for line in lines:
+        if line.kind == ADD:
+            indent, text = _split_indent(line.text)
+            if text.strip() and indent not in mapping:
+                raise Unplaced(f"read {reading.what}, its lines are indented other than "
+                               f"the file's, and its added line {quote([line.text])} has "
+                               "an indentation the matched lines do not map", [start + 1])
+            rest = line.text[len(indent):]  # with its line ending
+            out.append(HunkLine(ADD, mapping[indent] + rest if text.strip() else rest))
+            continue
+        out.append(HunkLine(line.kind, file[p]))
+        p += 1
+    return out
+
+
+def _split_indent(line: bytes) -> tuple[bytes, bytes]:
+    """A line's indentation, and the rest without its trailing blanks and line ending."""
+    text = line.lstrip(b" \t")
+    return line[: len(line) - len(text)], text.rstrip(b"\r\n").rstrip(b" \t")
 
 
 def _at_its_number(attempt: Attempt, reading: Reading, at: int) -> bool:
@@ -239,7 +286,7 @@ def _numbers_of_bare_lines(attempt: Attempt, at: int, lines: Sequence[HunkLine])
 
 # -- what a reading left out ------------------------------------------------------------------
 
-def _left_out(attempt: Attempt, reading: Reading, start: int) -> None:
+def _left_out(attempt: Attempt, reading: Reading, start: int, level: int = PLACING) -> None:
     """A side the reading leaves out must be invented, not context that is there:
     - not found, whitespace ignored, on the very lines the reading matched (context after
       a removed line that repeats that line: the hunk contradicts the file);
@@ -252,7 +299,8 @@ def _left_out(attempt: Attempt, reading: Reading, start: int) -> None:
     - none of its distinctive lines that is not the file's line there a line of the file
       elsewhere (the side is then not invented but copied from another place, which the
       hunk may describe)."""
-    end, key, lines = start + len(reading.old), KEYS[PLACING - 1], attempt.file.lines
+    # a reading matched with its indentation forgiven compares its left-out lines so too
+    end, key, lines = start + len(reading.old), KEYS[level - 1], attempt.file.lines
     for name, at in reading.left_out(start):
         side = old_side(reading.left_out_of(attempt, name))
         if any(line.strip() for line in side):
@@ -601,17 +649,19 @@ def _scope_end(lines: Sequence[bytes], at: int) -> int:
 
 # -- re-sends and look-alikes -----------------------------------------------------------------
 
-def _guard(attempt: Attempt, reading: Reading, start: int) -> None:
+def _guard(attempt: Attempt, reading: Reading, start: int, placing: int = PLACING) -> None:
     """The same reading of the new side, found overlapping where the old side's is: the
     hunk is in already (a re-send). Compared only at the levels that tell the two sides
-    apart (a hunk that only re-indents is the same at the whitespace level)."""
+    apart (a hunk that only re-indents is the same at the whitespace level), up to the
+    level the old side's reading matched at (``placing``: its indentation forgiven, the
+    whitespace level too)."""
     new = reading.new
     olds = [line for line in reading.old if line is not None]
     news = [line for line in new if line is not None]
     if not news:
         return
     end = start + len(reading.old)
-    for level in range(min(PLACING, telling_levels(olds, news))):
+    for level in range(min(placing, telling_levels(olds, news))):
         for at in range(start - len(new) + 1, end):
             inside = reading.old[at - start : at - start + len(new)] if at >= start else []
             if attempt.file.at(new, at, level) and not (
