@@ -610,3 +610,44 @@ def test_indentation_that_maps_no_one_way_with_a_misremembered_line_is_refused(
     the lines may only look alike; refused."""
     (repo / "queue.py").write_text(QUEUE)
     refused(repo, TABS_AND_INVENTED.replace("\t\treturn", "\treturn"), "context_not_found")
+
+
+FRACTIONS = '''\
+def apart(f, x):
+    numer, denom = f.as_numer_denom()
+    if not denom.has(x):
+        return f
+    return split(numer, denom)
+
+
+def decompose(f, x, subs):
+    for i in range(len(subs)):
+        numer = numer.subs(*subs[i])
+
+        numer = Poly(numer, x)
+        denom = Poly(denom, x)
+
+        common = numer.gcd(denom)
+'''
+
+
+def test_both_edges_left_out_and_another_depth_is_refused(repo: Path) -> None:
+    """Three slips would be needed: both edges invented and the kept lines at another
+    indentation, in another function, far from the hunk's line number. What is left (a
+    blank line, two short statements, a blank line) is no evidence of the place: refused,
+    not placed in decompose()."""
+    (repo / "fractions_.py").write_text(FRACTIONS)
+    patch = '''\
+--- a/fractions_.py
++++ b/fractions_.py
+@@ -3,7 +3,7 @@
+     if not denom.has(x):
+         return f
+\x20
+-    numer = Poly(numer, x)
++    numer = Poly(numer, x, field=True)
+     denom = Poly(denom, x)
+\x20
+     if numer.is_zero:
+'''
+    refused(repo, patch, "context_not_found")

@@ -114,6 +114,12 @@ def _one_place(attempt: Attempt, rung: str, start: int, reading: Reading, at: in
         forgave = (f"its context lines {quote(_deeper_lines(attempt, reading, start))} are "
                    "indented deeper than the file's")
     elif not attempt.file.placed_at(reading.old, start):
+        if reading.unanchored or reading.dropped is not None:
+            # context left out at both edges and indentation forgiven: three slips, and
+            # little left to say where the hunk is; lines that look alike at another
+            # depth in another function are no evidence
+            raise Unplaced(f"read {reading.what}, it matches line {start + 1} only with "
+                           "whitespace ignored", [start + 1])
         lines = _indented_otherwise(attempt, reading, start, at, lines)
         forgave, level = "its lines are indented other than the file's, one way", WHITESPACE + 1
     if not enough(reading.telling) and not _at_its_number(attempt, reading, at):
