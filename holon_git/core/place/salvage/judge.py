@@ -162,18 +162,19 @@ def _indented_otherwise(attempt: Attempt, reading: Reading, start: int, at: int,
             raise Unplaced(f"read {reading.what}, it matches line {start + 1} only with "
                            "whitespace ignored, and not by its indentation alone, one way",
                            [start + 1])
-    out, p = [], at
-    for line in lines:
-        if line.kind == ADD:
-            indent, text = _split_indent(line.text)
+    out: list[HunkLine] = []
+    p = at
+    for written in lines:
+        if written.kind == ADD:
+            indent, text = _split_indent(written.text)
             if text.strip() and indent not in mapping:
                 raise Unplaced(f"read {reading.what}, its lines are indented other than "
-                               f"the file's, and its added line {quote([line.text])} has "
+                               f"the file's, and its added line {quote([written.text])} has "
                                "an indentation the matched lines do not map", [start + 1])
-            rest = line.text[len(indent):]  # with its line ending
+            rest = written.text[len(indent):]  # with its line ending
             out.append(HunkLine(ADD, mapping[indent] + rest if text.strip() else rest))
             continue
-        out.append(HunkLine(line.kind, file[p]))
+        out.append(HunkLine(written.kind, file[p]))
         p += 1
     return out
 
