@@ -347,3 +347,19 @@ def test_an_edit_next_to_a_line_edited_since_is_refused_whichever_blank_it_remov
     diff = ("--- a/mod.py\n+++ b/mod.py\n@@ -1,4 +1,3 @@\n # Licence: MIT\n-\n \n "
             + ALL)
     refused(repo, diff, ("context_not_found", "merge_conflict"))
+
+
+ITEMS = ("ITEMS = [\n    Item(\n        kind='a',\n    ),\n    Item(  \n        kind='b',\n"
+         "    ),\n]\n")
+
+
+def test_an_inserted_copy_of_a_kept_line_goes_after_it_as_a_diff_reads_it(tmp_path: Path):
+    # the edit inserts a block that ends with a copy of the line after it; read as git's diff
+    # reads it, the file's line (with its trailing spaces) is kept where it was and the new
+    # block follows it, not the other way round
+    repo = make_repo(tmp_path / "r", {"items.py": ITEMS})
+    old = "    ),\n    Item(\n        kind='b',"
+    new = "    ),\n    Item(\n        kind='new',\n    ),\n    Item(\n        kind='b',"
+    applied(repo, edits({"path": "items.py", "old_str": old, "new_str": new}))
+    assert read(repo, "items.py") == ITEMS.replace(
+        "    Item(  \n", "    Item(  \n        kind='new',\n    ),\n    Item(\n").encode()

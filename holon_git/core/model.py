@@ -396,15 +396,16 @@ def line_hunk(old: Sequence[bytes], new: Sequence[bytes], *, old_start: int | No
 
 def _changed_lines(old: Sequence[bytes], new: Sequence[bytes],
                    slides: bool) -> tuple[list[bool], list[bool]]:
-    """Which lines of each side a line diff changes, with every line a change could slide
-    over counted as changed too.
+    """Which lines of each side a line diff changes.
 
-    A run of removed (or added) lines whose last line equals the line before it could as
-    well be the run one line up, and so on: which copy of a repeated line (most often a
-    blank line) the edit took is not said. Reading one of them as context would claim
-    that line is next to the change when the edit does not say so, and the judge reads a
-    context line beside a change as evidence; so the whole stretch the change could sit
-    in is read as changed (its lines removed and added again), which gives the same text.
+    With ``slides``, a run of removed (or added) lines that could as well sit a line up or
+    down (its last line equals the line before it, or its first the line after) is read as
+    git's diff reads it, as far down as it goes, so that the lines the edit keeps above it
+    are the ones a diff would call its context. When the lines it could slide over are all
+    blank, which blank line the edit took is not said at all, and the judge reads a blank
+    line beside a change as evidence that the file changed there (a side a line short or
+    long): those lines are read as changed too (removed and added again, the same text),
+    so no blank line is claimed to be next to the change when the edit does not say so.
     """
     changed_old, changed_new = [False] * len(old), [False] * len(new)
     opcodes = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
@@ -415,7 +416,8 @@ def _changed_lines(old: Sequence[bytes], new: Sequence[bytes],
         changed_new[j1:j2] = [True] * (j2 - j1)
         if not slides or tag not in ("delete", "insert"):
             continue
-        side, lo, hi = (old, i1, i2) if tag == "delete" else (new, j1, j2)
+        side, changed, lo, hi = ((old, changed_old, i1, i2) if tag == "delete"
+                                 else (new, changed_new, j1, j2))
         room_up = opcodes[k - 1][2] - opcodes[k - 1][1] if k and opcodes[k - 1][0] == "equal" else 0
         room_down = (opcodes[k + 1][2] - opcodes[k + 1][1]
                      if k + 1 < len(opcodes) and opcodes[k + 1][0] == "equal" else 0)
@@ -425,8 +427,13 @@ def _changed_lines(old: Sequence[bytes], new: Sequence[bytes],
         down = 0
         while down < room_down and side[hi + down] == side[lo + down]:
             down += 1
-        changed_old[i1 - up:i1] = [True] * up
-        changed_new[j1 - up:j1] = [True] * up
-        changed_old[i2:i2 + down] = [True] * down
-        changed_new[j2:j2 + down] = [True] * down
+        over = [*side[lo - up:lo], *side[hi:hi + down]]
+        if over and all(not line.strip() for line in over):
+            changed_old[i1 - up:i1] = [True] * up
+            changed_new[j1 - up:j1] = [True] * up
+            changed_old[i2:i2 + down] = [True] * down
+            changed_new[j2:j2 + down] = [True] * down
+        elif down:
+            changed[lo:lo + down] = [False] * down
+            changed[hi:hi + down] = [True] * down
     return changed_old, changed_new
