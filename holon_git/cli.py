@@ -37,6 +37,7 @@ from .report import (
     recovery_lines,
     refusal_lines,
     reject_lines,
+    stat_scale,
     summary_lines,
     whitespace_lines,
 )
@@ -422,9 +423,11 @@ def _listing(parsed: ParsedInputs, request: ApplyRequest, wanted: tuple[bool, bo
              nul: bool) -> bytes:
     """--stat, --numstat and --summary (``wanted``), in git's order, of the patch as it would
     apply (-R, --directory, --include/--exclude taken into account), as git writes them: one
-    listing for each patch file, as git gives each its own (its own --stat total)."""
+    listing for each patch file, as git gives each its own (its own --stat total), --stat's
+    name width and bar scale kept from one file to the next as git keeps them."""
     quote_fully = api.quotes_paths_fully(request.repo)
     listed = []
+    scale = (0, 0)
     for patch in parsed.parts:
         if not patch.files:
             continue  # an empty patch (--allow-empty): git lists nothing for it
@@ -439,7 +442,8 @@ def _listing(parsed: ParsedInputs, request: ApplyRequest, wanted: tuple[bool, bo
             files = files[::-1]  # git -R lists the file patches last to first, as
             # Patch.reversed orders them only when they share a path
         how = GitListing(quote_fully=quote_fully, nul=nul, reverse=request.reverse,
-                         unified=patch.format == "unified")
+                         unified=patch.format == "unified", scale=scale)
+        scale = stat_scale(files, how)
         listed.append(git_listing(files, *wanted, how))
     return b"".join(listed)
 

@@ -124,12 +124,16 @@ class GitListing:
     """How git apply's --stat, --numstat and --summary are to be written: ``quote_fully`` is
     git's core.quotePath, ``nul`` its -z (--numstat lines end in NUL, paths unquoted),
     ``reverse`` its -R (the modes of a mode change swap sides); ``unified``: the patch is a
-    unified diff (an envelope is not git's: its hunks never mean a file created or deleted)."""
+    unified diff (an envelope is not git's: its hunks never mean a file created or deleted);
+    ``scale``: --stat's widest name and largest count so far (``stat_scale``), which git keeps
+    across the patch files it is given: a later file's names are padded and its bars scaled
+    to at least those of the files before it."""
 
     quote_fully: bool = True
     nul: bool = False
     reverse: bool = False
     unified: bool = True
+    scale: tuple[int, int] = (0, 0)
 
 
 def git_listing(files: Sequence[FilePatch], stat: bool, numstat: bool, summary: bool,
@@ -146,9 +150,7 @@ def stat_lines(files: Sequence[FilePatch], how: GitListing = GitListing()) -> li
     after '...'), the count and a bar scaled to fit 70 columns; then git's total line, which
     leaves out a zero count of insertions or deletions unless both are zero."""
     counts = [_counts(fp) for fp in files]
-    widest = max((len(c_quoted(path, how.quote_fully)) for fp in files for path in fp.paths),
-                 default=0)
-    most = max((added + removed for added, removed in counts), default=0)
+    widest, most = stat_scale(files, how)
     width = min(widest, 50)
     bar = 70 - width if width + most > 70 else most
     out = []
@@ -177,6 +179,16 @@ def stat_lines(files: Sequence[FilePatch], how: GitListing = GitListing()) -> li
             total_line += f", {removed} deletion{'s' if removed != 1 else ''}(-)"
     out.append(total_line.encode() + b"\n")
     return out
+
+
+def stat_scale(files: Sequence[FilePatch], how: GitListing = GitListing()) -> tuple[int, int]:
+    """--stat's widest name (quoted, old or new path) and largest count of added and removed
+    lines, of ``files`` and of the patch files listed before them (``how.scale``), as git
+    apply's state keeps them from one patch file to the next."""
+    widest = max((len(c_quoted(path, how.quote_fully)) for fp in files for path in fp.paths),
+                 default=0)
+    most = max((added + removed for added, removed in map(_counts, files)), default=0)
+    return max(widest, how.scale[0]), max(most, how.scale[1])
 
 
 def numstat_lines(files: Sequence[FilePatch], how: GitListing = GitListing()) -> list[bytes]:

@@ -116,11 +116,16 @@ def test_a_listing_takes_a_path_an_apply_refuses(repo: Path):
     assert not (repo / "t\tab.txt").exists()
 
 
-def test_several_patch_files_are_listed_each_on_its_own(repo: Path, tmp_path: Path):
-    """git lists each patch file it is given on its own, with its own --stat total."""
-    first, second = tmp_path / "first.diff", tmp_path / "second.diff"
-    first.write_text(PATCHES["adds and deletes"])
-    second.write_text(PATCHES["non-ASCII names, a quote and a space"])
+@pytest.mark.parametrize("order", ["narrower first", "wider first"])
+def test_several_patch_files_are_listed_each_on_its_own(repo: Path, tmp_path: Path, order: str):
+    """git lists each patch file it is given on its own, with its own --stat total, but keeps
+    --stat's name width and bar scale from one file to the next: a later file is padded and
+    scaled to at least the earlier ones (only the narrower file first shows it)."""
+    narrow, wide = tmp_path / "narrow.diff", tmp_path / "wide.diff"
+    narrow.write_text(_modify("s.txt", 1, 4) + _add("x", 2))
+    wide.write_text(_modify(LONG, 0, 120) + _add("bin/exe", 1, "100755")
+                    + _rename("données/a.txt", "données/b.txt"))
+    first, second = (narrow, wide) if order == "narrower first" else (wide, narrow)
     for flags in (["--stat"], ["--stat", "--numstat", "--summary"], ["-R", "--stat"],
                   ["--numstat", "-z"]):
         expected = git(repo, "apply", *flags, str(first), str(second))
