@@ -148,7 +148,8 @@ def stat_lines(files: Sequence[FilePatch], how: GitListing = GitListing()) -> li
     """--stat, as git apply's show_stats writes it: the path (the new one) quoted, padded to
     the longest path, old or new, of the patch (at most 50 bytes; a longer one keeps its end
     after '...'), the count and a bar scaled to fit 70 columns; then git's total line, which
-    leaves out a zero count of insertions or deletions unless both are zero."""
+    leaves out a zero count of insertions or deletions unless both are zero. A binary file
+    patch is listed as ' Bin', as git lists it."""
     counts = [_counts(fp) for fp in files]
     widest, most = stat_scale(files, how)
     width = min(widest, 50)
@@ -165,6 +166,9 @@ def stat_lines(files: Sequence[FilePatch], how: GitListing = GitListing()) -> li
             total = ((added + removed) * bar + most // 2) // most
             pluses = (added * bar + most // 2) // most
             minuses = total - pluses
+        if fp.binary:  # git counts no lines of a binary file patch
+            out.append(b" %s |  Bin\n" % name.ljust(width))
+            continue
         out.append(b" %s |%5d %s%s\n" % (name.ljust(width), added + removed, b"+" * pluses,
                                           b"-" * minuses))
     added = sum(a for a, _ in counts)
@@ -193,13 +197,15 @@ def stat_scale(files: Sequence[FilePatch], how: GitListing = GitListing()) -> tu
 
 def numstat_lines(files: Sequence[FilePatch], how: GitListing = GitListing()) -> list[bytes]:
     """--numstat, as git apply writes it: 'added<TAB>deleted<TAB>path' (the new path), the
-    path quoted as --stat quotes it; with -z unquoted and ended by NUL instead."""
+    path quoted as --stat quotes it; with -z unquoted and ended by NUL instead; a binary
+    file patch's counts are '-'."""
     out = []
     for fp in files:
         added, removed = _counts(fp)
         name = fp.path.encode("utf-8", "surrogateescape") if how.nul else \
             c_quoted(fp.path, how.quote_fully)
-        out.append(b"%d\t%d\t%s%s" % (added, removed, name, b"\0" if how.nul else b"\n"))
+        counts = b"-\t-" if fp.binary else b"%d\t%d" % (added, removed)
+        out.append(b"%s\t%s%s" % (counts, name, b"\0" if how.nul else b"\n"))
     return out
 
 

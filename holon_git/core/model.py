@@ -303,6 +303,12 @@ class FilePatch:
     # an edit by its text (JSON edits, SEARCH/REPLACE blocks): its 1-based number in its
     # input, as receipts and refusals name it; None for a diff's file patch
     edit: int | None = None
+    # a binary patch ('GIT binary patch', 'Binary files ... differ'): listed as git lists it
+    binary: bool = False
+    # a file patch holon-git does not apply (binary, a mode change alone, a path with a
+    # tab): its refusal, raised by the plan unless --include/--exclude left it out
+    # (parse/left_out.py)
+    unsupported: PatchError | None = None
 
     @property
     def path(self) -> str:

@@ -63,14 +63,24 @@ def listing_only() -> Iterator[None]:
 
 def normalize(path: str) -> str:
     """Return the canonical form of a repository-relative path, or raise a coded error."""
+    if not _CONTROL_CHARACTERS_LISTED.get():
+        refusal = listed_only_refusal(path)
+        if refusal is not None:
+            raise refusal
+    return _normalized(path)
+
+
+def listed_only_refusal(path: str) -> PatchError | None:
+    """The refusal of a path git takes and holon-git only lists (a control character, a
+    backslash), or None."""
     # isprintable() is False for every control character: scan only when it says so
-    bad = None if path.isprintable() or _CONTROL_CHARACTERS_LISTED.get() else next(
+    bad = None if path.isprintable() else next(
         (ch for ch in path if ord(ch) < 32 or ord(ch) == 127), None)
     if bad is not None:
-        raise PatchError("invalid_path", f"path {path!r} contains control character {bad!r}")
-    if "\\" in path and not _CONTROL_CHARACTERS_LISTED.get():
-        raise PatchError("invalid_path", f"path {path!r} contains a backslash")
-    return _normalized(path)
+        return PatchError("invalid_path", f"path {path!r} contains control character {bad!r}")
+    if "\\" in path:
+        return PatchError("invalid_path", f"path {path!r} contains a backslash")
+    return None
 
 
 def _as_bytes_name(path: str) -> str:

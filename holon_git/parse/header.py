@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from ..core import paths
 from ..core.model import Diagnostic, FileKind, FilePatch
 from ..errors import PatchError
+from .left_out import MODE_ONLY_INSTEAD, MODE_ONLY_REFUSAL
 from .names import quoted_token, traditional_choice, without_first_component
 
 DEV_NULL = "/dev/null"
@@ -31,6 +32,10 @@ class FileHeader:
     deleted_file: bool = False
     mode_change: bool = False
     executable: bool = False  # 'new file mode 100755' / 'deleted file mode 100755'
+    binary: bool = False  # 'GIT binary patch', 'Binary files ... differ'
+    # what holon-git does not apply of this file patch, held for the plan to refuse (its
+    # message, and what to send instead: parse/left_out.py)
+    unsupported: tuple[str, str] | None = None
     metadata: list[str] = field(default_factory=list)
     blob_ids: tuple[str, str] | None = None  # 'index OLD..NEW': abbreviated blob ids
     plus_only: bool = False  # a '+++' line and no '---' line after 'diff --git'
@@ -215,7 +220,8 @@ class HeaderResolver:
         return FilePatch(kind, old, new, [], h.metadata, h.start, self.notes,
                          executable=h.executable and kind in (FileKind.ADD, FileKind.DELETE),
                          header_paths=self.header_paths, blob_ids=h.blob_ids,
-                         top_relative=h.is_git, plus_path_typo=self.plus_path_typo)
+                         top_relative=h.is_git, plus_path_typo=self.plus_path_typo,
+                         binary=h.binary)
 
     def _check_extensions(self) -> None:
         """At most one of 'new file', 'deleted file' and a rename, as in git."""
@@ -261,14 +267,18 @@ class HeaderResolver:
             kind, old = FileKind.ADD, None
         elif h.deleted_file:
             kind, new = FileKind.DELETE, None
-        elif self.hunks_follow and git_old is not None and git_old == git_new:
+        elif (self.hunks_follow or h.binary) and git_old is not None and git_old == git_new:
             kind = FileKind.MODIFY
+            if h.binary:
+                return kind, old, new
             self.notes.append(Diagnostic(
                 "missing_file_lines", "'diff --git' was followed by hunks without '---'/"
                 "'+++' lines; the 'diff --git' path was used", h.start))
+        elif h.mode_change and git_old is not None and git_old == git_new:
+            kind = FileKind.MODIFY  # held refused (left_out.py): --exclude may leave it out
+            h.unsupported = (MODE_ONLY_REFUSAL, MODE_ONLY_INSTEAD)
         elif h.mode_change:
-            raise PatchError("unsupported_git_patch_feature",
-                             "a mode change without content changes is not supported",
+            raise PatchError("unsupported_git_patch_feature", MODE_ONLY_REFUSAL,
                              patch_line=h.start, path=new or old)
         else:
             raise PatchError("missing_file_header",

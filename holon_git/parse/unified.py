@@ -21,10 +21,12 @@ from ..core.model import (
     PackedLines,
     Patch,
 )
+from ..core.paths import listing_only, normalize
 from ..errors import PatchError
 from .checks import check_duplicates
 from .epoch import epoch_stamp, missing_side
 from .header import FileHeader, HeaderResolver, git_header_path, split_git_header
+from .left_out import BINARY_INSTEAD, BINARY_REFUSAL, hold_refusal, is_binary_body_line
 from .limits import Tally
 from .names import header_name, unquote
 from .other_formats import COLOR_HINT, UNIFIED_HINT, other_format_hunk, other_format_of
@@ -57,19 +59,23 @@ def _decode(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
 
 
-def _binary_files_path(line: str) -> str | None:
-    """The file 'Binary files a/x and b/x differ' names (the new side, without git's
-    prefix), when the line splits one way only."""
+def _binary_files_path(line: str) -> tuple[FileKind, str] | None:
+    """What 'Binary files a/x and b/x differ' names: an add ('/dev/null and b/x'), a delete
+    ('a/x and /dev/null') or a change, and its path (without git's prefix), when the line
+    splits one way only."""
     names = line[len("Binary files "):].rstrip()[:-len(" differ")].split(" and ")
     if len(names) != 2:
         return None
     old, new = names
-    if new == "/dev/null":
-        new = old
-    if old.startswith("a/") and new.startswith("b/") or new.startswith("b/") and \
-            old == "/dev/null":
-        new = new[2:]
-    return new or None
+    kind = FileKind.ADD if old == "/dev/null" else FileKind.DELETE if new == "/dev/null" \
+        else FileKind.MODIFY
+    if kind is FileKind.DELETE:
+        old, new = "/dev/null", old
+        prefixed = new.startswith("a/")
+    else:
+        prefixed = new.startswith("b/") and (old == "/dev/null" or old.startswith("a/"))
+    path = new[2:] if prefixed else new
+    return (kind, path) if path else None
 
 
 class UnifiedParser:
@@ -109,7 +115,8 @@ class UnifiedParser:
 
     def _is_file_start(self, index: int) -> bool:
         line = self._line(index)
-        return bool(line and line.startswith(b"diff --git ")) or \
+        return bool(line and line.startswith((b"diff --git ", b"Binary files ")) and (
+            line.startswith(b"d") or self._binary_line_patch(index) is not None)) or \
             self._is_traditional_header(index) or self._is_lone_plus_line(index)
 
     def _is_lone_plus_line(self, index: int) -> bool:
@@ -130,7 +137,12 @@ class UnifiedParser:
                     self._note_skipped(skipped_from, self.pos)
                     skipped_from = None
                 self.tally.file(self._no(self.pos))
-                files.append(self._file_patch())
+                binary = self._binary_line_patch(self.pos)
+                if binary is not None:
+                    files.append(binary)
+                    self.pos += 1
+                else:
+                    files.append(self._file_patch())
                 continue
             self._refuse_stray(self.pos)
             if skipped_from is None and line.strip():
@@ -176,13 +188,33 @@ class UnifiedParser:
         self._refuse_other_format(index)
 
     def _refuse_binary_line(self, index: int) -> None:
-        """diff -r's (or git's) line for a binary file: skipped as prose, its change would be
-        lost while the rest applied."""
+        """diff -r's (or git's) line for a binary file whose path cannot be read: skipped as
+        prose, its change would be lost while the rest applied."""
         text = header_text(self.items[index])
         if text.startswith(b"Binary files ") and text.rstrip().endswith(b" differ"):
-            raise self._error("unsupported_git_patch_feature",
-                              "binary patches are not supported", index,
-                              path=_binary_files_path(_decode(text)))
+            raise PatchError("unsupported_git_patch_feature",
+                             "binary patches are not supported", patch_line=self._no(index),
+                             hint=f"{BINARY_INSTEAD}: holon-git cannot tell which file it is")
+
+    def _binary_line_patch(self, index: int) -> FilePatch | None:
+        """diff -r's line for a binary file ('Binary files a/x and b/x differ', no 'diff
+        --git' before it): a binary file patch of the path it names, held refused (not
+        skipped as prose: its change would be lost while the rest applied)."""
+        text = header_text(self.items[index])
+        if not (text.startswith(b"Binary files ") and text.rstrip().endswith(b" differ")):
+            return None
+        named = _binary_files_path(_decode(text))
+        if named is None:
+            return None
+        kind, path = named
+        try:
+            path = normalize(path)
+        except PatchError:
+            return None
+        fp = FilePatch(kind, None if kind is FileKind.ADD else path,
+                       None if kind is FileKind.DELETE else path, patch_line=self._no(index),
+                       binary=True)
+        return hold_refusal(fp, BINARY_REFUSAL, BINARY_INSTEAD)
 
     def _refuse_other_format(self, index: int) -> None:
         """Another diff format's hunk is not prose: skipping it would apply part of a patch."""
@@ -204,7 +236,9 @@ class UnifiedParser:
             header.lines["diff --git"] = (self._no(self.pos), _decode(first))
             self.pos += 1
             self._extended_header(header)
-        if self._is_traditional_header(self.pos):
+        if header.binary:
+            pass  # its header ends the file patch: '---'/'+++' after it start the next one
+        elif self._is_traditional_header(self.pos):
             old, new = (header_text(self.items[self.pos + i]) for i in (0, 1))
             header.lines["---"] = (self._no(self.pos), _decode(old))
             header.lines["+++"] = (self._no(self.pos + 1), _decode(new))
@@ -219,6 +253,7 @@ class UnifiedParser:
             self.pos += 1
         hunks_follow = header_text(self._line(self.pos) or b"").startswith(b"@@")
         fp = HeaderResolver(header, self.strip, hunks_follow).resolve()
+        hold_refusal(fp, *(header.unsupported or (None, "")))
         self._hunks(fp)
         if fp.kind is FileKind.MODIFY and header.old_epoch != header.new_epoch:
             missing_side(fp, header.old_epoch)
@@ -242,9 +277,14 @@ class UnifiedParser:
                                   "copies ('copy from'/'copy to') are not supported", self.pos,
                                   path=git_header_path(header, self.strip))
             elif text.startswith(("GIT binary patch", "Binary files ", "Binary patch")):
-                raise self._error("unsupported_git_patch_feature",
-                                  "binary patches are not supported", self.pos,
-                                  path=git_header_path(header, self.strip))
+                header.binary = True  # held, not raised: --exclude may leave it out
+                header.unsupported = (BINARY_REFUSAL, BINARY_INSTEAD)
+                self.pos += 1
+                if text.startswith("GIT binary patch"):
+                    while self.pos < len(self.items) and \
+                            is_binary_body_line(self.items[self.pos]):
+                        self.pos += 1
+                return
             elif text.startswith(_METADATA):
                 self._metadata(header, text)
             else:
@@ -276,7 +316,8 @@ class UnifiedParser:
 
     def _validate(self, fp: FilePatch, header: FileHeader) -> None:
         if not fp.hunks:
-            if fp.kind is FileKind.RENAME or (header.is_git and header.old is None):
+            if fp.kind is FileKind.RENAME or (header.is_git and header.old is None) or \
+                    header.unsupported is not None:
                 return
             raise PatchError("missing_hunks", "file patch has no hunk",
                              patch_line=fp.patch_line, path=fp.path)
@@ -633,4 +674,7 @@ def _check_plus_path_typos(files: list[FilePatch]) -> None:
 
 
 def parse_unified(lines: Lines, strip: int | None = None) -> Patch:
-    return UnifiedParser(lines, strip).parse()
+    # a path git takes and holon-git applies none of (a tab, a backslash) is read, its file
+    # patch held refused, so that --exclude may leave it out (left_out.py)
+    with listing_only():
+        return UnifiedParser(lines, strip).parse()

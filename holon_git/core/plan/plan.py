@@ -53,8 +53,12 @@ def plan_patch(patch: Patch, read: Reader, *, reverse: bool = False,
     digests the history log records (resend.py; hashing loads OpenSSL, which a --check's
     start-up need not). ``history``: the versions whose history log tells a re-send, when
     ``three_way`` is None (--no-3way: no merge, but re-sends are still refused); default
-    ``three_way``'s.
+    ``three_way``'s. A file patch the parser held refused (``FilePatch.unsupported``: a
+    binary one, a mode change alone, a path with a tab) is refused before anything is read.
     """
+    held = [fp.unsupported for fp in patch.files if fp.unsupported is not None]
+    if held:  # a file patch holon-git reads but does not apply (parse/left_out.py)
+        raise first_of(held)
     with one_search_budget():
         return _plan_within_budget(patch, read, reverse, expect_sha256, progress,
                                    keep_preimages, on_planned, three_way, every_refusal, reject,
