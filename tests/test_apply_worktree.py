@@ -74,10 +74,12 @@ def test_reversed_delete_of_an_executable_recreates_it_executable(tmp_path: Path
 
 
 @pytest.mark.parametrize("header", ["old mode 100644\nnew mode 100755\n", ""])
-def test_mode_lines_of_an_existing_file_change_nothing(tmp_path: Path, header: str):
+def test_mode_lines_of_an_existing_file_set_its_mode(tmp_path: Path, header: str):
+    """As git apply: 'new mode 100755' makes the changed file executable (test_mode_change.py
+    for every target); without mode lines the file keeps its mode."""
     repo = make_repo(tmp_path / "r", {"f": "a\n"})
     applied(repo, f"diff --git a/f b/f\n{header}--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n")
-    assert not (repo / "f").stat().st_mode & stat.S_IXUSR
+    assert bool((repo / "f").stat().st_mode & stat.S_IXUSR) == bool(header)
 
 
 def test_add_without_final_newline_and_empty_add(tmp_path: Path):

@@ -303,6 +303,11 @@ class FilePatch:
     # an edit by its text (JSON edits, SEARCH/REPLACE blocks): its 1-based number in its
     # input, as receipts and refusals name it; None for a diff's file patch
     edit: int | None = None
+    # git's 'old mode'/'new mode' of a changed (or renamed) file: the regular file modes
+    # (0o100644, 0o100755) they name, when they differ; the new one is applied as git
+    # applies it (core/plan/files.py), and -R swaps them
+    old_mode: int | None = None
+    new_mode: int | None = None
     # a binary patch ('GIT binary patch', 'Binary files ... differ'): listed as git lists it
     binary: bool = False
     # a file patch holon-git does not apply (binary, a mode change alone, a path with a
@@ -345,6 +350,8 @@ class FilePatch:
             header_paths=self.header_paths[::-1] if self.header_paths else None,
             create_if_missing=False,
             blob_ids=None if self.blob_ids is None else self.blob_ids[::-1],
+            old_mode=self.new_mode,
+            new_mode=self.old_mode,
         )
 
 

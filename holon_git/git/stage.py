@@ -152,6 +152,8 @@ class Stage:
                 mode = before.mode if before else BLOB
                 if change.mode in (BLOB, EXEC):  # a swap in sequence may change it
                     mode = change.mode
+            elif change.kind is FileKind.RENAME and change.mode in (BLOB, EXEC):
+                mode = change.mode  # the renamed file's, or its 'new mode'
             else:
                 mode = modes.get(change.path, EXEC if change.mode == EXEC else BLOB)
             add_entry(self.index, change.path, blobs[change.path], mode,

@@ -33,6 +33,8 @@ class FileHeader:
     mode_change: bool = False
     executable: bool = False  # 'new file mode 100755' / 'deleted file mode 100755'
     binary: bool = False  # 'GIT binary patch', 'Binary files ... differ'
+    old_mode: str | None = None  # 'old mode M'
+    new_mode: str | None = None  # 'new mode M'
     # what holon-git does not apply of this file patch, held for the plan to refuse (its
     # message, and what to send instead: parse/left_out.py)
     unsupported: tuple[str, str] | None = None
@@ -114,6 +116,18 @@ def _same_file_one_prefixed(old: str, new: str, notes: list[Diagnostic],
                                     f"{mark!r} prefix; both name {plain!r}", line_no))
             return plain, plain
     return old, new
+
+
+def _regular_mode(mode: str | None) -> int | None:
+    """A regular file's mode as git stores it (0o100755 when any execute bit is set, else
+    0o100644), from a header's octal text; None for anything else."""
+    try:
+        value = int(mode or "", 8)
+    except ValueError:
+        return None
+    if value & 0o170000 != 0o100000:
+        return None
+    return 0o100755 if value & 0o111 else 0o100644
 
 
 def _strip(path: str, count: int) -> str:
@@ -221,7 +235,17 @@ class HeaderResolver:
                          executable=h.executable and kind in (FileKind.ADD, FileKind.DELETE),
                          header_paths=self.header_paths, blob_ids=h.blob_ids,
                          top_relative=h.is_git, plus_path_typo=self.plus_path_typo,
-                         binary=h.binary)
+                         binary=h.binary, **self._mode_change(kind))
+
+    def _mode_change(self, kind: FileKind) -> dict[str, int]:
+        """'old mode 100644' / 'new mode 100755' of a changed or renamed file, as the file
+        patch's old_mode and new_mode: regular file modes that differ (git's 100664 is a
+        plain file), applied as git applies them; nothing otherwise."""
+        modes = [_regular_mode(mode) for mode in (self.h.old_mode, self.h.new_mode)]
+        if kind not in (FileKind.MODIFY, FileKind.RENAME) or None in modes or \
+                modes[0] == modes[1]:
+            return {}
+        return {"old_mode": modes[0], "new_mode": modes[1]}  # type: ignore[dict-item]
 
     def _check_extensions(self) -> None:
         """At most one of 'new file', 'deleted file' and a rename, as in git."""

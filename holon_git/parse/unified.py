@@ -308,6 +308,10 @@ class UnifiedParser:
                 return  # applied (the file is created executable), not ignored
         elif text.startswith(("old mode ", "new mode ")):
             header.mode_change = True
+            if text.startswith("old"):
+                header.old_mode = mode
+            else:
+                header.new_mode = mode
         elif text.startswith("index "):
             ids = _BLOB_IDS.match(text)
             if ids:  # the old blob is a version the three-way rescue may merge from

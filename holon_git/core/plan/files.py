@@ -68,9 +68,15 @@ def _name_edit(err: PatchError, edit: int) -> None:
 def _change(fp: FilePatch, before: SourceFile | None, after: bytes | None,
             mode: int | None) -> FileChange:
     applying = [h for number, h in enumerate(fp.hunks, 1) if number not in fp.left_out]
+    metadata = list(fp.ignored_metadata)
+    if fp.new_mode is not None and after is not None:
+        # 'old mode'/'new mode': the file takes the new mode, as git apply gives it (the
+        # working tree's execute bits, the index's and a commit's entry mode)
+        mode = fp.new_mode
+        metadata = [line for line in metadata if not line.startswith(("old mode ", "new mode "))]
     return FileChange(
         fp.kind, fp.old_path, fp.new_path, before, after, mode,
-        ignored_metadata=list(fp.ignored_metadata), diagnostics=list(fp.diagnostics),
+        ignored_metadata=metadata, diagnostics=list(fp.diagnostics),
         added_lines=sum(h.added for h in applying),
         removed_lines=sum(h.removed for h in applying), edit=fp.edit,
     )
