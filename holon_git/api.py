@@ -24,7 +24,8 @@ from typing import Any, TypeVar
 
 from . import whitespace
 from .core import paths
-from .core.model import Diagnostic, FileKind, FilePatch, Patch
+from .core.change import FileChange, Reader
+from .core.model import Diagnostic, FileKind, FilePatch, Mail, Patch
 from .core.place.match import one_search_budget
 from .core.plan.expect import check_expected
 from .core.plan.plan import plan_patch
@@ -37,11 +38,12 @@ from .parse.directory import relocated
 from .parse.edits import Edit, edits_patch
 from .receipt import APPLIED, CHECKED, PARTIAL, REFUSED, Receipt
 from .request import ApplyRequest, check_repository_path
-from .targets.base import Target
+from .targets.base import CommitSpec, Target
 from .targets.registry import open_target
 from .targets.saved import restore_deleted, with_current_content
 
 F = TypeVar("F", bound=Callable[..., Any])
+Series = list[tuple[Mail, list[FilePatch]]]  # git am's: each mail, and its file patches
 
 
 def cycles_collected_after(func: F) -> F:
@@ -188,9 +190,9 @@ def _apply_once(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
             for fp in parsed.files:
                 fp.numbers_given = True
         receipt.diagnostics = list(parsed.diagnostics)
-        destination = open_target(target, request.repo, check=check,
-                                  commit=request.commit_spec(), durable=request.durable,
-                                  intent_to_add=request.intent_to_add)
+        commit, series = _commit_of(parsed, request)
+        destination = open_target(target, request.repo, check=check, commit=commit,
+                                  durable=request.durable, intent_to_add=request.intent_to_add)
         try:
             protection = destination.protection()
             check_protected(parsed, protection)
@@ -214,6 +216,9 @@ def _apply_once(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
                                   keep_preimages=keep, on_planned=on_planned,
                                   three_way=versions, record=not check, history=history)
                 destination.validate(plan)
+                if len(series) > 1 and not check:
+                    destination.commit_first(_earlier_commits(series, parsed, destination.read,
+                                                              versions, history))
                 diff = None
                 if emit_diff:
                     from .git.diff import render_diff  # --emit-diff only: start-up counts
@@ -254,6 +259,46 @@ def _apply_once(patch: bytes | str | Patch, request: ApplyRequest) -> Receipt:
         receipt.status = PARTIAL if (not atomic and not check and receipt.files) else REFUSED
         receipt.error = err
     return receipt
+
+
+def _commit_of(parsed: Patch, request: ApplyRequest) -> tuple[CommitSpec | None, Series]:
+    """What the apply commits with: -m's message; or, without -m, git am's: each git
+    format-patch mail of the patch a commit (its message, its From: and Date: as the author,
+    unless --author), the last the plan's own, the others before it (``_earlier_commits``).
+    Without -m a patch of no mails is refused, as a commit needs a message."""
+    spec = request.commit_spec()
+    if spec is None or spec.message.strip() or request.check:
+        return spec, []
+    groups: dict[int, list[FilePatch]] = {}
+    if parsed.mails and not request.reverse and all(fp.mail is not None for fp in parsed.files):
+        for fp in parsed.files:
+            groups.setdefault(fp.mail or 0, []).append(fp)
+    if not groups:
+        raise PatchError("usage_error", "--commit and --ref need a commit message: -m/--message",
+                         hint="give -m MESSAGE, or apply git format-patch mails: each one's "
+                         "subject and body are its commit's message, as git am takes them",
+                         details={"fields": ["message"]})
+    series = [(replace(parsed.mails[number], author=request.author or
+                       parsed.mails[number].author), files)
+              for number, files in sorted(groups.items())]
+    last = series[-1][0]
+    return spec._replace(message=last.message, author=last.author,
+                         author_date=last.date), series
+
+
+def _earlier_commits(series: Series, parsed: Patch, read: Reader,
+                     three_way: KnownVersions | None,
+                     history: KnownVersions | None) -> list[tuple[Mail, list[FileChange]]]:
+    """The commits of a series of mails before its last: each mail with the changes of the
+    mails up to it, planned from the same pre-images as the whole patch (which applies)."""
+    earlier = []
+    files: list[FilePatch] = []
+    for mail, own in series[:-1]:
+        files.extend(own)
+        plan = plan_patch(replace(parsed, files=list(files)), read, three_way=three_way,
+                          record=False, history=history)
+        earlier.append((mail, plan.changes))
+    return earlier
 
 
 def _not_a_file_name(text: str, repo: str) -> None:

@@ -369,7 +369,11 @@ def summary_lines(receipt: Receipt, verbose: bool) -> list[str]:
         if not verbose:
             out.extend(f"{under}note: {d.message}" for d in change.diagnostics
                        if d.code in READ_OTHERWISE)
-    if receipt.extra.get("commit"):
+    series = receipt.extra.get("commits")
+    if isinstance(series, list) and len(series) > 1:  # git format-patch mails, as git am
+        out.append(f"Committed {len(series)} commits, {series[0][:12]}..{series[-1][:12]}, "
+                   f"on {receipt.extra['ref']}.")
+    elif receipt.extra.get("commit"):
         out.append(f"Committed {receipt.extra['commit'][:12]} on {receipt.extra['ref']}.")
     out.extend(_saved_deletions(receipt.extra.get("deleted_blobs", []), verbose))
     if receipt.extra.get("history_not_written"):

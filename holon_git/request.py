@@ -157,9 +157,7 @@ class ApplyRequest:
 
     def _check_commit(self) -> None:
         if self.commits:
-            if not self.check and not (self.message or "").strip():
-                raise _usage("--commit and --ref need a commit message: -m/--message",
-                             fields=("message",))
+            pass  # no -m: the patch's git format-patch mails give the messages (api.py)
         elif self.message is not None:
             raise _usage("-m/--message is for --commit or --ref",
                          fields=("message", "commit", "ref"))

@@ -179,10 +179,10 @@ CHECK_IMPORTS = (
     "core.threeway", "errors", "fast_exit", "fs", "fs.gitdir_guard", "fs.tree", "git",
     "git.committed", "git.config", "git.history", "git.libgit2", "git.location",
     "git.ownership", "git.protect", "git.repository", "git.versions", "inputs", "parse",
-    "parse.checks", "parse.directory", "parse.epoch", "parse.header", "parse.limits",
-    "parse.edits", "parse.names", "parse.other_formats", "parse.text", "parse.unified",
-    "progress", "quoting", "receipt", "report", "request", "spelling", "targets",
-    "targets.base", "targets.registry",
+    "parse.checks", "parse.directory", "parse.epoch", "parse.header", "parse.left_out",
+    "parse.limits", "parse.edits", "parse.names", "parse.other_formats", "parse.text",
+    "parse.unified", "progress", "quoting", "receipt", "report", "request", "spelling",
+    "targets", "targets.base", "targets.registry",
     "targets.saved", "targets.worktree", "version", "whitespace"
 )
 

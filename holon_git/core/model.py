@@ -314,6 +314,8 @@ class FilePatch:
     # tab): its refusal, raised by the plan unless --include/--exclude left it out
     # (parse/left_out.py)
     unsupported: PatchError | None = None
+    # the number (0-based) of the git format-patch mail it came from (Patch.mails)
+    mail: int | None = None
 
     @property
     def path(self) -> str:
@@ -355,11 +357,25 @@ class FilePatch:
         )
 
 
+@dataclass(frozen=True)
+class Mail:
+    """What a git format-patch mail says of its commit, as git am reads it (parse/mail.py):
+    the message (the subject without '[PATCH n/m]', then the body up to the '---' line),
+    the author ('Name <email>', from From:) and the author date (the Date: header)."""
+
+    message: str
+    author: str | None = None
+    date: str | None = None
+
+
 @dataclass
 class Patch:
     files: list[FilePatch]
     format: str = "unified"  # "unified", "envelope", "edits" (JSON) or "blocks" (SEARCH/REPLACE)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    # git format-patch mails, one a commit (git am's), when every file patch came from one
+    # (FilePatch.mail numbers them); empty for any other patch
+    mails: list[Mail] = field(default_factory=list)
 
     def reversed(self) -> Patch:
         """The patch that undoes this one: each file patch reversed. File patches that share

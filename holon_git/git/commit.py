@@ -95,7 +95,8 @@ class Identities:
     committer: pygit2.Signature
 
 
-def identities(git: GitRepo, author_option: str | None) -> Identities:
+def identities(git: GitRepo, author_option: str | None,
+               author_date: str | None = None) -> Identities:
     """Author and committer as `git commit --author` would pick them: from GIT_AUTHOR_* and
     GIT_COMMITTER_*, author.*/committer.* and user.* configuration, and EMAIL. As git does,
     a commit with no identity to make it under is refused (``identity_unknown``); the
@@ -111,7 +112,8 @@ def identities(git: GitRepo, author_option: str | None) -> Identities:
         return name, email
 
     def when(role: str) -> tuple[int, int]:
-        text = env.get(f"GIT_{role.upper()}_DATE")
+        text = author_date if role == "author" and author_date else \
+            env.get(f"GIT_{role.upper()}_DATE")
         return parse_git_date(text) if text else _now()
 
     explicit = parse_ident(author_option) if author_option else None
@@ -138,23 +140,39 @@ class BranchUpdate:
     """Create the commit object, then move the branch only if nobody else did."""
 
     def __init__(self, git: GitRepo, tip: Tip, message: str, author: str | None = None,
-                 on_ref_update: Callable[[], None] | None = None) -> None:
+                 on_ref_update: Callable[[], None] | None = None,
+                 author_date: str | None = None) -> None:
         self.git = git
         self.repo = git.repo
         self.tip = tip
         # a --check commits nothing and needs no message
         self.message = clean_message(message) if message.strip() else ""
-        self.ids = identities(git, author)  # author: "Name <email>", or git's author rules
+        # author: "Name <email>", or git's author rules; author_date: a mail's Date:
+        self.ids = identities(git, author, author_date)
         # called after the commit object exists, just before the compare-and-swap
         self.on_ref_update = on_ref_update
         self._txn: Any = None
+        self.parent = tip.parent  # the next commit's parent: the tip, or an earlier commit
+        self.earlier: list[str] = []  # a series' commits before the last (commit_earlier)
+
+    def commit_earlier(self, tree_id: pygit2.Oid, message: str, author: str | None,
+                       author_date: str | None) -> pygit2.Oid:
+        """One commit of a series before its last (git am's mails): a commit object only,
+        the parent of the next; the branch moves once, to the last."""
+        ids = identities(self.git, author, author_date)
+        self.parent = self._create(tree_id, clean_message(message), ids)
+        self.earlier.append(str(self.parent))
+        return self.parent
 
     def create_commit(self, tree_id: pygit2.Oid) -> pygit2.Oid:
-        parents = [self.tip.parent] if self.tip.parent is not None else []
+        return self._create(tree_id, self.message, self.ids)
+
+    def _create(self, tree_id: pygit2.Oid, message: str, ids: Identities) -> pygit2.Oid:
+        parents = [self.parent] if self.parent is not None else []
         try:
             # the message's bytes as given (a Latin-1 -m is stored as is, as git commit does)
-            return self.repo.create_commit(None, self.ids.author, self.ids.committer,
-                                           self.message.encode("utf-8", "surrogateescape"),
+            return self.repo.create_commit(None, ids.author, ids.committer,
+                                           message.encode("utf-8", "surrogateescape"),
                                            tree_id, parents)
         except pygit2.GitError as exc:
             raise git_error(exc, "creating the commit") from exc
@@ -226,8 +244,12 @@ class BranchUpdate:
             self.on_ref_update()
 
     def result(self, commit_id: pygit2.Oid, tree_id: pygit2.Oid) -> dict[str, object]:
-        return {"commit": str(commit_id), "tree": str(tree_id), "ref": self.tip.ref,
-                "parent": str(self.tip.parent) if self.tip.parent is not None else None}
+        result: dict[str, object] = {
+            "commit": str(commit_id), "tree": str(tree_id), "ref": self.tip.ref,
+            "parent": str(self.parent) if self.parent is not None else None}
+        if self.earlier:  # a series: every commit it made, the first first
+            result["commits"] = [*self.earlier, str(commit_id)]
+        return result
 
 
 def _set_target(txn: Any, ref: str, target: pygit2.Oid, who: pygit2.Signature,

@@ -84,6 +84,10 @@ def parse_patch(data: bytes | str, *, format: str = "auto", strip: int | None = 
     else:
         patch = parse_unified(lines, strip)
     patch.diagnostics[:0] = notes
+    if format == "unified" and data.startswith((b"From ", b"From:")):
+        from .mail import read_mails  # a git format-patch mail only: start-up counts
+
+        read_mails(lines, patch)
     return patch
 
 
@@ -122,5 +126,11 @@ def merge_patches(patches: list[Patch]) -> Patch:
     limits.check_totals(len(files), sum(len(fp.hunks) for fp in files))
     check_duplicates(files)
     formats = {patch.format for patch in patches}
-    return Patch(files, formats.pop() if len(formats) == 1 else "mixed",
-                 [d for patch in patches for d in patch.diagnostics])
+    merged = Patch(files, formats.pop() if len(formats) == 1 else "mixed",
+                   [d for patch in patches for d in patch.diagnostics])
+    if all(patch.mails for patch in patches):  # mails, each file a series: one series
+        for patch in patches:
+            for fp in patch.files:
+                fp.mail = None if fp.mail is None else fp.mail + len(merged.mails)
+            merged.mails.extend(patch.mails)
+    return merged

@@ -7,7 +7,6 @@ the refusal of any such file patch still selected (core/plan/plan.py)."""
 from __future__ import annotations
 
 import re
-import shlex
 
 from ..core import paths
 from ..core.model import FilePatch
@@ -37,6 +36,8 @@ def exclude_pattern(path: str) -> str:
                       else "\\" + ch if ch in _GLOB_SPECIALS else ch for ch in path)
     if pattern.startswith(("!", "#")):
         pattern = "\\" + pattern
+    import shlex  # a refusal's hint only: start-up counts
+
     return shlex.quote(pattern)
 
 

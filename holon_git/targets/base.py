@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import ClassVar, NamedTuple
 
 from ..core.change import REGULAR, FileChange, Plan, SourceFile
-from ..core.model import Patch
+from ..core.model import Mail, Patch
 from ..core.policy import Protection
 from ..core.threeway import KnownVersions
 
@@ -39,6 +39,7 @@ class CommitSpec(NamedTuple):  # a named tuple: cheaper to build at start-up tha
     # Called after the commit object exists and before the branch is compare-and-swapped;
     # lets tests (and cautious automation) observe or provoke a concurrent update.
     on_ref_update: Callable[[], None] | None = None
+    author_date: str | None = None  # a mail's Date: (git am's author date); default: now
 
 
 class Side(NamedTuple):  # a named tuple: cheaper to build at start-up than a dataclass
@@ -106,6 +107,13 @@ class Target(ABC):
         """The old and new contents --emit-diff compares. Default: as the plan read and wrote
         them."""
         return plan_sides(plan)
+
+    def commit_first(self, earlier: list[tuple[Mail, list[FileChange]]]) -> None:
+        """A series of mails (git am's): before the plan's own commit, one commit for each
+        of ``earlier``, with its mail's message and author, of the tree its changes (from
+        the pre-images, as a plan's) make; the plan's commit comes after them, and the branch
+        moves once, to it. Only a target that commits is asked."""
+        raise NotImplementedError(f"the {self.name} target makes no commit")
 
     @abstractmethod
     def write(self, plan: Plan) -> dict[str, object]:

@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..core.change import FileChange, Plan, SourceFile, removed_paths
-from ..core.model import FileKind, Patch
+from ..core.model import FileKind, Mail, Patch
 from ..core.policy import Protection
 from ..errors import PatchError
 from ..fs.gitdir_guard import GitDirGuard, mode_below, refuse_made_git_dirs
@@ -58,6 +58,8 @@ class IndexTarget(Target):
         self.scratch: str | None = None
         self.branch: BranchUpdate | None = None
         self.head_stage: Stage | None = None
+        self.branch_tree: Any = None  # the branch's tree, which the commit's starts from
+        self.earlier: list[tuple[Mail, list[FileChange]]] = []  # commit_first
         try:
             self._require_work_tree()
             if not check:
@@ -71,9 +73,9 @@ class IndexTarget(Target):
             if commit is not None:
                 tip = current_tip(self.git.repo)
                 self.branch = BranchUpdate(self.git, tip, commit.message, commit.author,
-                                           commit.on_ref_update)
-                self.head_stage = Stage.from_tree(self.git.repo, tree_of(self.git.repo, tip.old),
-                                                  "HEAD")
+                                           commit.on_ref_update, commit.author_date)
+                self.branch_tree = tree_of(self.git.repo, tip.old)
+                self.head_stage = Stage.from_tree(self.git.repo, self.branch_tree, "HEAD")
         except BaseException:
             self.close()
             raise
@@ -132,6 +134,10 @@ class IndexTarget(Target):
         is planned."""
         return self.planned.take if stage else None
 
+    def commit_first(self, earlier: list[tuple[Mail, list[FileChange]]]) -> None:
+        assert self.branch is not None, "a series is committed by --commit or --ref"
+        self.earlier = earlier
+
     def known_versions(self) -> RepositoryVersions:
         """The three-way rescue's versions: ours is the index text, so HEAD is the usual
         base."""
@@ -182,6 +188,11 @@ class IndexTarget(Target):
         extra: dict[str, object] = {}
         commit_id = tree_id = None
         if self.branch is not None and self.head_stage is not None:
+            if self.earlier:
+                from .series import commit_earlier  # a series of mails only
+
+                commit_earlier(self.git.repo, self.branch, self.branch_tree, self.earlier,
+                               self.blob_content)
             self.head_stage.apply(plan.changes, blob_ids)
             tree_id = self.head_stage.write_tree()
             commit_id = self.branch.create_commit(tree_id)

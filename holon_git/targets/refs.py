@@ -10,8 +10,8 @@ touches (``CheckedOutBranchTarget``); otherwise the patch is refused (``uncommit
 
 from __future__ import annotations
 
-from ..core.change import Plan, SourceFile, removed_paths
-from ..core.model import FileKind, Patch
+from ..core.change import FileChange, Plan, SourceFile, removed_paths
+from ..core.model import FileKind, Mail, Patch
 from ..core.policy import Protection
 from ..errors import PatchError
 from ..fs.gitdir_guard import GitDirGuard, mode_below, refuse_made_git_dirs
@@ -99,8 +99,9 @@ class RefTarget(Target):
         self.base_tree = tree_of(self.git.repo, self.tip.parent)
         self.stage = Stage.from_tree(self.git.repo, self.base_tree, self.tip.ref)
         self.branch = BranchUpdate(self.git, self.tip, commit.message, commit.author,
-                                   commit.on_ref_update)
+                                   commit.on_ref_update, commit.author_date)
         self.planned = PlannedBlobs(self.git.repo)
+        self.earlier: list[tuple[Mail, list[FileChange]]] = []  # commit_first
 
     def close(self) -> None:
         self.branch.abort()
@@ -113,6 +114,9 @@ class RefTarget(Target):
     def read(self, path: str) -> SourceFile | None:
         self.guard.check(path)
         return self.stage.read(path)
+
+    def commit_first(self, earlier: list[tuple[Mail, list[FileChange]]]) -> None:
+        self.earlier = earlier
 
     def known_versions(self) -> RepositoryVersions:
         """The three-way rescue's versions: ours is the branch's text; the patch's index
@@ -139,6 +143,11 @@ class RefTarget(Target):
     def write(self, plan: Plan) -> dict[str, object]:
         blob_ids = self.planned.all_ids({c.path: c.after for c in plan.changes
                                          if c.after is not None})
+        if self.earlier:
+            from .series import commit_earlier  # a series of mails only
+
+            commit_earlier(self.git.repo, self.branch, self.base_tree, self.earlier,
+                           _content)
         self.stage.apply(plan.changes, blob_ids)
         tree_id = self.stage.write_tree()
         commit_id = self.branch.create_commit(tree_id)
@@ -150,3 +159,9 @@ class RefTarget(Target):
             self.branch.commit(commit_id)
         return self.branch.result(commit_id, tree_id)
 
+
+
+def _content(change: FileChange) -> bytes:
+    """A change's new content, which the branch stores as it is (no working tree)."""
+    assert change.after is not None
+    return change.after

@@ -1,0 +1,98 @@
+"""git format-patch mails read as git am reads them: each mail's commit message (its subject
+without '[PATCH n/m]' and the like, then its body up to the '---' line), its author (From:)
+and author date (Date:). The diff itself is the unified parser's; this only tells which of
+its file patches each mail holds, for --commit and --ref to commit each mail as git am does.
+Imported only for a patch that starts like a mail."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..core.model import Mail, Patch
+from .text import Lines, header_text
+
+# the line git format-patch starts each mail with (an mbox 'From ' line with a fixed date)
+_MBOX_FROM = re.compile(rb"^From [0-9a-f]{40} Mon Sep 17 00:00:00 2001$")
+# what ends a mail's message, as git mailinfo's patchbreak: '---' (the diffstat follows),
+# or the diff itself
+_PATCH_BREAK = re.compile(rb"^(?:---[ \t]*$|diff -|Index: )")
+_PLAIN_ENCODINGS = ("", "7bit", "8bit", "binary")
+
+
+def read_mails(lines: Lines, patch: Patch) -> None:
+    """Set ``patch.mails`` (and each file patch's ``mail``) when ``lines`` are git
+    format-patch mails, each holding file patches; leave the patch as it is otherwise."""
+    items = lines.items
+    starts = [i for i, line in enumerate(items) if _MBOX_FROM.match(header_text(line))]
+    if not starts or starts[0] != 0:
+        starts = [0, *starts] if items and items[0].startswith(b"From:") else []
+    if not starts:
+        return
+    mails: list[Mail] = []
+    bounds = []
+    for number, start in enumerate(starts):
+        end = starts[number + 1] if number + 1 < len(starts) else len(items)
+        mail = _read_mail(items[start:end])
+        if mail is None:
+            return
+        mails.append(mail)
+        bounds.append(lines.numbers[start])
+    owners = []
+    for fp in patch.files:
+        owner = max(n for n, first in enumerate(bounds) if first <= fp.patch_line)
+        owners.append(owner)
+    if set(owners) != set(range(len(mails))):
+        return  # a mail with no diff (a cover letter): not a series git am applies
+    for fp, owner in zip(patch.files, owners, strict=True):
+        fp.mail = owner
+    patch.mails = mails
+
+
+def _read_mail(lines: Sequence[bytes]) -> Mail | None:
+    """One mail's commit: None when it is not one git am would read here (no subject, a
+    body in quoted-printable or base64)."""
+    from email.parser import BytesHeaderParser  # mails only
+    from email.policy import default
+
+    at = 1 if lines and lines[0].startswith(b"From ") else 0
+    header_end = next((i for i in range(at, len(lines)) if not header_text(lines[i])),
+                      len(lines))
+    try:
+        headers = BytesHeaderParser(policy=default).parsebytes(b"".join(lines[at:header_end]))
+        subject = headers.get("Subject")
+        sender = headers.get("From")
+        date = headers.get("Date")
+        encoding = str(headers.get("Content-Transfer-Encoding", "")).strip().lower()
+        author = None
+        if sender is not None and sender.addresses:
+            address = sender.addresses[0]
+            author = f"{address.display_name or address.username} <{address.addr_spec}>"
+    except (ValueError, TypeError, IndexError, AttributeError):
+        return None
+    if subject is None or encoding not in _PLAIN_ENCODINGS:
+        return None
+    body = []
+    for line in lines[header_end + 1:]:
+        if _PATCH_BREAK.match(line):
+            break
+        body.append(line.decode("utf-8", "surrogateescape").rstrip("\r\n"))
+    title = clean_subject(str(subject))
+    text = "\n".join(body).strip("\n")
+    return Mail(f"{title}\n\n{text}\n" if text else f"{title}\n", author,
+                None if date is None else str(date))
+
+
+def clean_subject(subject: str) -> str:
+    """git mailinfo's cleanup of a subject: leading 'Re:', ':', blanks and '[...]' groups
+    ('[PATCH v2 1/3]', '[RFC]') removed, runs of whitespace made one space."""
+    while True:
+        if subject[:3].lower() == "re:":
+            subject = subject[3:]
+        elif subject[:1] in (" ", "\t", ":", "\n"):
+            subject = subject[1:]
+        elif subject[:1] == "[" and "]" in subject:
+            subject = subject[subject.index("]") + 1:]
+        else:
+            break
+    return " ".join(subject.split())
