@@ -231,21 +231,22 @@ class HeaderResolver:
                 "missing_path_prefix", f"the header names {new or old!r} without git's a/ "
                 "and b/ prefixes; read as written (as -p0)",
                 h.start))
+        modes = self._mode_change(kind)
         return FilePatch(kind, old, new, [], h.metadata, h.start, self.notes,
                          executable=h.executable and kind in (FileKind.ADD, FileKind.DELETE),
                          header_paths=self.header_paths, blob_ids=h.blob_ids,
                          top_relative=h.is_git, plus_path_typo=self.plus_path_typo,
-                         binary=h.binary, **self._mode_change(kind))
+                         binary=h.binary, old_mode=modes[0], new_mode=modes[1])
 
-    def _mode_change(self, kind: FileKind) -> dict[str, int]:
+    def _mode_change(self, kind: FileKind) -> tuple[int | None, int | None]:
         """'old mode 100644' / 'new mode 100755' of a changed or renamed file, as the file
         patch's old_mode and new_mode: regular file modes that differ (git's 100664 is a
-        plain file), applied as git applies them; nothing otherwise."""
-        modes = [_regular_mode(mode) for mode in (self.h.old_mode, self.h.new_mode)]
-        if kind not in (FileKind.MODIFY, FileKind.RENAME) or None in modes or \
-                modes[0] == modes[1]:
-            return {}
-        return {"old_mode": modes[0], "new_mode": modes[1]}  # type: ignore[dict-item]
+        plain file), applied as git applies them; (None, None) otherwise."""
+        old, new = (_regular_mode(mode) for mode in (self.h.old_mode, self.h.new_mode))
+        if kind not in (FileKind.MODIFY, FileKind.RENAME) or old is None or new is None or \
+                old == new:
+            return None, None
+        return old, new
 
     def _check_extensions(self) -> None:
         """At most one of 'new file', 'deleted file' and a rename, as in git."""
