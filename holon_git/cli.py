@@ -248,7 +248,8 @@ The manual, with every error code and its hint: 'git help holon-apply'."""
 @click.option("--commit", is_flag=True, help="Also commit on the current branch (implies "
               "--index unless --cached is given).")
 @click.option("-m", "--message", default=None, metavar="MESSAGE",
-              help="Commit message for --commit/--ref.")
+              help="Commit message for --commit/--ref (without it, git format-patch mails "
+              "commit as git am commits them).")
 @click.option("--author", default=None, metavar="'NAME <EMAIL>'", help="Commit author.")
 @click.option("--ref", default=None, metavar="BRANCH", help="Apply to BRANCH's tree in the "
               "object database and advance it with a commit (works in bare repositories). "

@@ -94,6 +94,12 @@ class Receipt:
         return self.extra.get("parent")
 
     @property
+    def commits(self) -> list[str]:
+        """--commit, --ref of a series of git format-patch mails: every commit made, the
+        first first (empty for one commit)."""
+        return list(self.extra.get("commits", []))
+
+    @property
     def deleted_blobs(self) -> list[dict[str, Any]]:
         """Working-tree applies: each deleted file's saved pre-image, ``{"path", "blob"}``."""
         return list(self.extra.get("deleted_blobs", []))

@@ -98,7 +98,7 @@ def test_ref_commits_a_series_onto_a_branch(repo: Path, tmp_path: Path):
     receipt = applied(repo, b"".join(mail.read_bytes() for mail in mails), ref="side")
     assert _commits(repo, 3, "side") == expected
     assert git(repo, "rev-parse", "main") == state  # only the branch named moved
-    assert receipt.extra["commits"] == [git(repo, "rev-parse", f"side~{n}").strip()
+    assert receipt.commits == [git(repo, "rev-parse", f"side~{n}").strip()
                                         for n in (2, 1, 0)]
     assert receipt.parent == git(repo, "rev-parse", "side~1").strip()
 
