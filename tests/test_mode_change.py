@@ -80,6 +80,15 @@ def test_a_commit_and_a_branch_take_the_new_mode(repo: Path):
     assert _entry_mode(repo, "run.sh", "side") == "100644"
 
 
+def test_ref_of_the_checked_out_branch_moves_the_mode_with_its_index_and_files(repo: Path):
+    applied(repo, MODE_AND_CONTENT, ref="main", message="exec")
+    assert _entry_mode(repo, "run.sh", "main") == _entry_mode(repo, "run.sh") == "100755"
+    assert _executable(repo / "run.sh") and git(repo, "status", "--porcelain") == ""
+    applied(repo, MODE_AND_CONTENT, ref="main", message="back", reverse=True)
+    assert _entry_mode(repo, "run.sh", "main") == _entry_mode(repo, "run.sh") == "100644"
+    assert not _executable(repo / "run.sh") and git(repo, "status", "--porcelain") == ""
+
+
 def test_the_command_line_applies_the_mode(repo: Path):
     done = holon(repo, "-", stdin=MODE_AND_CONTENT)
     assert done.returncode == 0, done.stderr
