@@ -56,6 +56,22 @@ def test_patch_check_named_files(repo: Path):
     assert done.stderr.splitlines() == [BAD_LINE]
 
 
+@pytest.mark.parametrize("apply_check", [[], ["--apply-check"]])
+def test_patch_check_reports_a_binary_or_mode_only_file_patch(repo: Path, apply_check: list[str]):
+    """Read but not applied (parse/left_out.py): still a problem of the patch file, once."""
+    (repo / "bin.diff").write_text(GOOD.replace("--- a/f.txt", "diff --git a/f.txt b/f.txt\n"
+                                                "--- a/f.txt") + "diff --git a/x.bin b/x.bin\n"
+                                   "Binary files a/x.bin and b/x.bin differ\n"
+                                   "diff --git a/f.txt b/f.txt\nold mode 100644\nnew mode "
+                                   "100755\n")
+    done = holon(repo, "patch-check", *apply_check, "bin.diff")
+    assert done.returncode == 1
+    lines = done.stderr.splitlines()
+    assert [line.split(": ")[:2] for line in lines] == [
+        ["bin.diff:8", "unsupported_git_patch_feature"],
+        ["bin.diff:10", "unsupported_git_patch_feature"]], lines
+
+
 def test_patch_check_reports_one_line_per_bad_file(repo: Path):
     (repo / "bad.diff").write_text(BAD)
     (repo / "empty.patch").write_text("Sure! Here is the fix.\n")

@@ -57,6 +57,10 @@ def check_patch_files(files: Iterable[tuple[str, bytes]], *, apply_check: bool =
         except PatchError as err:
             problems.append(problem(name, err))
             continue
+        held = [fp.unsupported for fp in patch.files if fp.unsupported is not None]
+        if held:  # read but not applied (a binary file patch: parse/left_out.py)
+            problems.extend(problem(name, err) for err in held)
+            continue
         if request is not None:
             receipt = apply_request(patch, request)
             problems.extend(problem(name, err) for err in receipt.errors)
