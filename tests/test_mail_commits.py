@@ -103,6 +103,15 @@ def test_ref_commits_a_series_onto_a_branch(repo: Path, tmp_path: Path):
     assert receipt.parent == git(repo, "rev-parse", "side~1").strip()
 
 
+def test_ref_of_the_checked_out_branch_commits_a_series_with_its_index_and_files(
+        repo: Path, tmp_path: Path):
+    mails = _mails(repo, tmp_path)
+    expected = _git_am(repo, mails)
+    receipt = applied(repo, b"".join(mail.read_bytes() for mail in mails), ref="main")
+    assert _commits(repo, 3, "main") == expected and len(receipt.commits) == 3
+    assert git(repo, "status", "--porcelain") == ""
+
+
 def test_all_or_nothing_a_mail_that_does_not_apply_commits_none(repo: Path, tmp_path: Path):
     mails = _mails(repo, tmp_path)
     broken = mails[2].read_text().replace(" four\n", " FOUR\n", 1)
