@@ -121,6 +121,23 @@ def test_all_or_nothing_a_mail_that_does_not_apply_commits_none(repo: Path, tmp_
     refused(repo, series, "context_not_found", ref="main", state=lambda: git_state(repo))
 
 
+def test_an_in_body_from_gives_the_author_as_git_am_takes_it(repo: Path, tmp_path: Path):
+    """git format-patch --from=SENDER puts the author in the body ('From: ...'): git am, and
+    holon-git, take the author from there."""
+    (repo / "g.txt").write_text("alpha\nGAMMA\n")
+    git(repo, "commit", "-qam", "Gamma\n\nWhy gamma.", env={
+        "GIT_AUTHOR_NAME": "Zoë Ünicode", "GIT_AUTHOR_EMAIL": "zoe@example.org"})
+    mail = git(repo, "format-patch", "-1", "--stdout", "--from=Sender <s@example.com>")
+    git(repo, "reset", "-q", "--hard", "HEAD~1")
+    assert "\n\nFrom: Zo" in mail
+    other = twin(repo)
+    git(other, "am", "-q", input=mail.encode())
+    done = holon(repo, "--commit", "-", stdin=mail)
+    assert done.returncode == 0, done.stderr
+    assert _commits(repo, 1) == _commits(other, 1)
+    assert _commits(repo, 1)[0][1].startswith("Zoë Ünicode <zoe@example.org> ")
+
+
 def test_m_overrides_the_mails_one_commit_of_the_whole(repo: Path, tmp_path: Path):
     mails = _mails(repo, tmp_path)
     done = holon(repo, "--commit", "-m", "All three", *map(str, mails))

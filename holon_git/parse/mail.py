@@ -77,10 +77,38 @@ def _read_mail(lines: Sequence[bytes]) -> Mail | None:
         if _PATCH_BREAK.match(line):
             break
         body.append(line.decode("utf-8", "surrogateescape").rstrip("\r\n"))
-    title = clean_subject(str(subject))
+    fields = {"Subject": str(subject), "From": author, "Date": None if date is None
+              else str(date)}
+    body = _in_body_headers(body, fields)
+    title = clean_subject(fields["Subject"] or "")
     text = "\n".join(body).strip("\n")
-    return Mail(f"{title}\n\n{text}\n" if text else f"{title}\n", author,
-                None if date is None else str(date))
+    return Mail(f"{title}\n\n{text}\n" if text else f"{title}\n", fields["From"],
+                fields["Date"])
+
+
+def _in_body_headers(body: list[str], fields: dict[str, str | None]) -> list[str]:
+    """git mailinfo's in-body headers: 'From:', 'Subject:' and 'Date:' lines at the top of
+    the body (git format-patch --from writes the author's there) override the mail's; the
+    body is what follows them."""
+    at = 0
+    while at < len(body) and not body[at].strip():
+        at += 1
+    found = False
+    while at < len(body):
+        name, colon, value = body[at].partition(": ")
+        if not colon or name not in fields:
+            break
+        if name == "From":
+            from email.utils import parseaddr
+
+            real, address = parseaddr(value)
+            if not address:
+                break
+            value = f"{real or address.split('@')[0]} <{address}>"
+        fields[name] = value.strip()
+        found = True
+        at += 1
+    return body[at:] if found else body
 
 
 def clean_subject(subject: str) -> str:
