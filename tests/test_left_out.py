@@ -70,6 +70,7 @@ def test_refused_with_a_hint_naming_the_option_that_leaves_it_out(repo: Path, ki
         assert one.path is not None and "--exclude=" in one.hint and "--reject" in one.hint
     if kind == "a path with a tab":  # a pattern that matches it: '?' for the tab
         assert "--exclude='t?ab.txt'" in err.hint
+        assert applied(repo, patch, check=True, exclude=["t?ab.txt"]).files[0].path == "f.txt"
     else:
         assert f"--exclude={left_out[0]} " in err.hint
     done = holon(repo, "-", stdin=patch)
@@ -139,3 +140,20 @@ def test_listed_as_git_lists_it(repo: Path, kind: str):
         assert " docs/blob.bin | Bin\n" not in expected  # git pads the name, and two spaces
         assert "  Bin\n" in expected and "-\t-\tdocs/new.bin" in holon(
             repo, "--numstat", "-", stdin=patch).stdout
+
+
+@pytest.mark.parametrize("path", ["docs/blob.bin", "a b[1]*.bin", "#x.bin", "!y.bin",
+                                  "back\\slash.bin", "t\tab.bin", "what?.bin"])
+def test_the_hints_pattern_leaves_out_that_file_and_no_other(path: str):
+    """The hint's --exclude pattern (gitignore rules, as --exclude reads them), unquoted as a
+    shell would, matches the path it names and not a neighbour that differs in one place."""
+    import shlex
+
+    from holon_git.core.model import FileKind, FilePatch, Patch
+    from holon_git.core.policy import select_files
+    from holon_git.parse.left_out import exclude_pattern
+
+    pattern = shlex.split(exclude_pattern(path))[0]
+    files = [FilePatch(FileKind.MODIFY, name, name) for name in (path, path + "x", "other.bin")]
+    kept = select_files(Patch(files), exclude=[pattern]).files
+    assert [fp.path for fp in kept] == [path + "x", "other.bin"]
