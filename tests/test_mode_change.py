@@ -90,7 +90,8 @@ def test_ref_of_the_checked_out_branch_moves_the_mode_with_its_index_and_files(r
 
 
 def test_the_command_line_applies_the_mode(repo: Path):
-    done = holon(repo, "-", stdin=MODE_AND_CONTENT)
+    done = holon(repo, "--emit-diff", "-", "-", stdin=MODE_AND_CONTENT)
     assert done.returncode == 0, done.stderr
     assert _executable(repo / "run.sh")
     assert git(repo, "diff", "--summary") == " mode change 100644 => 100755 run.sh\n"
+    assert done.stdout == git(repo, "diff")  # --emit-diff says so as git diff does
