@@ -375,6 +375,7 @@ def test_body_contradicting_file_kind(text: str):
 @pytest.mark.parametrize("text,what", [
     ("diff --git a/x b/x\nindex 1..2 100644\nGIT binary patch\nliteral 3\n", "binary"),
     ("diff --git a/x b/x\nBinary files a/x and b/x differ\n", "binary"),
+    ("diff --git a/x b/y\nBinary files a/x and b/y differ\n", "binary"),  # refused at once
     ("diff --git a/x b/y\nsimilarity index 90%\ncopy from x\ncopy to y\n", "copies"),
     ("diff --git a/l b/l\nnew file mode 120000\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+t\n",
      "symbolic link"),

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from ..core import paths
 from ..core.model import Diagnostic, FileKind, FilePatch
 from ..errors import PatchError
-from .left_out import MODE_ONLY_INSTEAD, MODE_ONLY_REFUSAL
+from .left_out import BINARY_REFUSAL, MODE_ONLY_INSTEAD, MODE_ONLY_REFUSAL
 from .names import quoted_token, traditional_choice, without_first_component
 
 DEV_NULL = "/dev/null"
@@ -302,8 +302,9 @@ class HeaderResolver:
         elif h.mode_change and git_old is not None and git_old == git_new:
             kind = FileKind.MODIFY  # held refused (left_out.py): --exclude may leave it out
             h.unsupported = (MODE_ONLY_REFUSAL, MODE_ONLY_INSTEAD)
-        elif h.mode_change:
-            raise PatchError("unsupported_git_patch_feature", MODE_ONLY_REFUSAL,
+        elif h.mode_change or h.binary:  # and its paths cannot be told: refused as it is
+            raise PatchError("unsupported_git_patch_feature",
+                             BINARY_REFUSAL if h.binary else MODE_ONLY_REFUSAL,
                              patch_line=h.start, path=new or old)
         else:
             raise PatchError("missing_file_header",
