@@ -273,14 +273,16 @@ def _commit_of(parsed: Patch, request: ApplyRequest) -> tuple[CommitSpec | None,
     if parsed.mails and not request.reverse and all(fp.mail is not None for fp in parsed.files):
         for fp in parsed.files:
             groups.setdefault(fp.mail or 0, []).append(fp)
-    if not groups:
+    from .parse.mail import read_commit  # mails only: start-up counts
+
+    mails = {number: read_commit(parsed.mails[number]) for number in groups}
+    if not groups or None in mails.values():
         raise PatchError("usage_error", "--commit and --ref need a commit message: -m/--message",
                          hint="give -m MESSAGE, or apply git format-patch mails: each one's "
                          "subject and body are its commit's message, as git am takes them",
                          details={"fields": ["message"]})
-    series = [(replace(parsed.mails[number], author=request.author or
-                       parsed.mails[number].author), files)
-              for number, files in sorted(groups.items())]
+    series = [(replace(mail, author=request.author or mail.author), groups[number])
+              for number, mail in sorted(mails.items()) if mail is not None]
     last = series[-1][0]
     return spec._replace(message=last.message, author=last.author,
                          author_date=last.date), series

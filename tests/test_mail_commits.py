@@ -14,7 +14,7 @@ from gitsupport import applied, refused, twin
 from repos.builders import git, git_state
 
 from holon_git.parse import parse_patch
-from holon_git.parse.mail import clean_subject
+from holon_git.parse.mail import clean_subject, read_commit
 
 
 @pytest.fixture
@@ -174,7 +174,23 @@ def test_subjects_are_cleaned_as_git_mailinfo_cleans_them(repo: Path, subject: s
             "--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-one\n+ONE\n")
     info = git(repo, "mailinfo", "/dev/null", "/dev/null", input=mail.encode())
     expected = next(line for line in info.splitlines() if line.startswith("Subject: "))
-    parsed = parse_patch(mail)
-    assert parsed.mails[0].message.split("\n", 1)[0] == expected[len("Subject: "):]
+    commit = read_commit(parse_patch(mail).mails[0])
+    assert commit is not None
+    assert commit.message.split("\n", 1)[0] == expected[len("Subject: "):]
     if "=?" not in subject:
         assert clean_subject(subject) == expected[len("Subject: "):]
+
+
+def test_a_mail_applied_without_a_commit_loads_no_mail_parser(repo: Path, tmp_path: Path):
+    """Reading a mail's headers costs start-up (the email package): only a commit reads
+    them; parsing finds the mails by their lines alone."""
+    import subprocess
+    import sys
+
+    mails = _mails(repo, tmp_path)
+    code = ("import sys; from holon_git.parse import parse_patch; "
+            f"patch = parse_patch(open({str(mails[0])!r}, 'rb').read()); "
+            "assert len(patch.mails) == 1 and patch.mails[0].headers.startswith(b'From: '); "
+            "assert 'email.parser' not in sys.modules, 'email loaded'")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

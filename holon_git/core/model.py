@@ -359,11 +359,14 @@ class FilePatch:
 
 @dataclass(frozen=True)
 class Mail:
-    """What a git format-patch mail says of its commit, as git am reads it (parse/mail.py):
-    the message (the subject without '[PATCH n/m]', then the body up to the '---' line),
+    """A git format-patch mail's commit, as git am reads it (parse/mail.py): its header
+    lines and its body up to the '---' line as written; read (``read_commit``) only when a
+    commit needs them, into the message (the subject without '[PATCH n/m]', then the body),
     the author ('Name <email>', from From:) and the author date (the Date: header)."""
 
-    message: str
+    headers: bytes
+    body: bytes
+    message: str = ""
     author: str | None = None
     date: str | None = None
 

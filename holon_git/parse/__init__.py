@@ -85,7 +85,7 @@ def parse_patch(data: bytes | str, *, format: str = "auto", strip: int | None = 
         patch = parse_unified(lines, strip)
     patch.diagnostics[:0] = notes
     if format == "unified" and data.startswith((b"From ", b"From:")):
-        from .mail import read_mails  # a git format-patch mail only: start-up counts
+        from .mail import read_mails  # a git format-patch mail only
 
         read_mails(lines, patch)
     return patch

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ..core.model import Mail, Patch
 from .text import Lines, header_text
@@ -22,7 +23,8 @@ _PLAIN_ENCODINGS = ("", "7bit", "8bit", "binary")
 
 def read_mails(lines: Lines, patch: Patch) -> None:
     """Set ``patch.mails`` (and each file patch's ``mail``) when ``lines`` are git
-    format-patch mails, each holding file patches; leave the patch as it is otherwise."""
+    format-patch mails, each holding file patches; leave the patch as it is otherwise. Only
+    splits the lines: the headers are read (``read_commit``) when a commit needs them."""
     items = lines.items
     starts = [i for i, line in enumerate(items) if _MBOX_FROM.match(header_text(line))]
     if not starts or starts[0] != 0:
@@ -33,15 +35,10 @@ def read_mails(lines: Lines, patch: Patch) -> None:
     bounds = []
     for number, start in enumerate(starts):
         end = starts[number + 1] if number + 1 < len(starts) else len(items)
-        mail = _read_mail(items[start:end])
-        if mail is None:
-            return
-        mails.append(mail)
+        mails.append(_split_mail(items[start:end]))
         bounds.append(lines.numbers[start])
-    owners = []
-    for fp in patch.files:
-        owner = max(n for n, first in enumerate(bounds) if first <= fp.patch_line)
-        owners.append(owner)
+    owners = [max(n for n, first in enumerate(bounds) if first <= fp.patch_line)
+              for fp in patch.files]
     if set(owners) != set(range(len(mails))):
         return  # a mail with no diff (a cover letter): not a series git am applies
     for fp, owner in zip(patch.files, owners, strict=True):
@@ -49,17 +46,26 @@ def read_mails(lines: Lines, patch: Patch) -> None:
     patch.mails = mails
 
 
-def _read_mail(lines: Sequence[bytes]) -> Mail | None:
-    """One mail's commit: None when it is not one git am would read here (no subject, a
-    body in quoted-printable or base64)."""
-    from email.parser import BytesHeaderParser  # mails only
-    from email.policy import default
-
+def _split_mail(lines: Sequence[bytes]) -> Mail:
+    """A mail's header lines (without the mbox 'From ' line) and its body up to the patch
+    break, as written."""
     at = 1 if lines and lines[0].startswith(b"From ") else 0
     header_end = next((i for i in range(at, len(lines)) if not header_text(lines[i])),
                       len(lines))
+    body_end = next((i for i in range(header_end + 1, len(lines))
+                     if _PATCH_BREAK.match(lines[i])), len(lines))
+    return Mail(b"".join(lines[at:header_end]), b"".join(lines[header_end + 1:body_end]))
+
+
+def read_commit(mail: Mail) -> Mail | None:
+    """``mail`` with its commit read: the message, author and date git am gives it; None
+    when git am would not read it so here (no subject, a body in quoted-printable or
+    base64)."""
+    from email.parser import BytesHeaderParser  # a commit of mails only: start-up counts
+    from email.policy import default
+
     try:
-        headers = BytesHeaderParser(policy=default).parsebytes(b"".join(lines[at:header_end]))
+        headers = BytesHeaderParser(policy=default).parsebytes(mail.headers)
         subject = headers.get("Subject")
         sender = headers.get("From")
         date = headers.get("Date")
@@ -72,18 +78,15 @@ def _read_mail(lines: Sequence[bytes]) -> Mail | None:
         return None
     if subject is None or encoding not in _PLAIN_ENCODINGS:
         return None
-    body = []
-    for line in lines[header_end + 1:]:
-        if _PATCH_BREAK.match(line):
-            break
-        body.append(line.decode("utf-8", "surrogateescape").rstrip("\r\n"))
+    body = [line.rstrip("\r") for line in
+            mail.body.decode("utf-8", "surrogateescape").split("\n")]
     fields = {"Subject": str(subject), "From": author, "Date": None if date is None
               else str(date)}
     body = _in_body_headers(body, fields)
     title = clean_subject(fields["Subject"] or "")
     text = "\n".join(body).strip("\n")
-    return Mail(f"{title}\n\n{text}\n" if text else f"{title}\n", fields["From"],
-                fields["Date"])
+    return replace(mail, message=f"{title}\n\n{text}\n" if text else f"{title}\n",
+                   author=fields["From"], date=fields["Date"])
 
 
 def _in_body_headers(body: list[str], fields: dict[str, str | None]) -> list[str]:
