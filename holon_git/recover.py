@@ -34,7 +34,7 @@ from .fs.journal import (
 from .fs.journal_check import SHA256, check_preimage_ranges, load_json
 from .fs.journal_dir import JOURNAL_FILE, has_record, invalid, open_base, read_file, try_lock
 from .fs.leftovers import remove_leftovers
-from .fs.lock import is_ours, remove_dead_lock
+from .fs.lock import is_ours, read_lock_file, remove_dead_lock
 from .fs.tree import Missing, Tree, split
 from .git.branches import is_branch_name
 from .git.location import git_directories, locate
@@ -379,15 +379,8 @@ def _restore(tree: Tree, record: Record, preimages: bytes, result: Recovery) -> 
 
 def _our_lock(path: str) -> bool:
     """A lock file as holon-git leaves it while it holds the lock (fs/lock.py)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
-                     | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return False
-    try:
-        return stat.S_ISREG(os.fstat(fd).st_mode) and is_ours(os.read(fd, 4096))
-    finally:
-        os.close(fd)
+    read = read_lock_file(path)
+    return read is not None and stat.S_ISREG(read[0].st_mode) and is_ours(read[1])
 
 
 def own_index(git_dir: str) -> set[str]:

@@ -72,21 +72,30 @@ def _holder_gone(content: bytes) -> bool:
     return started != "-" and _started(pid) not in ("-", started)  # the pid used again
 
 
+def read_lock_file(path: str) -> tuple[os.stat_result, bytes] | None:
+    """A lock file's status and what it says (nothing for anything but a regular file),
+    read without following a link or waiting on a FIFO; None when it cannot be opened."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
+                     | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        return st, os.read(fd, _MARK_MAX + 1) if stat.S_ISREG(st.st_mode) else b""
+    finally:
+        os.close(fd)
+
+
 def remove_dead_lock(index_path: str) -> bool:
     """Remove ``index_path``.lock if a holon-git process that is gone left it (its
     ``holon-apply lock`` line proves it ours and its process dead); True if removed. A lock
     that changed between the check and the removal (a new holder) is put back."""
     path = index_path + ".lock"
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
-                     | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
+    read = read_lock_file(path)
+    if read is None:
         return False
-    try:
-        st = os.fstat(fd)
-        content = os.read(fd, _MARK_MAX + 1) if stat.S_ISREG(st.st_mode) else b""
-    finally:
-        os.close(fd)
+    st, content = read
     if not content or not _holder_gone(content):
         return False
     aside = f"{path}.holon-{secrets.token_hex(6)}"  # renamed first: the check holds for it
