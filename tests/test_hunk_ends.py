@@ -85,13 +85,57 @@ def test_a_cut_hunk_claiming_the_files_start_goes_only_where_it_is_the_whole_fil
     # a no-newline marker says the added side ends the file
     "--- a/m.py\n+++ b/m.py\n@@ -3 +3,3 @@\n-    return x\n+    y = x\n+    return y\n"
     "\\ No newline at end of file\n",
-    # the last line is context: read as the body says
-    "--- a/m.py\n+++ b/m.py\n@@ -1,9 +1,9 @@\n def f():\n-    x = 1\n+    x = 2\n     return x\n",
-], ids=["no-newline-marker", "ends-with-context"])
+], ids=["no-newline-marker"])
 def test_hunks_that_end_the_input_whole(tmp_path: Path, patch: str) -> None:
     repo = make_repo(tmp_path / "r", {"m.py": FUNC})
     applied(repo, patch)
     assert not parse_patch(patch).files[0].hunks[0].unfinished
+
+
+def test_a_hunk_ending_on_context_with_counts_too_large_applies_where_it_ends_the_file(
+        tmp_path: Path) -> None:
+    """Its old side is the whole file: nothing can be missing after it, the counts are
+    merely wrong."""
+    repo = make_repo(tmp_path / "r", {"m.py": FUNC})
+    patch = "--- a/m.py\n+++ b/m.py\n@@ -1,9 +1,9 @@\n def f():\n-    x = 1\n+    x = 2\n     return x\n"
+    applied(repo, patch)
+    assert (repo / "m.py").read_text() == FUNC.replace("x = 1", "x = 2")
+
+
+LONG = "".join(f"line {n}\n" for n in range(1, 31))
+
+
+def test_a_diff_cut_on_a_context_line_after_its_first_change_is_refused(tmp_path: Path) -> None:
+    """Issue 43, class 10: a `git diff` cut off on a context line after the hunk's first
+    change; the second change of the hunk is lost. Applying the part that arrived would make
+    half the edit: refused, the file untouched."""
+    repo = make_repo(tmp_path / "r", {"f.txt": LONG})
+    patch = ("diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -7,11 +7,12 @@\n"
+             " line 7\n line 8\n line 9\n-line 10\n+line ten\n+line ten and a half\n"
+             " line 11\n line 12\n")
+    err = refused(repo, patch, "truncated_patch")
+    assert "cut off" in err.message and err.details["header"] == [11, 12]
+
+
+def test_a_diff_cut_before_its_first_change_is_refused(tmp_path: Path) -> None:
+    """Only leading context arrived: applying would change nothing while saying it applied."""
+    repo = make_repo(tmp_path / "r", {"f.txt": LONG})
+    patch = "--- a/f.txt\n+++ b/f.txt\n@@ -7,7 +7,7 @@\n line 7\n line 8\n"
+    err = refused(repo, patch, "truncated_patch")
+    assert "before its first change" in err.message
+    with pytest.raises(PatchError) as caught:  # seen as it is read
+        parse_patch(patch)
+    assert caught.value.code == "truncated_patch"
+
+
+def test_a_diff_cut_in_its_last_context_lines_applies_the_whole_edit(tmp_path: Path) -> None:
+    """The lines missing are as many on both sides and fit in the context git writes after
+    the last change (as many as before the first): only context is lost, the edit is whole."""
+    repo = make_repo(tmp_path / "r", {"f.txt": LONG})
+    patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -7,7 +7,7 @@\n line 7\n line 8\n line 9\n"
+             "-line 10\n+line ten\n line 11\n")
+    applied(repo, patch)
+    assert (repo / "f.txt").read_text() == LONG.replace("line 10\n", "line ten\n")
 
 
 def test_a_closed_fence_says_the_patch_was_not_cut(tmp_path: Path) -> None:

@@ -530,7 +530,7 @@ def _cut_off(hunk: Hunk) -> PatchError:
     """A hunk the input ended inside (Hunk.unfinished) whose old side does not reach the end
     of the file: lines after it may be missing."""
     return PatchError(
-        "truncated_patch", f"the patch ends inside this hunk, after a change line, with "
+        "truncated_patch", f"the patch ends inside this hunk, with "
         f"{hunk.old_count} old lines in its header but fewer in its body; the hunk's lines do "
         "not reach the end of the file, so the rest of it looks cut off",
         details={"header": [hunk.old_count, hunk.new_count]})
@@ -542,7 +542,7 @@ def _cut_off_at_start(hunk: Hunk, start: int) -> PatchError:
     ``start`` + 1 on, which is not its start, so no one place holds both claims (git applies
     a hunk claiming both edges only to the whole file)."""
     return PatchError(
-        "truncated_patch", f"the patch ends inside this hunk, after a change line, with "
+        "truncated_patch", f"the patch ends inside this hunk, with "
         f"{hunk.old_count} old lines in its header but fewer in its body; the hunk starts at "
         f"line {hunk.old_start} with context, so it claims the file's start, but its lines "
         f"end the file only from line {start + 1} on",
