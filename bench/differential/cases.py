@@ -67,8 +67,12 @@ def make_edit(lines: list[str], target: int, rng: random.Random, tag: str) -> li
         if line.rstrip().endswith(":"):
             return None
         return lines[:target] + lines[target + 1 :]
-    new = [f"{indent}first_{tag} = prepare({IDENTIFIER.findall(line)[:1] or ['None']})\n".replace("['", "").replace("']", ""),
-           f"{indent}second_{tag} = finish(first_{tag})\n"]
+    new = [
+        f"{indent}first_{tag} = prepare({IDENTIFIER.findall(line)[:1] or ['None']})\n".replace(
+            "['", ""
+        ).replace("']", ""),
+        f"{indent}second_{tag} = finish(first_{tag})\n",
+    ]
     return lines[:target] + new + lines[target + 2 :]
 
 
@@ -126,7 +130,11 @@ def invent_next_to_change(hunk: Hunk, rng: random.Random, vocabulary: list[str])
 def skip_context(hunk: Hunk, rng: random.Random, vocabulary: list[str]) -> Hunk | None:
     """An interior line of the leading or trailing context left out."""
     first, last = _change_span(hunk)
-    inner = [i for i in range(1, len(hunk.body) - 1) if hunk.body[i].tag == " " and (i < first or i > last)]
+    inner = [
+        i
+        for i in range(1, len(hunk.body) - 1)
+        if hunk.body[i].tag == " " and (i < first or i > last)
+    ]
     if not inner:
         return None
     del hunk.body[rng.choice(inner)]
@@ -146,8 +154,11 @@ def blank_extra(hunk: Hunk, rng: random.Random, vocabulary: list[str]) -> Hunk |
     first, last = _change_span(hunk)
     for i in (first, last + 1):
         neighbour = hunk.body[i - 1] if i > 0 else None
-        if neighbour is not None and neighbour.tag == " " and neighbour.text.strip() and (
-            i >= len(hunk.body) or hunk.body[i].text.strip()
+        if (
+            neighbour is not None
+            and neighbour.tag == " "
+            and neighbour.text.strip()
+            and (i >= len(hunk.body) or hunk.body[i].text.strip())
         ):
             hunk.body.insert(i, BodyLine(" ", "\n", None))
             return hunk
@@ -212,8 +223,13 @@ SLIPS: dict[str, Slip] = {
 }
 
 
+WHITESPACE_ONLY = ("over_indent", "under_indent", "tabs_for_spaces")
+
+
 def _old_side(hunk: Hunk) -> tuple[list[int], list[str]]:
-    genuine = [line.old_index for line in hunk.body if line.tag in " -" and line.old_index is not None]
+    genuine = [
+        line.old_index for line in hunk.body if line.tag in " -" and line.old_index is not None
+    ]
     written = [line.text for line in hunk.body if line.tag in " -"]
     return genuine, written
 
@@ -243,11 +259,20 @@ class Builder:
         self.vocabulary = sorted(set(IDENTIFIER.findall(source.old)))
         self.serial = 0
 
-    def case(self, family: str, kind: str, commits: list[str], work: str, patch: str,
-             expected: str | None) -> Case:
+    def case(
+        self,
+        family: str,
+        kind: str,
+        commits: list[str],
+        work: str,
+        patch: str,
+        expected: str | None,
+    ) -> Case:
         self.serial += 1
         name = f"{self.source.package}-{self.source.path.replace('/', '.')}-{self.serial}"
-        return Case(f"{kind}:{name}", family, kind, self.source.path, commits, work, patch, expected)
+        return Case(
+            f"{kind}:{name}", family, kind, self.source.path, commits, work, patch, expected
+        )
 
     def edited(self, target: int) -> str | None:
         tag = f"j{self.rng.randrange(10**6)}"
@@ -270,27 +295,41 @@ class Builder:
         hunk = hunks[0]
         state = ([old], old)
         yield self.case("fresh", "exact", *state, _patch(path, old, new, hunks), new)
-        yield self.case("fresh", "plain_header", *state, _patch(path, old, new, hunks, "plain"), new)
-        yield self.case("fresh", "lone_plus_header", *state, _patch(path, old, new, hunks, "one"), new)
+        yield self.case(
+            "fresh", "plain_header", *state, _patch(path, old, new, hunks, "plain"), new
+        )
+        yield self.case(
+            "fresh", "lone_plus_header", *state, _patch(path, old, new, hunks, "one"), new
+        )
         wrong = git_header(path, old, new) + hunk.render(hunk.counts()[0] + 1, hunk.counts()[1] - 1)
         yield self.case("fresh", "wrong_counts", *state, wrong, new)
         genuine, written = _old_side(hunk)
         unique = len(occurrences(written, self.lines)) == 1
-        placeholder = git_header(path, old, new) + re.sub(r"^@@ [^@]*@@", "@@ -...,... +...,... @@", hunk.render())
+        placeholder = git_header(path, old, new) + re.sub(
+            r"^@@ [^@]*@@", "@@ -...,... +...,... @@", hunk.render()
+        )
         yield self.case("fresh", "placeholder_header", *state, placeholder, new if unique else None)
         shifted = copy.deepcopy(hunk)
         shifted.old_start += 40 if hunk.old_start < 60 else -40
         shifted.new_start = shifted.old_start
-        yield self.case("fresh", "wrong_line_number", *state, _patch(path, old, new, [shifted]),
-                        new if unique else None)
+        yield self.case(
+            "fresh",
+            "wrong_line_number",
+            *state,
+            _patch(path, old, new, [shifted]),
+            new if unique else None,
+        )
         for name, slip in SLIPS.items():
             slipped = slip(copy.deepcopy(hunk), self.rng, self.vocabulary)
             if slipped is None:
                 continue
             genuine, written = _old_side(slipped)
-            certain = slip_is_certain(self.lines, genuine, written, hunk.old_start - 1)
-            yield self.case("fresh", name, *state, _patch(path, old, new, [slipped]),
-                            new if certain else None)
+            certain = slip_is_certain(
+                self.lines, genuine, written, hunk.old_start - 1, name in WHITESPACE_ONLY
+            )
+            yield self.case(
+                "fresh", name, *state, _patch(path, old, new, [slipped]), new if certain else None
+            )
         yield from self._truncated(hunk, new)
 
     def _truncated(self, hunk: Hunk, new: str) -> Iterator[Case]:
@@ -299,29 +338,43 @@ class Builder:
         header = git_header(path, old, new)
         counts = hunk.counts()
         if len(hunk.body) - last > 2:
+            # cut in the last context lines: every change arrived, the edit is whole
             cut = copy.deepcopy(hunk)
             cut.body = cut.body[: last + 2]
-            yield self.case("fresh", "truncated_after_change", [old], old, header + cut.render(*counts), None)
+            yield self.case(
+                "fresh", "truncated_in_last_context", [old], old, header + cut.render(*counts), new
+            )
         if first >= 2:
             cut = copy.deepcopy(hunk)
             cut.body = cut.body[:first]
-            yield self.case("fresh", "truncated_before_change", [old], old, header + cut.render(*counts), None)
+            yield self.case(
+                "fresh", "truncated_before_change", [old], old, header + cut.render(*counts), None
+            )
         added = [i for i, line in enumerate(hunk.body) if line.tag == "+"]
         if len(added) >= 2:
             cut = copy.deepcopy(hunk)
             cut.body = cut.body[: added[0] + 1]
-            yield self.case("fresh", "truncated_in_added", [old], old, header + cut.render(*counts), None)
+            yield self.case(
+                "fresh", "truncated_in_added", [old], old, header + cut.render(*counts), None
+            )
 
     def fresh_extra(self) -> Iterator[Case]:
         """-U0 insertions and a two-hunk patch written with tabs."""
         path, old = self.source.path, self.old
         code = _code_lines(self.lines)
         target = self.rng.choice(code)
-        inner = _indent(self.lines[target]) + ("    " if self.lines[target].rstrip().endswith(":") else "")
-        new_lines = self.lines[: target + 1] + [f'{inner}trace_step("u{target}")\n'] + self.lines[target + 1 :]
+        inner = _indent(self.lines[target]) + (
+            "    " if self.lines[target].rstrip().endswith(":") else ""
+        )
+        new_lines = (
+            self.lines[: target + 1]
+            + [f'{inner}trace_step("u{target}")\n']
+            + self.lines[target + 1 :]
+        )
         new = "".join(new_lines)
         hunks = git_hunks(old, new, 0)
         yield self.case("fresh", "u0_insertion", [old], old, _patch(path, old, new, hunks), new)
+        yield from self._cut_between_changes(code)
         far = [i for i in code if abs(i - target) > 15]
         if far:
             second = self.rng.choice(far)
@@ -332,20 +385,59 @@ class Builder:
             hunks = git_hunks(old, new, 3)
             if len(hunks) == 2 and all(tabs_for_spaces(hunk, self.rng, []) for hunk in hunks):
                 certain = all(
-                    slip_is_certain(self.lines, *_old_side(hunk), hunk.old_start - 1) for hunk in hunks
+                    slip_is_certain(self.lines, *_old_side(hunk), hunk.old_start - 1, True)
+                    for hunk in hunks
                 )
-                yield self.case("fresh", "two_hunks_tabs", [old], old, _patch(path, old, new, hunks),
-                                new if certain else None)
+                yield self.case(
+                    "fresh",
+                    "two_hunks_tabs",
+                    [old],
+                    old,
+                    _patch(path, old, new, hunks),
+                    new if certain else None,
+                )
+
+    def _cut_between_changes(self, code: list[int]) -> Iterator[Case]:
+        """Two changes three lines apart, one hunk, cut off on the context line after the
+        first: the second change is lost, so the outcome is not certain."""
+        path, old = self.source.path, self.old
+        pairs = [i for i in code if i + 4 in code and i + 4 < len(self.lines)]
+        if not pairs:
+            return
+        first = self.rng.choice(pairs)
+        lines = self.lines[:]
+        for index in (first, first + 4):
+            lines[index] = lines[index].rstrip("\n") + f"  # c{index}\n"
+        new = "".join(lines)
+        hunks = git_hunks(old, new, 3)
+        if len(hunks) != 1:
+            return
+        hunk = hunks[0]
+        counts = hunk.counts()
+        changed = [i for i, line in enumerate(hunk.body) if line.tag != " "]
+        gap = next(i for i in range(changed[0], len(hunk.body)) if hunk.body[i].tag == " ")
+        hunk.body = hunk.body[: gap + 1]
+        yield self.case(
+            "fresh",
+            "truncated_between_changes",
+            [old],
+            old,
+            git_header(path, old, new) + hunk.render(*counts),
+            None,
+        )
 
     def stale(self, edits: int) -> Iterator[Case]:
         """Patches written against the old release, applied where the file is the new one."""
         current = self.source.new
         if current is None or current == self.old:
             return
-        matcher = difflib.SequenceMatcher(None, self.lines, current.splitlines(keepends=True), autojunk=False)
+        matcher = difflib.SequenceMatcher(
+            None, self.lines, current.splitlines(keepends=True), autojunk=False
+        )
         near = {
             i
-            for tag, i1, i2, _, _ in matcher.get_opcodes() if tag != "equal"
+            for tag, i1, i2, _, _ in matcher.get_opcodes()
+            if tag != "equal"
             for i in range(max(0, i1 - 8), min(len(self.lines), i2 + 8))
         }
         code = _code_lines(self.lines)
@@ -360,9 +452,20 @@ class Builder:
                 hunks = git_hunks(self.old, new, context)
                 patch = _patch(self.source.path, self.old, new, hunks)
                 size = f"u{context}"
-                yield self.case("stale", f"stale_uncommitted_{size}", [self.old], current, patch, expected)
-                yield self.case("stale", f"stale_committed_{size}", [self.old, current], current, patch, expected)
-                yield self.case("stale", f"stale_only_new_{size}", [current], current, patch, expected)
+                yield self.case(
+                    "stale", f"stale_uncommitted_{size}", [self.old], current, patch, expected
+                )
+                yield self.case(
+                    "stale",
+                    f"stale_committed_{size}",
+                    [self.old, current],
+                    current,
+                    patch,
+                    expected,
+                )
+                yield self.case(
+                    "stale", f"stale_only_new_{size}", [current], current, patch, expected
+                )
 
     def traps(self, count: int) -> Iterator[Case]:
         """Edits inside a block that occurs twice (sibling code), exact, slipped, renumbered,
@@ -390,26 +493,51 @@ class Builder:
             yield self.case("trap", "trap_exact", [old], old, _patch(path, old, new, hunks), new)
             _, written = _old_side(hunk)
             unique = len(occurrences(written, self.lines)) == 1
-            placeholder = git_header(path, old, new) + re.sub(r"^@@ [^@]*@@", "@@ -...,... +...,... @@", hunk.render())
-            yield self.case("trap", "trap_placeholder", [old], old, placeholder, new if unique else None)
+            placeholder = git_header(path, old, new) + re.sub(
+                r"^@@ [^@]*@@", "@@ -...,... +...,... @@", hunk.render()
+            )
+            yield self.case(
+                "trap", "trap_placeholder", [old], old, placeholder, new if unique else None
+            )
             for name in ("invent_first", "invent_last", "tabs_for_spaces"):
                 slipped = SLIPS[name](copy.deepcopy(hunk), self.rng, self.vocabulary)
                 if slipped is not None:
-                    certain = slip_is_certain(self.lines, *_old_side(slipped), hunk.old_start - 1)
-                    yield self.case("trap", f"trap_{name}", [old], old, _patch(path, old, new, [slipped]),
-                                    new if certain else None)
+                    certain = slip_is_certain(
+                        self.lines, *_old_side(slipped), hunk.old_start - 1, name in WHITESPACE_ONLY
+                    )
+                    yield self.case(
+                        "trap",
+                        f"trap_{name}",
+                        [old],
+                        old,
+                        _patch(path, old, new, [slipped]),
+                        new if certain else None,
+                    )
             above = self.rng.randrange(0, first + 1)
-            extra = [f"import shifted_{self.rng.randrange(10**6)}_{k}\n" for k in range(self.rng.randint(2, 9))]
+            extra = [
+                f"import shifted_{self.rng.randrange(10**6)}_{k}\n"
+                for k in range(self.rng.randint(2, 9))
+            ]
             shifted = "".join(self.lines[:above] + extra + self.lines[above:])
             expected = merged(shifted, old, new)
             for context in (3, 0):
                 patch = _patch(path, old, new, git_hunks(old, new, context))
-                yield self.case("trap", f"trap_shift_uncommitted_u{context}", [old], shifted, patch, expected)
-                yield self.case("trap", f"trap_shift_committed_u{context}", [old, shifted], shifted, patch, expected)
+                yield self.case(
+                    "trap", f"trap_shift_uncommitted_u{context}", [old], shifted, patch, expected
+                )
+                yield self.case(
+                    "trap",
+                    f"trap_shift_committed_u{context}",
+                    [old, shifted],
+                    shifted,
+                    patch,
+                    expected,
+                )
 
 
-def generate(sources: list[SourceFile], seed: int, fresh_edits: int, stale_edits: int,
-             traps: int) -> list[Case]:
+def generate(
+    sources: list[SourceFile], seed: int, fresh_edits: int, stale_edits: int, traps: int
+) -> list[Case]:
     cases: list[Case] = []
     for source in sources:
         builder = Builder(source, random.Random(f"{seed}:{source.package}:{source.path}"))

@@ -70,7 +70,9 @@ def git_hunks(old: str, new: str, context: int) -> list[Hunk]:
         new_path.write_text(new)
         done = subprocess.run(
             ["git", "diff", "--no-index", "--no-color", f"-U{context}", "old", "new"],
-            cwd=folder, capture_output=True, text=True,
+            cwd=folder,
+            capture_output=True,
+            text=True,
             env={"PATH": "/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM": "1", "HOME": folder},
         )
     hunks: list[Hunk] = []

@@ -38,8 +38,13 @@ TOOLS: dict[str, list[str]] = {}
 def _env(home: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update(
-        HOME=home, GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="b@example.com",
-        GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="b@example.com", LC_ALL="C",
+        HOME=home,
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_AUTHOR_NAME="bench",
+        GIT_AUTHOR_EMAIL="b@example.com",
+        GIT_COMMITTER_NAME="bench",
+        GIT_COMMITTER_EMAIL="b@example.com",
+        LC_ALL="C",
     )
     return env
 
@@ -92,7 +97,10 @@ def run_case(index: int) -> tuple[int, dict[str, str]]:
                 try:
                     done = subprocess.run(
                         [part.replace("{patch}", str(patch)) for part in command],
-                        cwd=repo, env=env, capture_output=True, timeout=120,
+                        cwd=repo,
+                        env=env,
+                        capture_output=True,
+                        timeout=120,
                     )
                     status = done.returncode
                 except subprocess.TimeoutExpired:
@@ -137,31 +145,58 @@ def _table(results: dict[int, dict[str, str]], by: str) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=43)
     parser.add_argument("--sample", type=int, help="run a seeded random sample of this many cases")
     parser.add_argument("--limit", type=int, help="run only the first N cases")
     parser.add_argument("--kind", action="append", default=[], help="only kinds starting with this")
+    parser.add_argument("--id", action="append", default=[], help="only the case with this id")
     parser.add_argument("--fresh-edits", type=int, default=2)
     parser.add_argument("--stale-edits", type=int, default=4)
     parser.add_argument("--traps", type=int, default=3)
     parser.add_argument("--holon", default=str(Path(sys.executable).with_name("git-holon-apply")))
-    parser.add_argument("--in-process", action="store_true",
-                        help="call holon-git's library API in the worker instead of its command")
+    parser.add_argument(
+        "--in-process",
+        action="store_true",
+        help="call holon-git's library API in the worker instead of its command",
+    )
     parser.add_argument("--tool", action="append", default=["holon", "git-apply", "gnu-patch"])
     parser.add_argument("--json", help="write every case's outcomes here")
-    parser.add_argument("--show-wrong", action="append", default=[], help="print wrong cases of this tool")
-    parser.add_argument("--dump", help="write the cases (repositories and patches) under this folder")
+    parser.add_argument("--log", help="append each case's outcomes to this file as it finishes")
+    parser.add_argument(
+        "--show-wrong", action="append", default=[], help="print wrong cases of this tool"
+    )
+    parser.add_argument(
+        "--dump", help="write the cases (repositories and patches) under this folder"
+    )
     args = parser.parse_args()
     every = {
         "holon": [IN_PROCESS] if args.in_process else [args.holon, "{patch}"],
         "git-apply": ["git", "apply", "{patch}"],
-        "gnu-patch": ["patch", "-p1", "--fuzz=3", "--batch", "--no-backup-if-mismatch", "-r", "-", "-i", "{patch}"],
+        "gnu-patch": [
+            "patch",
+            "-p1",
+            "--fuzz=3",
+            "--batch",
+            "--no-backup-if-mismatch",
+            "-r",
+            "-",
+            "-i",
+            "{patch}",
+        ],
     }
     TOOLS.update({name: every[name] for name in dict.fromkeys(args.tool)})
-    CASES.extend(generate(load_sources(), args.seed, args.fresh_edits, args.stale_edits, args.traps))
-    chosen = [i for i, case in enumerate(CASES) if not args.kind or case.kind.startswith(tuple(args.kind))]
+    CASES.extend(
+        generate(load_sources(), args.seed, args.fresh_edits, args.stale_edits, args.traps)
+    )
+    chosen = [
+        i for i, case in enumerate(CASES) if not args.kind or case.kind.startswith(tuple(args.kind))
+    ]
+    if args.id:
+        chosen = [i for i in chosen if CASES[i].id in args.id]
     if args.sample is not None:
         chosen = sorted(random.Random(args.seed).sample(chosen, min(args.sample, len(chosen))))
     if args.limit is not None:
@@ -169,9 +204,24 @@ def main() -> None:
     if args.dump:
         _dump(Path(args.dump), chosen)
     results: dict[int, dict[str, str]] = {}
+    log = open(args.log, "a") if args.log else None  # noqa: SIM115 - kept open for the run
     with multiprocessing.get_context("fork").Pool(args.jobs) as pool:
-        for done, (index, outcomes) in enumerate(pool.imap_unordered(run_case, chosen, chunksize=4), 1):
+        for done, (index, outcomes) in enumerate(
+            pool.imap_unordered(run_case, chosen, chunksize=4), 1
+        ):
             results[index] = outcomes
+            if log is not None:
+                log.write(
+                    json.dumps(
+                        {
+                            "id": CASES[index].id,
+                            "certain": CASES[index].expected is not None,
+                            **outcomes,
+                        }
+                    )
+                    + "\n"
+                )
+                log.flush()
             if done % 250 == 0:
                 print(f"... {done}/{len(chosen)}", file=sys.stderr, flush=True)
     print(_table(results, "kind"))
@@ -182,9 +232,19 @@ def main() -> None:
             if results[index].get(tool) == "wrong":
                 print(f"wrong ({tool}): {CASES[index].id}")
     if args.json:
-        Path(args.json).write_text(json.dumps(
-            {CASES[i].id: {"kind": CASES[i].kind, "certain": CASES[i].expected is not None, **o}
-             for i, o in results.items()}, indent=1))
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    CASES[i].id: {
+                        "kind": CASES[i].kind,
+                        "certain": CASES[i].expected is not None,
+                        **o,
+                    }
+                    for i, o in results.items()
+                },
+                indent=1,
+            )
+        )
 
 
 def _dump(folder: Path, chosen: list[int]) -> None:
@@ -198,7 +258,9 @@ def _dump(folder: Path, chosen: list[int]) -> None:
             (where / f"commit{n}.py").write_text(text)
         (where / "work.py").write_text(case.work)
         (where / "change.patch").write_text(case.patch)
-        (where / "meta.json").write_text(json.dumps({"path": case.path, "certain": case.expected is not None}))
+        (where / "meta.json").write_text(
+            json.dumps({"path": case.path, "certain": case.expected is not None})
+        )
         if case.expected is not None:
             (where / "expected.py").write_text(case.expected)
 

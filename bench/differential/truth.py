@@ -9,8 +9,11 @@
   certain only when that window, compared with all whitespace collapsed, occurs once in the
   file, and the patch's old side as written (exactly, or with whitespace collapsed) occurs
   nowhere else. A patch whose numbers are wrong (a placeholder or shifted header) is certain
-  only when its old side occurs once. A patch with no genuine line, or cut off (truncated),
-  is not certain.
+  only when its old side occurs once. A slip of whitespace alone (indentation or tabs off,
+  every line kept) keeps the true numbers of a fresh file: it is certain unless its old side
+  as written occurs exactly at another place (then the numbers and the text disagree). A
+  patch with no genuine line, or cut off so that a change may be lost, is not certain; one
+  cut in its last context lines only (every change arrived) is the edit meant.
 - A stale file (the patch's base differs from the file): the edit meant is what
   `git merge-file <file> <base> <base+edit>` gives when it merges cleanly; a conflict means
   the outcome is not certain.
@@ -42,12 +45,18 @@ def occurrences(needle: list[str], haystack: list[str]) -> list[int]:
 
 
 def slip_is_certain(
-    old_lines: list[str], genuine: list[int], written_old: list[str], true_start: int
+    old_lines: list[str],
+    genuine: list[int],
+    written_old: list[str],
+    true_start: int,
+    whitespace_only: bool = False,
 ) -> bool:
     """Whether a slipped patch still names one place (see the module docstring).
 
     old_lines: the file; genuine: indexes of file lines the patch kept (whitespace aside);
     written_old: the patch's old side as written; true_start: index of the place meant."""
+    if whitespace_only:
+        return all(start == true_start for start in occurrences(written_old, old_lines))
     if not genuine:
         return False
     window = old_lines[min(genuine) : max(genuine) + 1]
@@ -72,6 +81,7 @@ def merged(current: str, base: str, edited: str) -> str | None:
             path.write_text(text)
         done = subprocess.run(
             ["git", "merge-file", "-p", "--quiet", *map(str, paths)],
-            capture_output=True, text=True,
+            capture_output=True,
+            text=True,
         )
     return done.stdout if done.returncode == 0 else None
