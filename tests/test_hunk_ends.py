@@ -251,3 +251,14 @@ def test_a_U0_append_of_a_last_line_without_a_newline_goes_at_the_end(tmp_path: 
     applied(repo, patch, reverse=True)
     assert (repo / "f").read_bytes() == b"b\nc\n"
     refused(repo, patch.replace("@@ -2,0 +3 @@", "@@ -1,0 +2 @@"), "ambiguous_context")
+
+
+def test_counts_one_too_large_on_both_sides_are_a_miscount(tmp_path: Path) -> None:
+    """Two lines of leading context, three after the change, and the header counting one more
+    on each side: a model's miscount (a cut would have lost trailing context git writes as
+    long as the leading), read as the body says."""
+    repo = make_repo(tmp_path / "r", {"f.txt": LONG})
+    patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -8,7 +8,7 @@\n line 8\n line 9\n-line 10\n"
+             "+line ten\n line 11\n line 12\n line 13\n")
+    applied(repo, patch)
+    assert (repo / "f.txt").read_text() == LONG.replace("line 10\n", "line ten\n")

@@ -72,6 +72,11 @@ def _binary_files_path(line: str) -> str | None:
     return new or None
 
 
+# Lines a model's header counts may overstate on both sides of a hunk that ends on context
+# (read as a miscount, not a cut: _cut_on_context).
+MISCOUNT = 2
+
+
 class UnifiedParser:
     def __init__(self, lines: Lines, strip: int | None = None) -> None:
         self.items = lines.items
@@ -498,10 +503,12 @@ class UnifiedParser:
         A hunk with no change is refused here. The lines missing are only context, and the
         edit whole, when they are as many on both sides and would not make the context after
         the last change longer than the context before the first (git writes as many lines at
-        both ends, fewer only at the file's start or end): that reads a model's miscount by a
-        line or two as before. Otherwise the hunk is marked unfinished, like one cut after a
-        change line: it applies only where its old side ends the file (nothing can be missing
-        after that), and is refused `truncated_patch` anywhere else."""
+        both ends, fewer only at the file's start or end), or when only a line or two are
+        missing on each side (a model's miscount; a change lost so close to the hunk's end
+        would be one git writes only at the file's end): the hunk is read as the body says.
+        Otherwise the hunk is marked unfinished, like one cut after a change line: it applies
+        only where its old side ends the file (nothing can be missing after that), and is
+        refused `truncated_patch` anywhere else."""
         old_count, new_count = hunk.old_count or 0, hunk.new_count or 0
         if old >= old_count or new >= new_count or hunk.old_no_newline or hunk.new_no_newline:
             return
@@ -521,7 +528,7 @@ class UnifiedParser:
         # stripped blank lines at the end were counted in old and new but are not in kinds
         trailing = len(kinds) - 1 - changed[-1] + (old - sum(kind != ADD for kind in kinds))
         room = leading if (hunk.old_start or 0) > 1 else max(leading, 3)
-        if missing != new_count - new or trailing + missing > room:
+        if missing != new_count - new or (missing > MISCOUNT and trailing + missing > room):
             hunk.unfinished = True
 
     def _lost_context_prefix(self, hunk: Hunk, old: int, new: int) -> bool:
