@@ -97,7 +97,8 @@ def test_a_hunk_ending_on_context_with_counts_too_large_applies_where_it_ends_th
     """Its old side is the whole file: nothing can be missing after it, the counts are
     merely wrong."""
     repo = make_repo(tmp_path / "r", {"m.py": FUNC})
-    patch = "--- a/m.py\n+++ b/m.py\n@@ -1,9 +1,9 @@\n def f():\n-    x = 1\n+    x = 2\n     return x\n"
+    patch = ("--- a/m.py\n+++ b/m.py\n@@ -1,9 +1,9 @@\n def f():\n-    x = 1\n+    x = 2\n"
+             "     return x\n")
     applied(repo, patch)
     assert (repo / "m.py").read_text() == FUNC.replace("x = 1", "x = 2")
 
