@@ -263,3 +263,14 @@ def test_counts_one_too_large_on_both_sides_are_a_miscount(tmp_path: Path) -> No
              "+line ten\n line 11\n line 12\n line 13\n")
     applied(repo, patch)
     assert (repo / "f.txt").read_text() == LONG.replace("line 10\n", "line ten\n")
+
+
+def test_counts_too_large_by_two_and_three_are_a_miscount(tmp_path: Path) -> None:
+    """The header overstates the old side by two lines and the new side by three, the body
+    ending on its trailing context: as many lines missing on both sides would be a cut's
+    mark; two on one side is a miscount, read as the body says."""
+    repo = make_repo(tmp_path / "r", {"f.txt": LONG})
+    patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -7,8 +7,9 @@\n line 7\n line 8\n line 9\n"
+             "-line 10\n+line ten\n line 11\n line 12\n")
+    applied(repo, patch)
+    assert (repo / "f.txt").read_text() == LONG.replace("line 10\n", "line ten\n")

@@ -72,7 +72,7 @@ def _binary_files_path(line: str) -> str | None:
     return new or None
 
 
-# Lines a model's header counts may overstate on both sides of a hunk that ends on context
+# Lines a model's header counts may overstate on one side of a hunk that ends on context
 # (read as a miscount, not a cut: _cut_on_context).
 MISCOUNT = 2
 
@@ -504,8 +504,9 @@ class UnifiedParser:
         edit whole, when they are as many on both sides and would not make the context after
         the last change longer than the context before the first (git writes as many lines at
         both ends, fewer only at the file's start or end), or when only a line or two are
-        missing on each side (a model's miscount; a change lost so close to the hunk's end
-        would be one git writes only at the file's end): the hunk is read as the body says.
+        missing on one side (a model's miscount, in any direction; a cut loses the rest of
+        the hunk, trailing context included, on both sides): the hunk is read as the body
+        says.
         Otherwise the hunk is marked unfinished, like one cut after a change line: it applies
         only where its old side ends the file (nothing can be missing after that), and is
         refused `truncated_patch` anywhere else."""
@@ -528,7 +529,9 @@ class UnifiedParser:
         # stripped blank lines at the end were counted in old and new but are not in kinds
         trailing = len(kinds) - 1 - changed[-1] + (old - sum(kind != ADD for kind in kinds))
         room = leading if (hunk.old_start or 0) > 1 else max(leading, 3)
-        if missing != new_count - new or (missing > MISCOUNT and trailing + missing > room):
+        if min(missing, new_count - new) <= MISCOUNT:
+            return  # a miscount: a cut leaves the rest of the hunk out, its context too
+        if missing != new_count - new or trailing + missing > room:
             hunk.unfinished = True
 
     def _lost_context_prefix(self, hunk: Hunk, old: int, new: int) -> bool:
