@@ -35,3 +35,11 @@ def test_a_stale_file_is_judged_by_git_merge_file() -> None:
     assert merged(ours, base, base.replace("line 8\n", "line eight\n")) == ours.replace(
         "line 8\n", "line eight\n")
     assert merged(ours, base, base.replace("line 1\n", "line uno\n")) is None
+
+
+def test_a_skipped_blank_beside_another_blank_shifts_the_old_side_not_the_edit() -> None:
+    text = ["a = 1\n", "\n", "\n", "def b():\n", "    return 2\n"]
+    # the patch kept one of the two blanks: its old side now starts a line further down
+    written = ["\n", "def b():\n", "    return 2\n"]
+    assert not slip_is_certain(text, [1, 3, 4], written, 1)
+    assert slip_is_certain(text, [1, 3, 4], written, 1, change_at=(2, 4))

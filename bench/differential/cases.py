@@ -226,6 +226,22 @@ SLIPS: dict[str, Slip] = {
 WHITESPACE_ONLY = ("over_indent", "under_indent", "tabs_for_spaces")
 
 
+def _change_at(slipped: Hunk, meant: Hunk) -> tuple[int, int]:
+    """(old-side lines of the slipped hunk before its first change, file index of the change
+    in the hunk meant) for truth.slip_is_certain."""
+    before = 0
+    for line in slipped.body:
+        if line.tag != " ":
+            break
+        before += 1
+    index = meant.old_start - 1
+    for line in meant.body:
+        if line.tag != " ":
+            break
+        index += 1
+    return before, index
+
+
 def _old_side(hunk: Hunk) -> tuple[list[int], list[str]]:
     genuine = [
         line.old_index for line in hunk.body if line.tag in " -" and line.old_index is not None
@@ -325,7 +341,12 @@ class Builder:
                 continue
             genuine, written = _old_side(slipped)
             certain = slip_is_certain(
-                self.lines, genuine, written, hunk.old_start - 1, name in WHITESPACE_ONLY
+                self.lines,
+                genuine,
+                written,
+                hunk.old_start - 1,
+                name in WHITESPACE_ONLY,
+                _change_at(slipped, hunk),
             )
             yield self.case(
                 "fresh", name, *state, _patch(path, old, new, [slipped]), new if certain else None
@@ -503,7 +524,11 @@ class Builder:
                 slipped = SLIPS[name](copy.deepcopy(hunk), self.rng, self.vocabulary)
                 if slipped is not None:
                     certain = slip_is_certain(
-                        self.lines, *_old_side(slipped), hunk.old_start - 1, name in WHITESPACE_ONLY
+                        self.lines,
+                        *_old_side(slipped),
+                        hunk.old_start - 1,
+                        name in WHITESPACE_ONLY,
+                        _change_at(slipped, hunk),
                     )
                     yield self.case(
                         "trap",

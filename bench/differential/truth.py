@@ -50,13 +50,23 @@ def slip_is_certain(
     written_old: list[str],
     true_start: int,
     whitespace_only: bool = False,
+    change_at: tuple[int, int] | None = None,
 ) -> bool:
     """Whether a slipped patch still names one place (see the module docstring).
 
     old_lines: the file; genuine: indexes of file lines the patch kept (whitespace aside);
-    written_old: the patch's old side as written; true_start: index of the place meant."""
+    written_old: the patch's old side as written; true_start: index of the place meant;
+    change_at: (lines of written_old before its first change, file index of the change
+    meant): an occurrence of written_old is the place meant when its change falls there
+    (a skipped blank line beside another blank shifts the old side, not the edit)."""
+
+    def meant(start: int) -> bool:
+        if change_at is None:
+            return start == true_start
+        return start + change_at[0] == change_at[1]
+
     if whitespace_only:
-        return all(start == true_start for start in occurrences(written_old, old_lines))
+        return all(meant(start) for start in occurrences(written_old, old_lines))
     if not genuine:
         return False
     window = old_lines[min(genuine) : max(genuine) + 1]
@@ -68,7 +78,7 @@ def slip_is_certain(
     if written_old:
         exact = occurrences(written_old, old_lines)
         loose = occurrences([collapse(line) for line in written_old], collapsed_file)
-        if any(start != true_start for start in exact + loose):
+        if not all(meant(start) for start in exact + loose):
             return False
     return True
 
