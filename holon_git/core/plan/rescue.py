@@ -183,16 +183,18 @@ def rescue_numbers(fp: FilePatch, change: FileChange, ours: bytes, three_way: Kn
         return named and any(r.by_line_number for r in results)
 
     return _merge_from(fp, change, ours, three_way, reverse, None,
-                       "the hunks' places were told by their line numbers", fits=fits)
+                       "the hunks' places were told by their line numbers", fits=fits,
+                       only_named=not any(numbered))
 
 
 def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
                 reverse: bool, loose: list[HunkResult] | None, why: str,
                 trusted: Callable[[bytes, bytes], None] | None = None,
-                fits: Callable[[Sequence[HunkResult], bool], bool] | None = None
-                ) -> FileChange | None:
+                fits: Callable[[Sequence[HunkResult], bool], bool] | None = None,
+                only_named: bool = False) -> FileChange | None:
     """Merge from the first other version the whole file patch applies to (and, with
-    ``loose``, where those hunks match more strictly; with ``fits``, a version it accepts);
+    ``loose``, where those hunks match more strictly; with ``fits``, a version it accepts;
+    with ``only_named``, the blob the patch's index line names alone);
     ``trusted(merged, theirs)`` may refuse a clean merge. None when no version takes the
     patch.
 
@@ -205,6 +207,8 @@ def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: Known
     tried = {_digest(ours)}  # digests, not contents: each version is let go once tried
     chosen: tuple[str, bytes] | None = None  # (label, merged text) of the merge taken
     for version in three_way.versions(fp, fp.old_path):
+        if only_named and not version.named:
+            continue  # only the blob the index line names can fit: none other is planned
         if _digest(version.content) in tried:
             continue
         tried.add(_digest(version.content))
