@@ -274,3 +274,13 @@ def test_counts_too_large_by_two_and_three_are_a_miscount(tmp_path: Path) -> Non
              "-line 10\n+line ten\n line 11\n line 12\n")
     applied(repo, patch)
     assert (repo / "f.txt").read_text() == LONG.replace("line 10\n", "line ten\n")
+
+
+def test_counts_too_large_around_a_whole_looking_hunk_are_a_miscount(tmp_path: Path) -> None:
+    """Three lines of context before and after the change, and the header counting five more
+    on each side: the tail is as long as git writes it, so nothing looks cut off."""
+    repo = make_repo(tmp_path / "r", {"f.txt": LONG})
+    patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -7,12 +7,12 @@\n line 7\n line 8\n line 9\n"
+             "-line 10\n+line ten\n line 11\n line 12\n line 13\n")
+    applied(repo, patch)
+    assert (repo / "f.txt").read_text() == LONG.replace("line 10\n", "line ten\n")

@@ -529,8 +529,10 @@ class UnifiedParser:
         # stripped blank lines at the end were counted in old and new but are not in kinds
         trailing = len(kinds) - 1 - changed[-1] + (old - sum(kind != ADD for kind in kinds))
         room = leading if (hunk.old_start or 0) > 1 else max(leading, 3)
-        if min(missing, new_count - new) <= MISCOUNT:
-            return  # a miscount: a cut leaves the rest of the hunk out, its context too
+        if min(missing, new_count - new) <= MISCOUNT or trailing >= room:
+            # a miscount: a cut leaves the rest of the hunk out, its context too; a hunk whose
+            # context after its last change is as long as before its first looks whole
+            return
         if missing != new_count - new or trailing + missing > room:
             hunk.unfinished = True
 
