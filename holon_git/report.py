@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from .core.change import RejectedHunk
+from .core.change import FileChange, RejectedHunk
 from .core.model import FileKind, FilePatch, display_name
 from .errors import PatchError
 from .quoting import c_quoted, quote_path
@@ -355,15 +355,7 @@ def summary_lines(receipt: Receipt, verbose: bool) -> list[str]:
         if verbose:
             out.append(f"  {_KIND_LETTER[change.kind]} {name} (+{change.added_lines} "
                        f"-{change.removed_lines})")
-        for hunk in change.hunks:
-            notes = list(hunk.tolerances)
-            if hunk.by_line_number:
-                notes.append("placed by line number")
-            if verbose or notes:
-                offset = f", offset {hunk.offset:+d}" if hunk.offset else ""
-                extra = f" [{', '.join(notes)}]" if notes else ""
-                out.append(f"{under}hunk {hunk.index} of {name} at line {hunk.applied_line}"
-                           f"{offset}{extra}")
+        out.extend(_placed_lines(change, name, verbose, under))
         if verbose and change.ignored_metadata:
             out.append(f"    ignored metadata: {'; '.join(change.ignored_metadata)}")
         if not verbose:
@@ -405,6 +397,21 @@ def _saved_deletions(saved: Sequence[dict], verbose: bool) -> list[str]:
     return out
 
 
+def _placed_lines(change: FileChange, name: str, verbose: bool, under: str) -> list[str]:
+    """A line per hunk worth saying (each with -v): where it went and what it tolerated."""
+    out = []
+    for hunk in change.hunks:
+        notes = list(hunk.tolerances)
+        if hunk.by_line_number:
+            notes.append("placed by line number")
+        if verbose or notes:
+            offset = f", offset {hunk.offset:+d}" if hunk.offset else ""
+            extra = f" [{', '.join(notes)}]" if notes else ""
+            out.append(f"{under}hunk {hunk.index} of {name} at line {hunk.applied_line}"
+                       f"{offset}{extra}")
+    return out
+
+
 def partial_lines(receipt: Receipt) -> list[str]:
     """For --no-atomic: exactly which files changed before the refusal and which did not."""
     done = [change.display_name for change in receipt.files]
@@ -434,6 +441,14 @@ def reject_lines(receipt: Receipt) -> list[str]:
         out = [f"changed: {', '.join(changed)}"]
     else:
         out = [f"would change (nothing was written): {', '.join(changed)}"]
+    # the hunks that went in are said as a plain apply says them (issue 43): where a hunk
+    # went with a tolerance, and the notes of a hunk read otherwise than written
+    for change in receipt.files:
+        name = display_name(change.kind, *(quote_path(p, terminal=True) if p else p
+                                           for p in (change.old_path, change.new_path)))
+        out.extend(_placed_lines(change, name, False, "  "))
+        out.extend(f"  note: {d.message}" for d in change.diagnostics
+                   if d.code in READ_OTHERWISE)
     for rejects in receipt.rejects:
         verb = "wrote" if wrote else "would write"
         replaced = ", replacing the file there" if rejects.replaced else ""

@@ -85,13 +85,58 @@ def test_a_cut_hunk_claiming_the_files_start_goes_only_where_it_is_the_whole_fil
     # a no-newline marker says the added side ends the file
     "--- a/m.py\n+++ b/m.py\n@@ -3 +3,3 @@\n-    return x\n+    y = x\n+    return y\n"
     "\\ No newline at end of file\n",
-    # the last line is context: read as the body says
-    "--- a/m.py\n+++ b/m.py\n@@ -1,9 +1,9 @@\n def f():\n-    x = 1\n+    x = 2\n     return x\n",
-], ids=["no-newline-marker", "ends-with-context"])
+], ids=["no-newline-marker"])
 def test_hunks_that_end_the_input_whole(tmp_path: Path, patch: str) -> None:
     repo = make_repo(tmp_path / "r", {"m.py": FUNC})
     applied(repo, patch)
     assert not parse_patch(patch).files[0].hunks[0].unfinished
+
+
+def test_a_hunk_ending_on_context_with_counts_too_large_applies_where_it_ends_the_file(
+        tmp_path: Path) -> None:
+    """Its old side is the whole file: nothing can be missing after it, the counts are
+    merely wrong."""
+    repo = make_repo(tmp_path / "r", {"m.py": FUNC})
+    patch = ("--- a/m.py\n+++ b/m.py\n@@ -1,9 +1,9 @@\n def f():\n-    x = 1\n+    x = 2\n"
+             "     return x\n")
+    applied(repo, patch)
+    assert (repo / "m.py").read_text() == FUNC.replace("x = 1", "x = 2")
+
+
+LONG = "".join(f"line {n}\n" for n in range(1, 31))
+
+
+def test_a_diff_cut_on_a_context_line_after_its_first_change_is_refused(tmp_path: Path) -> None:
+    """Issue 43, class 10: a `git diff` cut off on a context line after the hunk's first
+    change; the second change of the hunk is lost. Applying the part that arrived would make
+    half the edit: refused, the file untouched."""
+    repo = make_repo(tmp_path / "r", {"f.txt": LONG})
+    patch = ("diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -7,11 +7,12 @@\n"
+             " line 7\n line 8\n line 9\n-line 10\n+line ten\n+line ten and a half\n"
+             " line 11\n line 12\n")
+    err = refused(repo, patch, "truncated_patch")
+    assert "cut off" in err.message and err.details["header"] == [11, 12]
+
+
+def test_a_diff_cut_before_its_first_change_is_refused(tmp_path: Path) -> None:
+    """Only leading context arrived: applying would change nothing while saying it applied."""
+    repo = make_repo(tmp_path / "r", {"f.txt": LONG})
+    patch = "--- a/f.txt\n+++ b/f.txt\n@@ -7,7 +7,7 @@\n line 7\n line 8\n"
+    err = refused(repo, patch, "truncated_patch")
+    assert "before its first change" in err.message
+    with pytest.raises(PatchError) as caught:  # seen as it is read
+        parse_patch(patch)
+    assert caught.value.code == "truncated_patch"
+
+
+def test_a_diff_cut_in_its_last_context_lines_applies_the_whole_edit(tmp_path: Path) -> None:
+    """The lines missing are as many on both sides and fit in the context git writes after
+    the last change (as many as before the first): only context is lost, the edit is whole."""
+    repo = make_repo(tmp_path / "r", {"f.txt": LONG})
+    patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -7,7 +7,7 @@\n line 7\n line 8\n line 9\n"
+             "-line 10\n+line ten\n line 11\n")
+    applied(repo, patch)
+    assert (repo / "f.txt").read_text() == LONG.replace("line 10\n", "line ten\n")
 
 
 def test_a_closed_fence_says_the_patch_was_not_cut(tmp_path: Path) -> None:
@@ -207,3 +252,35 @@ def test_a_U0_append_of_a_last_line_without_a_newline_goes_at_the_end(tmp_path: 
     applied(repo, patch, reverse=True)
     assert (repo / "f").read_bytes() == b"b\nc\n"
     refused(repo, patch.replace("@@ -2,0 +3 @@", "@@ -1,0 +2 @@"), "ambiguous_context")
+
+
+def test_counts_one_too_large_on_both_sides_are_a_miscount(tmp_path: Path) -> None:
+    """Two lines of leading context, three after the change, and the header counting one more
+    on each side: a model's miscount (a cut would have lost trailing context git writes as
+    long as the leading), read as the body says."""
+    repo = make_repo(tmp_path / "r", {"f.txt": LONG})
+    patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -8,7 +8,7 @@\n line 8\n line 9\n-line 10\n"
+             "+line ten\n line 11\n line 12\n line 13\n")
+    applied(repo, patch)
+    assert (repo / "f.txt").read_text() == LONG.replace("line 10\n", "line ten\n")
+
+
+def test_counts_too_large_by_two_and_three_are_a_miscount(tmp_path: Path) -> None:
+    """The header overstates the old side by two lines and the new side by three, the body
+    ending on its trailing context: as many lines missing on both sides would be a cut's
+    mark; two on one side is a miscount, read as the body says."""
+    repo = make_repo(tmp_path / "r", {"f.txt": LONG})
+    patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -7,8 +7,9 @@\n line 7\n line 8\n line 9\n"
+             "-line 10\n+line ten\n line 11\n line 12\n")
+    applied(repo, patch)
+    assert (repo / "f.txt").read_text() == LONG.replace("line 10\n", "line ten\n")
+
+
+def test_counts_too_large_around_a_whole_looking_hunk_are_a_miscount(tmp_path: Path) -> None:
+    """Three lines of context before and after the change, and the header counting five more
+    on each side: the tail is as long as git writes it, so nothing looks cut off."""
+    repo = make_repo(tmp_path / "r", {"f.txt": LONG})
+    patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -7,12 +7,12 @@\n line 7\n line 8\n line 9\n"
+             "-line 10\n+line ten\n line 11\n line 12\n line 13\n")
+    applied(repo, patch)
+    assert (repo / "f.txt").read_text() == LONG.replace("line 10\n", "line ten\n")

@@ -416,3 +416,25 @@ def test_a_failed_write_stops_and_is_reported_after_the_refusals_before_it(
     assert (repo / "f.txt.rej").exists() and not (repo / "g.txt.rej").exists()
     assert (repo / "h.txt").read_text() == "one\ntwo\n"  # after the failure: not applied
     assert [u["new_path"] for u in receipt.unapplied_files] == ["g.txt", "nope.txt", "h.txt"]
+
+
+def test_reject_says_how_each_hunk_that_went_in_was_read(tmp_path: Path):
+    """Issue 43, class 11: --reject reports each hunk that went in as a plain apply does:
+    the hunk read without its invented context lines is named with its tolerance and its
+    note, as the plain apply of that hunk alone says it."""
+    repo = make_repo(tmp_path / "r", {"m.py": "".join(f"v{n} = f({n})\n" for n in range(60))})
+    invented = ("@@ -40,7 +40,7 @@\n v39 = f(39, fast=True)\n v40 = f(40, fast=True)\n"
+                " v41 = f(41, fast=True)\n-v42 = f(42)\n+v42 = f(4200)\n v43 = f(43)\n"
+                " v44 = f(44)\n v45 = f(45)\n")
+    lost = "@@ -5,3 +5,3 @@\n v4 = f(4)\n-gone = f(5)\n+gone = f(55)\n v6 = f(6)\n"
+    header = "--- a/m.py\n+++ b/m.py\n"
+    plain = holon(repo, "--check", "-", stdin=header + invented)
+    assert plain.returncode == 0
+    said = [line.replace("hunk 1", "hunk 2") for line in plain.stdout.splitlines()
+            if line.startswith(("  hunk", "  note:"))]
+    assert said and "context_invented" in said[0]
+    done = holon(repo, "--reject", "-", stdin=header + lost + invented)
+    assert done.returncode == 1
+    lines = done.stderr.splitlines()
+    at = lines.index("changed: m.py (without hunk 1)")
+    assert lines[at + 1: at + 1 + len(said)] == said

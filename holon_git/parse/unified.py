@@ -78,6 +78,11 @@ def _binary_files_path(line: str) -> tuple[FileKind, str] | None:
     return (kind, path) if path else None
 
 
+# Lines a model's header counts may overstate on one side of a hunk that ends on context
+# (read as a miscount, not a cut: _cut_on_context).
+MISCOUNT = 2
+
+
 class UnifiedParser:
     def __init__(self, lines: Lines, strip: int | None = None) -> None:
         self.items = lines.items
@@ -473,7 +478,7 @@ class UnifiedParser:
             pos += 1
         self.pos = pos
         if pos >= count and lines and not self.closed:
-            self._cut_off(hunk, fp, old, new)
+            self._cut_off(hunk, fp, old, new, len(blanks))
         self._trailing_blanks(hunk, blanks, old, new)
         old += hunk.optional_tail
         new += hunk.optional_tail
@@ -509,15 +514,18 @@ class UnifiedParser:
             index += 1
         return False
 
-    def _cut_off(self, hunk: Hunk, fp: FilePatch, old: int, new: int) -> None:
+    def _cut_off(self, hunk: Hunk, fp: FilePatch, old: int, new: int, blanks: int) -> None:
         """The input ended inside this hunk. When its last line is a change line and its
         header counts are not met, the text may have been cut off (a model's output limit):
         with the old side complete and added lines missing, it is refused; with old lines
-        missing, the hunk is marked to apply only where its old side ends the file."""
+        missing, the hunk is marked to apply only where its old side ends the file. When its
+        last line is context and both counts are short, it is refused (_cut_on_context)."""
         if hunk.old_count is None or hunk.new_count is None:
             return
         last = hunk.lines[-1].kind
         if last == CONTEXT:
+            # Stripped blank lines at the end may be the hunk's last context lines.
+            self._cut_on_context(hunk, fp, old + blanks, new + blanks)
             return
         if old < hunk.old_count and not hunk.old_no_newline:
             hunk.unfinished = True
@@ -530,6 +538,48 @@ class UnifiedParser:
                 f"{hunk.new_count} new lines, the body has {new}, so its last lines look cut off",
                 patch_line=hunk.patch_line, path=fp.path, hunk=number,
                 details={"header": [hunk.old_count, hunk.new_count], "body": [old, new]})
+
+    def _cut_on_context(self, hunk: Hunk, fp: FilePatch, old: int, new: int) -> None:
+        """The input ended on a context line while both header counts still want lines.
+
+        A cut in a `git diff` falls anywhere, also on a context line after the first change
+        (the rest of the hunk, more changes included, lost) or before it (no change at all):
+        applying the part that arrived makes half an edit, or none while saying it applied.
+        A hunk with no change is refused here. The lines missing are only context, and the
+        edit whole, when they are as many on both sides and would not make the context after
+        the last change longer than the context before the first (git writes as many lines at
+        both ends, fewer only at the file's start or end), or when only a line or two are
+        missing on one side (a model's miscount, in any direction; a cut loses the rest of
+        the hunk, trailing context included, on both sides): the hunk is read as the body
+        says.
+        Otherwise the hunk is marked unfinished, like one cut after a change line: it applies
+        only where its old side ends the file (nothing can be missing after that), and is
+        refused `truncated_patch` anywhere else."""
+        old_count, new_count = hunk.old_count or 0, hunk.new_count or 0
+        if old >= old_count or new >= new_count or hunk.old_no_newline or hunk.new_no_newline:
+            return
+        kinds = [line.kind for line in hunk.lines]
+        changed = [i for i, kind in enumerate(kinds) if kind != CONTEXT]
+        if not changed:
+            number = len(fp.hunks) + 1
+            raise PatchError(
+                "truncated_patch",
+                f"the patch ends inside hunk {number}, before its first change: its header "
+                f"says {old_count} old and {new_count} new lines, the body has {old} and {new} "
+                "and no removed or added line, so the rest of it looks cut off",
+                patch_line=hunk.patch_line, path=fp.path, hunk=number,
+                details={"header": [old_count, new_count], "body": [old, new]})
+        missing = old_count - old
+        leading = changed[0]
+        # stripped blank lines at the end were counted in old and new but are not in kinds
+        trailing = len(kinds) - 1 - changed[-1] + (old - sum(kind != ADD for kind in kinds))
+        room = leading if (hunk.old_start or 0) > 1 else max(leading, 3)
+        if min(missing, new_count - new) <= MISCOUNT or trailing >= room:
+            # a miscount: a cut leaves the rest of the hunk out, its context too; a hunk whose
+            # context after its last change is as long as before its first looks whole
+            return
+        if missing != new_count - new or trailing + missing > room:
+            hunk.unfinished = True
 
     def _lost_context_prefix(self, hunk: Hunk, old: int, new: int) -> bool:
         """Is this unprefixed line an unchanged line whose leading space was lost?

@@ -9,6 +9,7 @@ from a fresh patch (applied.py).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from ...errors import PatchError, let_go
@@ -252,8 +253,27 @@ def _placed_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: boo
         if weakly_placed(change.hunks) and rescue_loose(
                 fp, change, ours, three_way, reverse, change.hunks) is not None:
             return change  # merged from a version where the hunks match more strictly
+    if three_way is not None and _leans_on_numbers(fp, change.hunks, ours):
+        from .rescue import rescue_numbers
+
+        if rescue_numbers(fp, change, ours, three_way, reverse, change.hunks) is not None:
+            return change  # merged from the version the line numbers were written for
     change.diagnostics.extend(notes)
     return change
+
+
+def _leans_on_numbers(fp: FilePatch, placed: Sequence[HunkResult], ours: bytes) -> bool:
+    """Does a placement in ``ours`` lean on line numbers another version may own (issue 43):
+    a hunk placed by its line number among copies, or an index line naming a blob other than
+    ``ours`` (the numbers, and which copy they chose, are that blob's)?"""
+    if any(result.by_line_number for result in placed):
+        return True
+    if fp.blob_ids is None or not fp.blob_ids[0].strip("0"):
+        return False
+    import hashlib  # loads OpenSSL: only for a patch with an index line
+
+    blob = hashlib.sha1(b"blob %d\0" % len(ours) + ours, usedforsecurity=False).hexdigest()
+    return not blob.startswith(fp.blob_ids[0].lower())
 
 
 # Refusals of a whole file patch that are verdicts on some of its hunks: a merge conflict

@@ -273,6 +273,17 @@ class _HunkApplier:
 
         return smartened_mapping(self.hunks, self.typographic)
 
+    @cached_property
+    def _tabs_for_spaces(self) -> bool:
+        """Was the file patch written with tabs where the file indents with spaces: a
+        context or removed line of some hunk indented with a tab, in a file whose every
+        indentation is spaces (so that hunk can match only with whitespace ignored)?"""
+        from ..place.reindent import SPACE  # only for a hunk adding tab-indented lines
+
+        written = any(line.kind != ADD and line.text[:1] == b"\t"
+                      for hunk in self.hunks for line in hunk.lines)
+        return written and self.indent_style.char == SPACE
+
     def fill_eol(self) -> bytes:
         return self.eol or b"\n"
 
@@ -440,6 +451,9 @@ class _HunkApplier:
                                                  self.typographic)
             tolerances.extend(rewritten)
             new = new_side(lines)
+        if level < WHITESPACE and any(line.kind == ADD and line.text[:1] == b"\t"
+                                      for line in lines) and self._tabs_for_spaces:
+            raise _one_transport()
         if level >= WHITESPACE and any(b"\t" in line for line in new) \
                 and telling_levels(old, new) > WHITESPACE:
             # a tab added, in a hunk matched with whitespace ignored that does more than
@@ -526,11 +540,24 @@ class _HunkApplier:
         return PatchError("context_not_found", message, details=details)
 
 
+def _one_transport() -> PatchError:
+    """Issue 43, class 6: a file patch is one transport. A hunk whose context matched exactly
+    but whose added lines are indented with tabs, in a file patch whose other hunks were
+    written with tabs for the file's spaces, would keep its tabs while the others are mapped
+    back: the file would mix both. Its context (no indented line) does not show which
+    spaces a tab stands for, so it is refused rather than guessed."""
+    return PatchError(
+        "indentation_mismatch", "the hunk adds lines indented with tabs to a file indented "
+        "with spaces, and the file patch's other hunks were written with tabs for the file's "
+        "spaces: its own lines do not show which spaces a tab stands for",
+        hint="re-emit the patch with the file's own indentation (spaces)")
+
+
 def _cut_off(hunk: Hunk) -> PatchError:
     """A hunk the input ended inside (Hunk.unfinished) whose old side does not reach the end
     of the file: lines after it may be missing."""
     return PatchError(
-        "truncated_patch", f"the patch ends inside this hunk, after a change line, with "
+        "truncated_patch", f"the patch ends inside this hunk, with "
         f"{hunk.old_count} old lines in its header but fewer in its body; the hunk's lines do "
         "not reach the end of the file, so the rest of it looks cut off",
         details={"header": [hunk.old_count, hunk.new_count]})
@@ -542,7 +569,7 @@ def _cut_off_at_start(hunk: Hunk, start: int) -> PatchError:
     ``start`` + 1 on, which is not its start, so no one place holds both claims (git applies
     a hunk claiming both edges only to the whole file)."""
     return PatchError(
-        "truncated_patch", f"the patch ends inside this hunk, after a change line, with "
+        "truncated_patch", f"the patch ends inside this hunk, with "
         f"{hunk.old_count} old lines in its header but fewer in its body; the hunk starts at "
         f"line {hunk.old_start} with context, so it claims the file's start, but its lines "
         f"end the file only from line {start + 1} on",

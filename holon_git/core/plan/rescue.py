@@ -19,7 +19,13 @@ The plan calls it in these cases:
   When every hunk is in, the change is, and the refusal stands (applied.py), unless that
   reading rests on the weakest evidence and a merge contradicts it (``_merge_telling``);
 - a hunk's added lines repeat their neighbours, and the history log did not decide it
-  (``rescue_repeat``).
+  (``rescue_repeat``);
+- every hunk was placed, but one only by its line number among copies of its old side, or
+  the patch's index line names a blob the repository has that is not the current text
+  (``rescue_numbers``, issue 43): line numbers fit the version they were written against,
+  not a working tree an edit has shifted since. A version where the numbers chose (a hunk
+  sits at its line number there, and, for the named blob, one among copies) is the base and
+  the merge decides.
 
 Base = that version, ours = the current text, theirs = base + the file patch, merged by the
 target's three-way text merge (threeway.KnownVersions, libgit2). Only the ``three_way``
@@ -159,12 +165,38 @@ def rescue_loose(fp: FilePatch, change: FileChange, ours: bytes, three_way: Know
                        "the hunks " + _why_weak(placed))
 
 
+def rescue_numbers(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
+                   reverse: bool, placed: list[HunkResult]) -> FileChange | None:
+    """Every hunk was placed in ``ours`` (``placed``), but the placement leans on line numbers
+    that may be stale (files._leans_on_numbers): merge from a version they fit, None (the
+    placement stands) when no version is one. A version fits when each hunk placed by its
+    line number in ``ours`` sits at its line number there; the blob the patch's index line
+    names fits when a hunk's copies were told apart by their line numbers there (the reading
+    "the patch was written against the current text" is then no stronger than the merge: a
+    copy the edit since made unique may be the other one)."""
+    numbered = [result.by_line_number for result in placed]
+
+    def fits(results: Sequence[HunkResult], named: bool) -> bool:
+        if any(numbered) and all(r.offset == 0 for r, n in zip(results, numbered, strict=True)
+                                 if n):
+            return True
+        return named and any(r.by_line_number for r in results)
+
+    return _merge_from(fp, change, ours, three_way, reverse, None,
+                       "the hunks' places were told by their line numbers", fits=fits,
+                       only_named=not any(numbered))
+
+
 def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
                 reverse: bool, loose: list[HunkResult] | None, why: str,
-                trusted: Callable[[bytes, bytes], None] | None = None) -> FileChange | None:
+                trusted: Callable[[bytes, bytes], None] | None = None,
+                fits: Callable[[Sequence[HunkResult], bool], bool] | None = None,
+                only_named: bool = False) -> FileChange | None:
     """Merge from the first other version the whole file patch applies to (and, with
-    ``loose``, where those hunks match more strictly); ``trusted(merged, theirs)`` may refuse
-    a clean merge. None when no version takes the patch.
+    ``loose``, where those hunks match more strictly; with ``fits``, a version it accepts;
+    with ``only_named``, the blob the patch's index line names alone);
+    ``trusted(merged, theirs)`` may refuse a clean merge. None when no version takes the
+    patch.
 
     Unless the patch's own index line names that version, every other version that takes the
     patch must merge to the same text: which one the patch was written against, nothing in
@@ -175,6 +207,8 @@ def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: Known
     tried = {_digest(ours)}  # digests, not contents: each version is let go once tried
     chosen: tuple[str, bytes] | None = None  # (label, merged text) of the merge taken
     for version in three_way.versions(fp, fp.old_path):
+        if only_named and not version.named:
+            continue  # only the blob the index line names can fit: none other is planned
         if _digest(version.content) in tried:
             continue
         tried.add(_digest(version.content))
@@ -184,6 +218,8 @@ def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: Known
             let_go(err)
             continue
         if loose is not None and not _stricter(results, loose):
+            continue
+        if fits is not None and not fits(results, version.named):
             continue
         size = marker_size_for(version.content, ours, theirs)
         merged = three_way.merge(version.content, ours, theirs, size)
