@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from repos.builders import make_repo, snapshot
 from strategies import COMMON, apply_edits, difflib_patch, edits, file_lines, join
@@ -18,6 +18,7 @@ from test_properties import repeat_is_true
 
 from holon_git import apply_patch
 from holon_git.core.change import SourceFile
+from holon_git.core.model import CONTEXT
 from holon_git.core.plan.plan import plan_patch
 from holon_git.errors import PatchError
 from holon_git.parse import parse_patch
@@ -40,6 +41,20 @@ def blind_hunk(patch: bytes, reverse: bool = False) -> bool:
     leaves nothing to recognise (nor does a pure insertion without context, reversed)."""
     return any(not (hunk.new_lines if not reverse else hunk.old_lines)
                for fp in parse_patch(patch).files for hunk in fp.hunks)
+
+
+def repeated_without_context(patch: bytes, content: bytes) -> bool:
+    """A hunk with no context line whose added lines occur more than once in ``content``:
+    reversed, its only lines are a block the file repeats, and nothing but a line number no
+    version vouches for says which copy (a -U0 hunk at the file's end, say), so a refusal
+    as ambiguous is right."""
+    for fp in parse_patch(patch).files:
+        for hunk in fp.hunks:
+            if hunk.new_lines and not any(line.kind == CONTEXT for line in hunk.lines):
+                block = b"".join(hunk.new_lines)
+                if content.count(block) > 1:
+                    return True
+    return False
 
 
 def periodic(lines: list[bytes]) -> bool:
@@ -135,6 +150,10 @@ def unanchored_reverse(patch: bytes) -> bool:
 @pytest.mark.slow
 @settings(max_examples=300)
 @given(sent_patch())
+@example((b"\nline-00\n\n}\n\npass\n\nline-01\n\n}\npass\n\n}\nline-02\n\nline-03\n\n"
+          b"line-04\n\nline-05\n\n}\n\nline-0000\n\nline-000000\n\nline-00000000\n\n"
+          b"line-0000000000\n\n",
+          b"--- a/src/file.txt\n+++ b/src/file.txt\n@@ -30,2 +30,1 @@\n-line-0000000000\n-\n+}\n"))
 def test_what_applied_once_is_refused_the_second_time(sent):
     old, patch = sent
     try:
@@ -151,7 +170,7 @@ def test_what_applied_once_is_refused_the_second_time(sent):
                                          "ambiguous_repeat")
     else:  # without the history log, a re-send whose lines repeat cannot be told
         assert refusal(patch, after) in ("already_applied", "ambiguous_repeat")
-    loose = unanchored_reverse(patch)
+    loose = unanchored_reverse(patch) or repeated_without_context(patch, after)
     try:
         assert plan(patch, after, reverse=True) == old
     except PatchError as err:  # never applied elsewhere; refused only when it cannot tell
