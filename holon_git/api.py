@@ -96,13 +96,28 @@ def apply_patch(patch: PatchInput, repo: str | os.PathLike[str] = ".",
             _not_a_file_name(patch, request.repo)
     except PatchError as err:
         target = options.get("target", "worktree")
-        return Receipt(REFUSED, target=target if isinstance(target, str) else "worktree",
-                       reverse=bool(options.get("reverse", False)),
-                       atomic=bool(options.get("atomic", True)), error=err)
-    return apply_request(patch, request)
+        receipt = Receipt(REFUSED, target=target if isinstance(target, str) else "worktree",
+                          reverse=bool(options.get("reverse", False)),
+                          atomic=bool(options.get("atomic", True)), error=err)
+    else:
+        receipt = apply_request(patch, request)
+    if receipt.error is not None:
+        _in_python_words(receipt.error, "apply_patch" if not options.get("check")
+                         else "check_patch")
+    return receipt
 
 
 @cycles_collected_after
+def _in_python_words(err: PatchError, function: str) -> None:
+    """A usage error names options as the command line spells them (one message for every
+    caller); a library caller is told, in the hint, the keywords those options are here."""
+    fields = err.details.get("fields") if err.code == "usage_error" else None
+    if fields:
+        keywords = ", ".join(f"{name}=" for name in fields)
+        err.hint = (err.hint + "; " if err.hint else "") + (
+            f"in {function}(), these options are the keywords {keywords}")
+
+
 def apply_request(patch: PatchInput, request: ApplyRequest) -> Receipt:
     """Apply ``patch`` as ``request`` says; never raises PatchError, returns a Receipt.
 

@@ -123,6 +123,9 @@ def test_usage_messages_name_the_option_and_details_the_request_field(tmp_path: 
         message = receipt.error.message
         assert flag in message and field in receipt.error.details["fields"], message
         assert not re.search(r"\([a-z_]+(=[^)]*)?\)", message), message  # no '(field)'
+        # ...and the hint tells a Python caller the keywords those options are
+        assert f"in apply_patch(), these options are the keywords {field}=" in \
+            receipt.error.hint or f" {field}=" in receipt.error.hint, receipt.error.hint
     done = holon(repo, "-m", "x", "-", stdin=PATCH)
     assert "error: usage_error: -m/--message is for --commit or --ref\n" in done.stderr
 
