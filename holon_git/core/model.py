@@ -433,11 +433,11 @@ def _changed_lines(old: Sequence[bytes], new: Sequence[bytes],
     With ``slides``, a run of removed (or added) lines that could as well sit a line up or
     down (its last line equals the line before it, or its first the line after) is read as
     git's diff reads it, as far down as it goes, so that the lines the edit keeps above it
-    are the ones a diff would call its context. When the lines it could slide over are all
-    blank, which blank line the edit took is not said at all, and the judge reads a blank
-    line beside a change as evidence that the file changed there (a side a line short or
-    long): those lines are read as changed too (removed and added again, the same text),
-    so no blank line is claimed to be next to the change when the edit does not say so.
+    are the ones a diff would call its context. When the run is blank lines alone, among
+    blank lines, which of them the edit took is not said at all, and the judge reads the
+    lines beside a change as evidence that the file changed there: the blank lines it could
+    slide over are read as changed too (removed and added again, the same text), so that
+    the lines beyond them count as the change's neighbours, as they are for every reading.
     """
     changed_old, changed_new = [False] * len(old), [False] * len(new)
     opcodes = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
@@ -459,8 +459,7 @@ def _changed_lines(old: Sequence[bytes], new: Sequence[bytes],
         down = 0
         while down < room_down and side[hi + down] == side[lo + down]:
             down += 1
-        over = [*side[lo - up:lo], *side[hi:hi + down]]
-        if over and all(not line.strip() for line in over):
+        if (up or down) and all(not line.strip() for line in side[lo:hi]):
             changed_old[i1 - up:i1] = [True] * up
             changed_new[j1 - up:j1] = [True] * up
             changed_old[i2:i2 + down] = [True] * down
