@@ -62,6 +62,8 @@ LEFT_OUT_CATEGORIES = {
     "u0_insert_trap": "the header's contradictory numbers are the mistake; an edit has none",
     "refuse_truncated": "the diff is cut short; the conversion would make a whole edit of it",
     "refuse_binary_without_data": "a binary part without data has no edit",
+    "section_trap": "the @@ section text is what points at the place; an edit has none",
+    "u0_index_trap": "the index line is what names the version; an edit has none",
 }
 
 
@@ -122,12 +124,15 @@ def edits_of(patch_bytes: bytes, category: str) -> list[Edit]:
             raise LeftOut(f"a {fp.kind.value} file patch has no edit")
         if fp.old_path != fp.new_path and fp.new_path is not None:
             raise LeftOut("a rename has no edit")
+        shift = 0  # lines the file's earlier edits added: each edit sees what they left
         for hunk in fp.hunks:
             old, new = _sides(hunk)
+            shift_here = shift
+            shift += new.count(b"\n") - old.count(b"\n")
             if not old:
                 if category != "u0_insert" or hunk.old_start is None:
                     raise LeftOut("a pure insertion placed by its line number alone")
-                edits.append(Edit(fp.old_path, b"", new, "insert", hunk.old_start))
+                edits.append(Edit(fp.old_path, b"", new, "insert", hunk.old_start + shift_here))
                 continue
             if old == new:
                 continue

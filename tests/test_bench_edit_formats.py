@@ -64,6 +64,10 @@ def test_a_deletion_and_a_pure_insertion_are_left_out():
         edit_formats.edits_of(insertion, "drift")
     (edit,) = edit_formats.edits_of(insertion, "u0_insert")
     assert (edit.command, edit.insert_line, edit.new) == ("insert", 3, b"    c = 4\n")
+    # a later insertion's line is counted in the file the earlier edits left
+    two = insertion + b"@@ -5,0 +7 @@\n+x = 0\n"
+    first, second = edit_formats.edits_of(two, "u0_insert")
+    assert (first.insert_line, second.insert_line) == (3, 6)
 
 
 def test_a_patch_without_its_final_newline_still_ends_its_lines():

@@ -363,3 +363,14 @@ def test_an_inserted_copy_of_a_kept_line_goes_after_it_as_a_diff_reads_it(tmp_pa
     applied(repo, edits({"path": "items.py", "old_str": old, "new_str": new}))
     assert read(repo, "items.py") == ITEMS.replace(
         "    Item(  \n", "    Item(  \n        kind='new',\n    ),\n    Item(\n").encode()
+
+
+def test_an_edit_with_a_misremembered_line_is_refused_not_placed_by_the_rest(repo: Path):
+    # a diff's last rungs may place a hunk by the lines it got right, weighing its line
+    # numbers and section text; an edit has neither, so part of its text places nothing
+    old = ("import os\n\n\ndef area(width, height):\n    return width * height\n\n\n"
+           "def volume(width, height, depth):\n")
+    err = refused(repo, edits({"path": "app.py", "old_str": old,
+                               "new_str": old.replace("width * height", "height * width")}),
+                  "context_not_found")
+    assert "volume" in err.message
