@@ -107,7 +107,6 @@ def apply_patch(patch: PatchInput, repo: str | os.PathLike[str] = ".",
     return receipt
 
 
-@cycles_collected_after
 def _in_python_words(err: PatchError, function: str) -> None:
     """A usage error names options as the command line spells them (one message for every
     caller); a library caller is told, in the hint, the keywords those options are here."""
@@ -118,6 +117,7 @@ def _in_python_words(err: PatchError, function: str) -> None:
             f"in {function}(), these options are the keywords {keywords}")
 
 
+@cycles_collected_after
 def apply_request(patch: PatchInput, request: ApplyRequest) -> Receipt:
     """Apply ``patch`` as ``request`` says; never raises PatchError, returns a Receipt.
 
