@@ -6,7 +6,6 @@ when a "\\ No newline at end of file" marker followed them, so nothing is lost i
 
 from __future__ import annotations
 
-import difflib
 import io
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -439,6 +438,8 @@ def _changed_lines(old: Sequence[bytes], new: Sequence[bytes],
     slide over are read as changed too (removed and added again, the same text), so that
     the lines beyond them count as the change's neighbours, as they are for every reading.
     """
+    import difflib  # only for an edit by its text: start-up counts
+
     changed_old, changed_new = [False] * len(old), [False] * len(new)
     opcodes = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
     for k, (tag, i1, i2, j1, j2) in enumerate(opcodes):
