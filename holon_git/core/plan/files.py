@@ -237,6 +237,12 @@ def _placed_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: boo
         # so a reading of part of its lines has nothing to confirm the place it finds.
         by_text = fp.edit is not None
         if not by_text and (unplaced or (err.code == "ambiguous_context" and fp.unidiff_zero)):
+            if three_way is not None and _bare_by_another_blob(fp, ours):
+                from .rescue import rescue_bare
+
+                merged = rescue_bare(fp, change, ours, three_way, reverse)
+                if merged is not None:
+                    return merged  # merged from the blob its numbers were read off
             try:
                 return _salvaged(fp, change, ours, reverse, seek, three_way)
             except PatchError as salvaged:
@@ -270,8 +276,21 @@ def _leans_on_numbers(fp: FilePatch, placed: Sequence[HunkResult], ours: bytes) 
     """Does a placement in ``ours`` lean on line numbers another version may own (issue 43):
     a hunk placed by its line number among copies, or an index line naming a blob other than
     ``ours`` (the numbers, and which copy they chose, are that blob's)?"""
-    if any(result.by_line_number for result in placed):
-        return True
+    return any(result.by_line_number for result in placed) or _names_another_blob(fp, ours)
+
+
+def _bare_by_another_blob(fp: FilePatch, ours: bytes) -> bool:
+    """Has the file patch a hunk with no context line (which only its line numbers place)
+    while its index line names another blob than ``ours`` (numbers read off that blob),
+    and does it not trust the numbers as given (--unidiff-zero)?"""
+    from ..place.numbers import bare  # a refused hunk only
+
+    return (not fp.numbers_given and any(map(bare, fp.hunks))
+            and _names_another_blob(fp, ours))
+
+
+def _names_another_blob(fp: FilePatch, ours: bytes) -> bool:
+    """Does the file patch's index line name a blob other than ``ours``?"""
     if fp.blob_ids is None or not fp.blob_ids[0].strip("0"):
         return False
     import hashlib  # loads OpenSSL: only for a patch with an index line

@@ -25,7 +25,12 @@ The plan calls it in these cases:
   (``rescue_numbers``, issue 43): line numbers fit the version they were written against,
   not a working tree an edit has shifted since. A version where the numbers chose (a hunk
   sits at its line number there, and, for the named blob, one among copies) is the base and
-  the merge decides.
+  the merge decides;
+- a hunk with no context line (``diff -U0``) that nothing places in the current text by its
+  line numbers, because the patch's index line names another blob (``rescue_bare``, issue 43):
+  that blob, when the repository has it as one of the path's versions, is the base, the
+  hunks planned there by their numbers (the patch's own word says they are that blob's), and
+  the merge decides, as for a hunk with context.
 
 Base = that version, ours = the current text, theirs = base + the file patch, merged by the
 target's three-way text merge (threeway.KnownVersions, libgit2). Only the ``three_way``
@@ -37,12 +42,13 @@ ladder's last rungs (place/salvage/) may still place it by the lines the model g
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import partial
 
 from ...errors import PatchError, let_go
 from ..change import FileChange, HunkResult
 from ..model import Diagnostic, FilePatch
-from ..place.match import LEVELS, WHITESPACE
+from ..place.match import LEVELS, WHITESPACE, split_lines
 from ..threeway import KnownVersions, conflict_error, conflicts, marker_size_for
 from . import applied
 from .hunks import apply_hunks, hunks_already_in
@@ -187,14 +193,63 @@ def rescue_numbers(fp: FilePatch, change: FileChange, ours: bytes, three_way: Kn
                        only_named=not any(numbered))
 
 
+Planner = Callable[[FilePatch, bytes, bool], tuple[bytes, list[HunkResult], list[Diagnostic]]]
+
+
+def rescue_bare(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
+                reverse: bool) -> FileChange | None:
+    """A hunk with no context line that nothing places in ``ours`` (an insertion, which only
+    its line number would place) while the patch's index line names another blob than
+    ``ours``: the numbers are that blob's, by the patch's own word. Merge from that blob, when
+    the repository has it as one of the path's versions (git/versions.py), the hunks planned
+    there by their numbers (``plan_by_numbers``); None when it has not (the refusal stands).
+    A conflict is merge_conflict: a change next to the insertion since, which a hunk with no
+    context cannot show."""
+    return _merge_from(fp, change, ours, three_way, reverse, None,
+                       "the hunks have no context lines and their line numbers are those of "
+                       "the version the patch's index line names", only_named=True,
+                       plan=plan_by_numbers)
+
+
+def plan_by_numbers(fp: FilePatch, content: bytes, reverse: bool
+                    ) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
+    """The file patch planned on ``content``, a version its line numbers are known to belong
+    to: by the ladder, and a context-less insertion that nothing anchors by its line number
+    (salvage/zero.py), in a patch with no context at all or whose other hunks sit exactly at
+    their own numbers there (``line_numbers_hold``). No other last rung: in the version the
+    patch was written against, a hunk with context matches as written."""
+    try:
+        return apply_hunks(fp, content, reverse)
+    except PatchError as err:
+        if err.code != "ambiguous_context":
+            raise
+        if not fp.unidiff_zero:
+            from ..place.salvage.zero import line_numbers_hold  # a -U0 hunk only
+
+            if not line_numbers_hold(split_lines(content), fp.hunks):
+                raise
+            fp = replace(fp, unidiff_zero=True)
+        let_go(err)
+    after, results, notes = apply_hunks(fp, content, reverse, "lines", salvage=True)
+    from ..place.ladder import LAST_RUNGS
+
+    rungs = {rung.name for rung in LAST_RUNGS}
+    for result in results:
+        if rungs.intersection(result.tolerances):
+            raise PatchError("context_not_found", "a hunk matched the version only by a "
+                             "reading of part of its lines", hunk=result.index)
+    return after, results, notes
+
+
 def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
                 reverse: bool, loose: list[HunkResult] | None, why: str,
                 trusted: Callable[[bytes, bytes], None] | None = None,
                 fits: Callable[[Sequence[HunkResult], bool], bool] | None = None,
-                only_named: bool = False) -> FileChange | None:
+                only_named: bool = False, plan: Planner = apply_hunks) -> FileChange | None:
     """Merge from the first other version the whole file patch applies to (and, with
     ``loose``, where those hunks match more strictly; with ``fits``, a version it accepts;
-    with ``only_named``, the blob the patch's index line names alone);
+    with ``only_named``, the blob the patch's index line names alone; ``plan`` plans it on
+    a version);
     ``trusted(merged, theirs)`` may refuse a clean merge. None when no version takes the
     patch.
 
@@ -213,7 +268,7 @@ def _merge_from(fp: FilePatch, change: FileChange, ours: bytes, three_way: Known
             continue
         tried.add(_digest(version.content))
         try:
-            theirs, results, notes = apply_hunks(fp, version.content, reverse)
+            theirs, results, notes = plan(fp, version.content, reverse)
         except PatchError as err:
             let_go(err)
             continue
