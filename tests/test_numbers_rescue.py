@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from gitsupport import applied
-from repos.builders import git, repo_and_git_patch
+from gitsupport import applied, refused
+from repos.builders import git, make_repo, repo_and_git_patch
 
 FUNC = ("def {name}(items):\n    total = 0\n    count = 0\n    for item in items:\n"
         "        total += item.price\n        count += 1\n    return total, count\n")
@@ -50,3 +50,62 @@ def test_the_blob_an_index_line_names_decides_between_copies(tmp_path: Path) -> 
     text = re.sub(r"^(@@ [^@]* @@).*$", r"\1", patch.decode(), flags=re.M)
     applied(repo, text)
     assert (repo / "m.py").read_text() == changed.replace("count += 1", "count += 2", 1)
+
+
+# -- a hunk with no context: the index line's blob is the version its numbers belong to -------
+
+MODULE = "".join(f"SETTING_{n} = {n}\n" for n in range(1, 21))
+INSERTED = MODULE.replace("SETTING_10 = 10\n", "SETTING_10 = 10\nSETTING_EXTRA = True\n")
+
+
+def _zero_context_patch(tmp_path: Path) -> tuple[Path, str]:
+    """A repository with MODULE committed, and the patch `git diff -U0` writes for an
+    insertion after line 10 (its index line names MODULE's blob)."""
+    repo = make_repo(tmp_path / "r", {"m.py": MODULE})
+    (repo / "m.py").write_text(INSERTED)
+    patch = git(repo, "diff", "-U0")
+    git(repo, "checkout", "--", "m.py")
+    assert "@@ -10,0 +11 @@" in patch and "\nindex " in patch
+    return repo, patch
+
+
+def test_a_U0_insertion_naming_head_is_merged_into_a_shifted_working_tree(
+        tmp_path: Path) -> None:
+    """The agent's uncommitted edit added lines above: the insertion's number is HEAD's (the
+    blob its index line names), so it goes after SETTING_10, not after the line now at 10."""
+    repo, patch = _zero_context_patch(tmp_path)
+    (repo / "m.py").write_text(SHIFT + MODULE)
+    receipt = applied(repo, patch)
+    assert (repo / "m.py").read_text() == SHIFT + INSERTED
+    assert receipt.files[0].three_way is not None
+    assert receipt.files[0].three_way["base"].startswith("patch index line")
+
+
+def test_a_U0_insertion_naming_an_older_commit_is_merged_from_it(tmp_path: Path) -> None:
+    """Committed since the patch was written: lines above the insertion. The blob the index
+    line names is in HEAD's history, and the merge from it puts the line where it was meant."""
+    repo, patch = _zero_context_patch(tmp_path)
+    (repo / "m.py").write_text(SHIFT + MODULE)
+    git(repo, "commit", "-qam", "imports added above")
+    applied(repo, patch)
+    assert (repo / "m.py").read_text() == SHIFT + INSERTED
+
+
+def test_a_U0_insertion_next_to_a_change_since_is_a_conflict(tmp_path: Path) -> None:
+    """The line the insertion follows was rewritten since: git merge-file conflicts (a hunk
+    with no context cannot show the lines beside it are the same), and so does holon-git."""
+    repo, patch = _zero_context_patch(tmp_path)
+    (repo / "m.py").write_text(MODULE.replace("SETTING_10 = 10", "SETTING_10 = 100"))
+    err = refused(repo, patch, "merge_conflict")
+    assert err.details["base"].startswith("patch index line")
+
+
+def test_a_U0_insertion_naming_a_blob_the_path_never_had_stays_refused(
+        tmp_path: Path) -> None:
+    """An index line naming no version of the path gives no base: the numbers may be any
+    version's, and the insertion is refused as before."""
+    repo, patch = _zero_context_patch(tmp_path)
+    (repo / "m.py").write_text(SHIFT + MODULE)
+    forged = re.sub(r"^index [0-9a-f]+\.\.", "index 1234567..", patch, flags=re.M)
+    err = refused(repo, forged, "context_not_found")
+    assert "index line names another version" in err.message
