@@ -651,3 +651,33 @@ def test_both_edges_left_out_and_another_depth_is_refused(repo: Path) -> None:
      if numer.is_zero:
 '''
     refused(repo, patch, "context_not_found")
+
+
+def _insertion_after(line: int, section: str) -> str:
+    """A -U0 insertion of one line after ``line`` of settings.py, its header's section text
+    ``section``."""
+    return (f"--- a/settings.py\n+++ b/settings.py\n@@ -{line},0 +{line + 1} @@{section}\n"
+            "+import sys\n")
+
+
+def test_an_insertion_just_before_a_def_line_is_outside_that_definition(repo: Path) -> None:
+    """Class 5: the insertion's number puts it right before ``def env_flag``, between two
+    lines and outside the function; a section text naming env_flag says the hunk was written
+    for a place inside it (git names the definition above an insertion, never the one that
+    starts after it): the two disagree, and the hunk is refused. Before the fix the section
+    check counted the place as inside env_flag and the line went in."""
+    err = refused(repo, _insertion_after(5, " def env_flag(name, default=False):"),
+                  ("context_not_found", "ambiguous_context"))
+    assert "whose scope line 5 is not in" in err.message
+
+
+def test_an_insertion_after_a_def_line_is_inside_it(repo: Path) -> None:
+    """The same section text for an insertion after the def line: inside env_flag, as git
+    names it; and the insertion before it with no section text goes by its number."""
+    applied(repo, _insertion_after(6, " def env_flag(name, default=False):"))
+    assert (repo / "settings.py").read_text() == SETTINGS.replace(
+        "default=False):\n", "default=False):\nimport sys\n")
+    git(repo, "checkout", "--", "settings.py")
+    applied(repo, _insertion_after(5, ""))
+    assert (repo / "settings.py").read_text() == SETTINGS.replace(
+        "\n\ndef env_flag", "\n\nimport sys\ndef env_flag")

@@ -587,9 +587,10 @@ def _deeper(patch_line: bytes, file_line: bytes) -> bool:
 def _section(attempt: Attempt, at: int, body: Sequence[HunkLine], what: str) -> None:
     """The hunk header's section text, when it is a line of the file, names the scope the
     hunk is in (git writes there the nearest line above the hunk that starts a definition):
-    for one of its occurrences, the hunk's first changed line is below it and the hunk (the
-    ``body`` rewritten to start at line ``at``, 0-based) starts within its scope (up to the
-    next line indented as much or less)."""
+    for one of its occurrences, the hunk's first changed line is below it (or is it; an
+    insertion's place, between two lines, is outside a definition that starts right after
+    it) and the hunk (the ``body`` rewritten to start at line ``at``, 0-based) starts within
+    its scope (up to the next line indented as much or less)."""
     section = attempt.hints.section.strip()
     text = section.encode("utf-8", "surrogateescape")
     if not _DEFINITION.match(text):
@@ -603,7 +604,11 @@ def _section(attempt: Attempt, at: int, body: Sequence[HunkLine], what: str) -> 
         found = named or found
     first = next((k for k, line in enumerate(body) if line.kind != CONTEXT), 0)
     change = at + sum(line.kind != ADD for line in body[:first])
-    if not found or any((j <= change and at <= _scope_end(lines, j))
+    # an insertion goes between lines: before line ``change``, so a definition starting
+    # there does not hold it (git names the one above); a changed line is in its own
+    inserting = bool(body) and body[first].kind == ADD
+    if not found or any(((j < change or (j == change and not inserting))
+                         and at <= _scope_end(lines, j))
                         or _funcname(lines, j, at) for j in found):
         return
     shown = ", ".join(str(j + 1) for j in found[:5])
