@@ -232,6 +232,43 @@ def _check_reversible(lines: Sequence[HunkLine], out: Sequence[HunkLine],
                             "file's way again: add context lines at other indentation levels")
 
 
+def transport_of(lines: Sequence[HunkLine], window: Sequence[bytes]) -> list[Mapping] | None:
+    """What a hunk written with tabs, matched with whitespace ignored at ``window``, shows a
+    tab stands for (issue 43, class 6: a file patch is one transport): the mappings its
+    matched lines agree with. None when none of its old lines is indented with a tab, or
+    its matched lines show no mapping."""
+    old = old_side(lines)
+    if not any(line[:1] == b"\t" for line in old):
+        return None
+    return indentation_mappings(list(zip(old, window, strict=True))) or None
+
+
+def by_transport(lines: Sequence[HunkLine], transports: Sequence[Sequence[Mapping]],
+                 style: FileIndent) -> tuple[list[HunkLine], bool] | None:
+    """A hunk whose lines matched as written, its added lines indented with tabs, in a file
+    patch whose other hunks were written with tabs for the file's spaces (``transports``:
+    what each of them shows a tab stands for): its added lines mapped back the same way,
+    and whether any changed. None when an added line's indentation does not map to one
+    indentation in the file's style under every hunk's reading (they disagree, or one has
+    no rule for it): the transport is not one."""
+    out: list[HunkLine] = []
+    for line in lines:
+        if line.kind != ADD or not line.text.rstrip(b"\r\n"):
+            out.append(line)
+            continue
+        indent = _indent(line.text)
+        results: set[bytes | None] = set()
+        for mappings in transports:
+            results |= _mapped(list(mappings), indent)
+        new_indent = results.pop() if len(results) == 1 else None
+        if _blank(line.text):
+            new_indent = b"" if new_indent is None else new_indent
+        elif new_indent is None or not style.allows(new_indent, units=False):
+            return None
+        out.append(HunkLine(ADD, new_indent + line.text[len(indent):]))
+    return out, out != list(lines)
+
+
 def refuse_tabs_in_spaces(lines: Sequence[HunkLine], window: Sequence[bytes], first_line: int,
                           style: FileIndent) -> None:
     """A file indented with spaces only never gets an added line indented with a tab: a hunk

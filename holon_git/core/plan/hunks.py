@@ -33,7 +33,7 @@ from .applied import HunkCheck, hunk_in_file, insertion_repeat_error
 from .fast import apply_fast, repairs
 
 if TYPE_CHECKING:
-    from ..place.reindent import FileIndent
+    from ..place.reindent import FileIndent, Mapping
 
 
 # A file is searched on its bytes while hunks x size stays under this: each hunk's search
@@ -147,13 +147,17 @@ def _bytes_first(fp: FilePatch, content: bytes) -> bool:
 def apply_on(running: RunningFile, fp: FilePatch, content: bytes, reverse: bool,
              seek_elsewhere: bool = False, salvage: bool = False, exact_repeats: bool = False,
              rejected: list[RejectedHunk] | None = None, numbers: Numbers = NO_NUMBERS,
-             clean: bool = False) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
+             clean: bool = False, transports: list[list[Mapping]] | None = None
+             ) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     """apply_hunks on one kind of running file (``content``, as bytes or as lines);
     ``numbers``: what the file patch says of its line numbers (judge.numbers_of);
-    ``clean``: apply_hunks'."""
+    ``clean``: apply_hunks'; ``transports``: what the hunks written with tabs for the
+    file's spaces showed a tab is, on a first pass (one transport per file patch)."""
     applier = _HunkApplier(running, content, reverse, fp.hunks, seek_elsewhere, exact_repeats,
                            numbers)
     applier.clean = clean
+    applier.transports_given = transports
+    rejected_before = None if rejected is None else len(rejected)
     results = []
     for number, hunk in enumerate(fp.hunks, 1):
         if number in fp.left_out:
@@ -182,6 +186,18 @@ def apply_on(running: RunningFile, fp: FilePatch, content: bytes, reverse: bool,
 
             let_go(err)
             rejected.append(RejectedHunk(number, hunk, advise(err, fp, running.original)))
+    pending = applier.transport_pending
+    if pending and transports is None:
+        # an exact hunk added tab-indented lines before every hunk written with tabs had
+        # shown what a tab is: planned again, their readings given (one transport)
+        if not applier.transports:
+            raise _one_transport().located(hunk=pending,
+                                           patch_line=fp.hunks[pending - 1].patch_line)
+        if rejected is not None and rejected_before is not None:
+            del rejected[rejected_before:]
+        return apply_on(RunningFile(split_lines(content)), fp, content, reverse,
+                        seek_elsewhere, salvage, exact_repeats, rejected, numbers, clean,
+                        applier.transports)
     return applier.running.content(), results, applier.diagnostics
 
 
@@ -229,6 +245,13 @@ class _HunkApplier:
         # before it left, once: it applies to that text (apply_on restarts there)
         self.in_sequence = 0
         self.clean = False  # apply_hunks' ``clean``
+        # one transport per file patch (issue 43, class 6): what each hunk written with tabs
+        # for the file's spaces showed a tab stands for; the readings of a first pass, given
+        # to the second (apply_on), by which an exact hunk's tab-indented added lines are
+        # mapped back; the first such hunk met before they were given
+        self.transports: list[list[Mapping]] = []
+        self.transports_given: list[list[Mapping]] | None = None
+        self.transport_pending = 0
 
     def restarted(self, number: int) -> _HunkApplier:
         """An applier for the hunks from ``number`` on, on the file as the hunks before it
@@ -239,6 +262,8 @@ class _HunkApplier:
                                self.check.reverse, self.hunks, self.seek_elsewhere,
                                self.check.exact_repeats, self.numbers)
         applier.diagnostics, applier.clean = self.diagnostics, self.clean
+        applier.transports, applier.transports_given = self.transports, self.transports_given
+        applier.transport_pending = self.transport_pending
         self.diagnostics.append(Diagnostic(
             "hunks_in_sequence", f"hunk {number}: its old lines are only in the text the "
             "hunks before it leave, once: it was applied to that text, as a second file "
@@ -303,7 +328,7 @@ class _HunkApplier:
         window = running.window(placed.start, len(old))
         if placed.level >= WHITESPACE:
             self._judge_loose(hunk, placed, reading)
-        lines, new, tolerances = self._adapt(placed, reading, window)
+        lines, new, tolerances = self._adapt(placed, reading, window, number)
         added_eol = self._added_eol(placed, reading, lines, tolerances)
         tolerances += repairs(hunk)
         self._splice(hunk, number, placed, window, lines, new, added_eol)
@@ -436,15 +461,20 @@ class _HunkApplier:
         assert original is not None
         return _Placed(start, original, 0, reading.sides, [], False, False)
 
-    def _adapt(self, placed: _Placed, reading: _Reading, window: list[bytes]
+    def _adapt(self, placed: _Placed, reading: _Reading, window: list[bytes], number: int
                ) -> tuple[Sequence[HunkLine], list[bytes], list[str]]:
         """The hunk's lines with its added lines written the file's way (its indentation and
-        punctuation, when the hunk matched loosely or the patch was smartened), its new side,
-        and its tolerances so far."""
+        punctuation, when the hunk matched loosely or the patch was smartened, or the file
+        patch's transport, _by_transport), its new side, and its tolerances so far."""
         lines, old, new = placed.sides
         tolerances, level = placed.tolerated, placed.level
         if level >= WHITESPACE:
-            from ..place.reindent import adapt_added_lines
+            from ..place.reindent import adapt_added_lines, transport_of
+
+            if self._tabs_for_spaces:
+                learned = transport_of(lines, window)
+                if learned is not None:
+                    self.transports.append(learned)
 
             lines, rewritten = adapt_added_lines(list(lines), window, level,
                                                  placed.original + 1, self.indent_style,
@@ -453,7 +483,10 @@ class _HunkApplier:
             new = new_side(lines)
         if level < WHITESPACE and any(line.kind == ADD and line.text[:1] == b"\t"
                                       for line in lines) and self._tabs_for_spaces:
-            raise _one_transport()
+            lines, changed = self._by_transport(lines, number)
+            if changed:
+                new = new_side(lines)
+                tolerances.append("reindented")
         if level >= WHITESPACE and any(b"\t" in line for line in new) \
                 and telling_levels(old, new) > WHITESPACE:
             # a tab added, in a hunk matched with whitespace ignored that does more than
@@ -471,6 +504,22 @@ class _HunkApplier:
                 if "punctuation_normalized" not in tolerances:
                     tolerances.append("punctuation_normalized")
         return lines, new, tolerances
+
+    def _by_transport(self, lines: Sequence[HunkLine], number: int
+                      ) -> tuple[Sequence[HunkLine], bool]:
+        """An exact hunk adding tab-indented lines, in a file patch written with tabs for the
+        file's spaces: its added lines mapped back as every other hunk's reading says a tab
+        is (issue 43, class 6), once those readings are known (the second pass apply_on
+        makes; the first notes the hunk and keeps its lines); refused when they disagree."""
+        if self.transports_given is None:
+            self.transport_pending = self.transport_pending or number
+            return lines, False
+        from ..place.reindent import by_transport
+
+        mapped = by_transport(lines, self.transports_given, self.indent_style)
+        if mapped is None:
+            raise _one_transport()
+        return mapped
 
     def _added_eol(self, placed: _Placed, reading: _Reading, lines: Sequence[HunkLine],
                    tolerances: list[str]) -> bytes | None:
@@ -543,13 +592,15 @@ class _HunkApplier:
 def _one_transport() -> PatchError:
     """Issue 43, class 6: a file patch is one transport. A hunk whose context matched exactly
     but whose added lines are indented with tabs, in a file patch whose other hunks were
-    written with tabs for the file's spaces, would keep its tabs while the others are mapped
-    back: the file would mix both. Its context (no indented line) does not show which
-    spaces a tab stands for, so it is refused rather than guessed."""
+    written with tabs for the file's spaces, may not keep its tabs while the others are
+    mapped back: its lines are mapped back as the others' readings say a tab is. When they
+    disagree (or none shows what a tab is), its own lines (no indented line) do not show
+    which spaces a tab stands for, so it is refused rather than guessed."""
     return PatchError(
         "indentation_mismatch", "the hunk adds lines indented with tabs to a file indented "
         "with spaces, and the file patch's other hunks were written with tabs for the file's "
-        "spaces: its own lines do not show which spaces a tab stands for",
+        "spaces without showing one width for a tab: its own lines do not show which spaces "
+        "a tab stands for",
         hint="re-emit the patch with the file's own indentation (spaces)")
 
 
