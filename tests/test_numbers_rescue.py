@@ -109,3 +109,37 @@ def test_a_U0_insertion_naming_a_blob_the_path_never_had_stays_refused(
     forged = re.sub(r"^index [0-9a-f]+\.\.", "index 1234567..", patch, flags=re.M)
     err = refused(repo, forged, "context_not_found")
     assert "index line names another version" in err.message
+
+
+# -- a hunk with no context and no index line: the two readings of its numbers ---------------
+
+def _without_index_line(patch: str) -> str:
+    return re.sub(r"^index .*\n", "", patch, flags=re.M)
+
+
+def test_a_U0_insertion_whose_numbers_two_versions_read_apart_is_refused(
+        tmp_path: Path) -> None:
+    """No index line, and an uncommitted edit above the insertion: its number read off the
+    current text and read off the index and HEAD are two places, and nothing in the patch
+    says which version it was written against. Before the fix it went by the number into
+    the shifted file (after the line now at 10, SETTING_1); now it is refused, naming both
+    readings, the file untouched."""
+    repo, patch = _zero_context_patch(tmp_path)
+    (repo / "m.py").write_text(SHIFT + MODULE)
+    err = refused(repo, _without_index_line(patch), "ambiguous_context")
+    assert "read off the current text" in err.message and "read off the index" in err.message
+    assert err.hunk == 1
+
+
+def test_a_U0_insertion_whose_readings_agree_goes_by_its_number(tmp_path: Path) -> None:
+    """The same insertion when the working tree differs from HEAD only below it (or the
+    edit is committed: HEAD is the current text): every reading gives the same edit."""
+    repo, patch = _zero_context_patch(tmp_path)
+    (repo / "m.py").write_text(MODULE + SHIFT)
+    applied(repo, _without_index_line(patch))
+    assert (repo / "m.py").read_text() == INSERTED + SHIFT
+    (repo / "m.py").write_text(SHIFT + MODULE)
+    git(repo, "commit", "-qam", "imports added above")
+    applied(repo, _without_index_line(patch))
+    assert (repo / "m.py").read_text() == SHIFT + MODULE.replace(
+        "SETTING_1 = 1\n", "SETTING_1 = 1\nSETTING_EXTRA = True\n", 1)

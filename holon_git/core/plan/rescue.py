@@ -211,6 +211,43 @@ def rescue_bare(fp: FilePatch, change: FileChange, ours: bytes, three_way: Known
                        plan=plan_by_numbers)
 
 
+def confirm_numbers(fp: FilePatch, change: FileChange, ours: bytes,
+                    three_way: KnownVersions, reverse: bool) -> None:
+    """A context-less insertion went by its line number into ``ours`` (the ``unidiff_zero``
+    rung: ``change``), and nothing says the numbers are the current text's (no index line
+    naming it, no other hunk exactly at its own number). The index and HEAD are versions
+    the numbers may as well have been read off: where ``ours`` differs from one of them,
+    the insertion made there by its numbers and merged must give the same text, else the
+    two readings lead to two edits and the hunk is refused (``ambiguous_context``, naming
+    both). A version the patch does not plan against by its numbers is no reading."""
+    assert fp.old_path is not None
+    for version in three_way.versions(fp, fp.old_path):
+        if version.named or version.recorded or version.label not in ("index", "HEAD"):
+            break  # the index and HEAD come first (git/versions.py)
+        if version.content == ours:
+            continue
+        try:
+            theirs, results, _ = plan_by_numbers(fp, version.content, reverse)
+        except PatchError as err:
+            let_go(err)
+            continue
+        size = marker_size_for(version.content, ours, theirs)
+        merged = three_way.merge(version.content, ours, theirs, size)
+        if merged.clean and merged.content == change.after:
+            continue
+        by_number = next(r for r in change.hunks if "unidiff_zero" in r.tolerances)
+        named = "the index" if version.label == "index" else version.label
+        raise PatchError(
+            "ambiguous_context", "the hunk has no context lines and goes by its line numbers "
+            "alone: read off the current text they place it after line "
+            f"{by_number.applied_line}, read off {named} (whose lines differ from the current "
+            "text) elsewhere; which version they were read off, nothing in the patch says",
+            hint="re-read the file and send the hunk with a few unchanged lines around it "
+            "(or an index line naming the version it was written against)",
+            hunk=by_number.index, patch_line=fp.hunks[by_number.index - 1].patch_line,
+            details={"other_version": version.label})
+
+
 def plan_by_numbers(fp: FilePatch, content: bytes, reverse: bool
                     ) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     """The file patch planned on ``content``, a version its line numbers are known to belong
