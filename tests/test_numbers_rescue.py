@@ -143,3 +143,16 @@ def test_a_U0_insertion_whose_readings_agree_goes_by_its_number(tmp_path: Path) 
     applied(repo, _without_index_line(patch))
     assert (repo / "m.py").read_text() == SHIFT + MODULE.replace(
         "SETTING_1 = 1\n", "SETTING_1 = 1\nSETTING_EXTRA = True\n", 1)
+
+
+def test_a_copy_told_by_its_number_with_the_shift_staged_is_merged_from_head(
+        tmp_path: Path) -> None:
+    """The edit that shifted the lines is staged (the index holds it too): the numbers fit
+    neither the working tree nor the index, but HEAD, and the merge from HEAD decides."""
+    repo, patch = repo_and_git_patch(tmp_path / "r", {"m.py": BASE}, {"m.py": EDITED})
+    (repo / "m.py").write_text(SHIFT + BASE)
+    git(repo, "add", "m.py")
+    receipt = applied(repo, _bare_patch(patch))
+    assert (repo / "m.py").read_text() == SHIFT + EDITED
+    three_way = receipt.files[0].three_way
+    assert three_way is not None and three_way["base"] == "HEAD"

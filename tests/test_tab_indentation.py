@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gitsupport import applied, git_apply, refused, twin
+from gitsupport import applied, git_apply, twin
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from repos.builders import make_repo

@@ -30,7 +30,10 @@ The plan calls it in these cases:
   line numbers, because the patch's index line names another blob (``rescue_bare``, issue 43):
   that blob, when the repository has it as one of the path's versions, is the base, the
   hunks planned there by their numbers (the patch's own word says they are that blob's), and
-  the merge decides, as for a hunk with context.
+  the merge decides, as for a hunk with context; with no index line, an insertion that
+  went by its number where the file differs from the index or HEAD must give the same file
+  made there and merged (``confirm_numbers``), else it is refused: the number reads as
+  two places.
 
 Base = that version, ours = the current text, theirs = base + the file patch, merged by the
 target's three-way text merge (threeway.KnownVersions, libgit2). Only the ``three_way``
