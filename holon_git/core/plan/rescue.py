@@ -225,12 +225,14 @@ def confirm_numbers(fp: FilePatch, change: FileChange, ours: bytes,
     both). A version the patch does not plan against by its numbers is no reading."""
     assert fp.old_path is not None
     for version in three_way.versions(fp, fp.old_path):
-        if version.named or version.recorded or version.label not in ("index", "HEAD"):
+        if version.named:
+            continue
+        if version.recorded or version.label not in ("index", "HEAD"):
             break  # the index and HEAD come first (git/versions.py)
         if version.content == ours:
             continue
         try:
-            theirs, results, _ = plan_by_numbers(fp, version.content, reverse)
+            theirs, _, _ = plan_by_numbers(fp, version.content, reverse)
         except PatchError as err:
             let_go(err)
             continue
