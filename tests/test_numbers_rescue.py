@@ -156,3 +156,26 @@ def test_a_copy_told_by_its_number_with_the_shift_staged_is_merged_from_head(
     assert (repo / "m.py").read_text() == SHIFT + EDITED
     three_way = receipt.files[0].three_way
     assert three_way is not None and three_way["base"] == "HEAD"
+
+
+def test_a_trimmed_insertion_beside_a_hunk_with_context_is_merged_from_its_blob(
+        tmp_path: Path) -> None:
+    """A model trimmed one hunk's context (a -U0 insertion beside a -U3 hunk), written
+    against HEAD (its index line), applied after an uncommitted edit shifted the file: the
+    hunk with context is found by its lines, the insertion only by its number, which is
+    HEAD's. Before the fix the insertion was refused (nothing in the shifted file proves
+    its number); now the file patch is planned in HEAD and merged."""
+    edited = INSERTED.replace("SETTING_18 = 18", "SETTING_18 = 180")
+    repo = make_repo(tmp_path / "r", {"m.py": MODULE})
+    (repo / "m.py").write_text(edited)
+    full = git(repo, "diff")
+    git(repo, "checkout", "--", "m.py")
+    index_line = re.search(r"^index .*\n", full, flags=re.M)
+    assert index_line is not None
+    patch = ("diff --git a/m.py b/m.py\n" + index_line.group(0) + "--- a/m.py\n+++ b/m.py\n"
+             "@@ -10,0 +11 @@\n+SETTING_EXTRA = True\n"
+             "@@ -17,3 +18,3 @@\n SETTING_17 = 17\n-SETTING_18 = 18\n+SETTING_18 = 180\n"
+             " SETTING_19 = 19\n")
+    (repo / "m.py").write_text(SHIFT + MODULE)
+    applied(repo, patch)
+    assert (repo / "m.py").read_text() == SHIFT + edited
