@@ -179,3 +179,34 @@ def test_a_trimmed_insertion_beside_a_hunk_with_context_is_merged_from_its_blob(
     (repo / "m.py").write_text(SHIFT + MODULE)
     applied(repo, patch)
     assert (repo / "m.py").read_text() == SHIFT + edited
+
+
+THREE = (FUNC.format(name="first") + "\n\n" + FUNC.format(name="second") + "\n\n"
+         + FUNC.format(name="third"))
+
+
+def test_copies_the_number_points_at_none_of_are_merged_from_where_it_does(
+        tmp_path: Path) -> None:
+    """Three copies of a block; the patch edits the second, told apart by its line number in
+    HEAD. An uncommitted edit above moved every copy off that number by three lines, so in
+    the working tree it points at none of them. Before the fix the hunk was refused
+    (ambiguous_context); the numbers fit HEAD (and the index) exactly, and the merge from
+    there edits the second copy."""
+    second = THREE.replace("count += 1", "count += 2", 2).replace("count += 2", "count += 1", 1)
+    repo, patch = repo_and_git_patch(tmp_path / "r", {"m.py": THREE}, {"m.py": second})
+    above = "import os\nimport sys\nimport re\n"
+    (repo / "m.py").write_text(above + THREE)
+    receipt = applied(repo, _bare_patch(patch))
+    assert (repo / "m.py").read_text() == above + second
+    three_way = receipt.files[0].three_way
+    assert three_way is not None and three_way["base"] in ("index", "HEAD")
+
+
+def test_copies_no_version_tells_apart_stay_ambiguous(tmp_path: Path) -> None:
+    """The same hunk with a number that fits no version exactly (a model's slip on a clean
+    file: HEAD is the current text): no version says which copy, and it stays refused."""
+    second = THREE.replace("count += 1", "count += 2", 2).replace("count += 2", "count += 1", 1)
+    repo, patch = repo_and_git_patch(tmp_path / "r", {"m.py": THREE}, {"m.py": second})
+    slipped = re.sub(r"^@@ -(\d+)", lambda m: f"@@ -{int(m.group(1)) + 3}", _bare_patch(patch),
+                     flags=re.M)
+    refused(repo, slipped, "ambiguous_context")

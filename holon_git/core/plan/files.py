@@ -232,6 +232,12 @@ def _placed_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: boo
             merged = rescue(fp, change, ours, three_way, reverse)
             if merged is not None:
                 return merged
+        if err.code == "ambiguous_context" and three_way is not None and fp.edit is None:
+            from .rescue import rescue_copies
+
+            merged = rescue_copies(fp, change, ours, three_way, reverse)
+            if merged is not None:
+                return merged  # merged from a version whose numbers tell the copies apart
         if err.code == "ambiguous_context" and not (reverse or fp.unidiff_zero):
             from ..place.salvage.zero import line_numbers_hold  # a refused hunk only
 

@@ -25,7 +25,9 @@ The plan calls it in these cases:
   (``rescue_numbers``, issue 43): line numbers fit the version they were written against,
   not a working tree an edit has shifted since. A version where the numbers chose (a hunk
   sits at its line number there, and, for the named blob, one among copies) is the base and
-  the merge decides;
+  the merge decides; and when a hunk's copies are not told apart in the current text (its
+  number points at none of them: ``rescue_copies``), a version where its number points
+  exactly at one is;
 - a hunk with no context line (``diff -U0``) that nothing places in the current text by its
   line numbers, because the patch's index line names another blob (``rescue_bare``, issue 43):
   that blob, when the repository has it as one of the path's versions, is the base, the
@@ -194,6 +196,23 @@ def rescue_numbers(fp: FilePatch, change: FileChange, ours: bytes, three_way: Kn
     return _merge_from(fp, change, ours, three_way, reverse, None,
                        "the hunks' places were told by their line numbers", fits=fits,
                        only_named=not any(numbered))
+
+
+def rescue_copies(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
+                  reverse: bool) -> FileChange | None:
+    """A hunk's old side occurs several times in ``ours`` and its line number points exactly
+    at none of them (``ambiguous_context``): an edit above the copies moved them since the
+    numbers were read. Merge from a version where each hunk told from its copies by its
+    number sits exactly at it (as ``rescue_numbers`` asks of a copy the number chose in
+    ``ours``), every such version agreeing (``_merge_from``); None when none is one."""
+
+    def fits(results: Sequence[HunkResult], named: bool) -> bool:
+        told = [r for r in results if r.by_line_number]
+        return bool(told) and all(r.offset == 0 for r in told)
+
+    return _merge_from(fp, change, ours, three_way, reverse, None,
+                       "the hunks' old lines occur more than once in the current text and "
+                       "their line numbers point at none of the copies", fits=fits)
 
 
 Planner = Callable[[FilePatch, bytes, bool], tuple[bytes, list[HunkResult], list[Diagnostic]]]
