@@ -38,6 +38,7 @@ import re
 from collections.abc import Sequence
 
 from ...model import ADD, CONTEXT, REMOVE, Hunk, HunkLine
+from ..edges import Edges
 from ..match import KEYS, WHITESPACE, telling_levels
 from ..numbers import Numbers
 from .reading import (
@@ -130,6 +131,8 @@ def _one_place(attempt: Attempt, rung: str, start: int, reading: Reading, at: in
     if reading.left_out(start):
         _near_copy(attempt, reading, start)
         _edited_where_hinted(attempt, reading, start)
+    _stale_neighbours(attempt, reading, start)
+    _stale_edge(attempt, at, lines, reading.what)
     _seams(attempt, reading, start)
     _section(attempt, at, lines, reading.what)
     _guard(attempt, reading, start, level)
@@ -229,6 +232,90 @@ def loose_refusal(lines: Sequence[bytes], body: Sequence[HunkLine], start: int,
     except Unplaced as refused:
         return refused
     return None
+
+
+# -- a stale patch: the version its index line names is not this text ------------------------
+
+def stale_refusal(lines: Sequence[bytes], body: Sequence[HunkLine], start: int,
+                  hinted: int | None, section: str, edges: Edges) -> Unplaced | None:
+    """A placement by any comparison level (``body``'s old side at line ``start`` of
+    ``lines``, 0-based; ``hinted``: where its number points, ``section``: its header's text,
+    ``edges``: the file edges it claims) of a hunk whose file patch's ``index`` line names
+    another version of the file than this text. Two readings are then allowed: the model's
+    slip on this file, and a stale patch written against the version it names, which the
+    file changed from since. The placement stands only when both lead to the same edit, so
+    it is refused (returned, for the planner to word) when the stale reading puts the edit
+    elsewhere or calls it a conflict: the hunk claims a file edge it is not at
+    (``_stale_edge``); or, placed away from its number, the section text names a definition
+    whose place this is not (``_section``), or where the number points its old side is the
+    file's lines but for one (``_written_where_hinted``). Else None."""
+    attempt = Attempt(lines, body, Hints(section=section, hinted=hinted, stale=True,
+                                         edges=edges))
+    what = "as written"
+    try:
+        _stale_edge(attempt, start, body, what)
+        if hinted is not None and hinted != start:
+            _section(attempt, start, body, what)
+            _written_where_hinted(attempt, start, what)
+    except Unplaced as refused:
+        return refused
+    return None
+
+
+def _stale_edge(attempt: Attempt, at: int, body: Sequence[HunkLine], what: str) -> None:
+    """A hunk that claims a file edge (context, and none after its changes: the file's end;
+    starting at line 1 with context: its start) in a patch that names another version:
+    that version ended (or started) right at the change, and this file has lines beyond it
+    now. The reading ruled out: "the model left out the context there" — the stale reading
+    says lines were added right next to the change since, which ``git merge-file`` calls a
+    conflict, so the two readings do not lead to the same edit."""
+    edges, lines = attempt.hints.edges, attempt.file.lines
+    size = len(old_side(body))
+    if not attempt.hints.stale or edges.hold(at, size, len(lines)):
+        return
+    if edges.end and at + size != len(lines):
+        where = (f"ends at line {at + size}, and the file goes on to line {len(lines)}; "
+                 f"re-read lines {_around(at, size)}")
+        edge = "end"
+    else:
+        where = (f"starts at line {at + 1}, below the file's first line; re-read lines "
+                 f"1-{at + size}")
+        edge = "start"
+    was = "ended" if edge == "end" else "started"
+    raise Unplaced(f"read {what}, it fits line {at + 1}, but it claims the file's {edge} (its "
+                   "context runs out there) and its file patch names another version of the "
+                   f"file: the version it was written against {was} at the change, and here "
+                   f"the hunk {where}; lines were added next to the change since (a conflict "
+                   "for git merge-file)", [at + 1])
+
+
+def _stale_neighbours(attempt: Attempt, reading: Reading, start: int) -> None:
+    """A reading that leaves a side of context out, in a patch that names another version:
+    the side's line next to the change must be the file's line there (whitespace aside).
+    The reading ruled out: "the model invented that side" — the stale reading says the
+    line beside the change was rewritten, deleted or pushed away by lines inserted since,
+    and ``git merge-file`` calls a change next to another change a conflict. (The far
+    lines of a side whose near lines are kept, ``Reading.dropped``, are not next to it.)"""
+    if not attempt.hints.stale:
+        return
+    key, lines = KEYS[WHITESPACE], attempt.file.lines
+    for name, at in reading.left_out(start):
+        if reading.dropped is not None and name in reading.dropped:
+            continue
+        side = old_side(attempt.side(name))
+        if not side:
+            continue
+        beside = len(side) - 1 if name == "leading" else 0
+        line = at + beside
+        if 0 <= line < len(lines) and key(lines[line]) == key(side[beside]):
+            continue
+        have = (f"line {line + 1} is {quote([lines[line]])}" if 0 <= line < len(lines)
+                else "the file has no line there")
+        raise Unplaced(f"read {reading.what}, its {name} context line next to the change, "
+                       f"{quote([side[beside]])}, is not in the file there ({have}), and its "
+                       "file patch names another version of the file: the file changed "
+                       "beside the edit since (a conflict for git merge-file); re-read lines "
+                       f"{_around(at, len(side))}", [line + 1, start + 1])
 
 
 def _written_where_hinted(attempt: Attempt, start: int, what: str) -> None:
@@ -533,10 +620,11 @@ def _seams(attempt: Attempt, reading: Reading, start: int) -> None:
 def _blank_slip(attempt: Attempt, reading: Reading, start: int) -> bool:
     """A blank line the context skips, or a blank context line the file lacks, next to a
     change, in a file that equals its index and HEAD, every other context line exact: the
-    commonest slip, and nothing says the file changed (issue 43's contract). The reading it
-    lets stand: the model dropped or added a blank line; the stale reading has no version
-    to come from."""
-    if not attempt.hints.clean or not attempt.file.at(reading.old, start, 0):
+    commonest slip, and nothing says the file changed (issue 43's contract): its patch names
+    no other version. The reading it lets stand: the model dropped or added a blank line;
+    the stale reading has no version to come from."""
+    if not attempt.hints.clean or attempt.hints.stale \
+            or not attempt.file.at(reading.old, start, 0):
         return False
     return all(not attempt.file.lines[start + j].strip()
                for j, line in enumerate(reading.old) if line is None)
