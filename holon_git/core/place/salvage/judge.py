@@ -245,35 +245,41 @@ def stale_refusal(lines: Sequence[bytes], body: Sequence[HunkLine], start: int,
     slip on this file, and a stale patch written against the version it names, which the
     file changed from since. The placement stands only when both lead to the same edit, so
     it is refused (returned, for the planner to word) when the stale reading puts the edit
-    elsewhere or calls it a conflict: the hunk claims a file edge it is not at
-    (``_stale_edge``); or, placed away from its number, the section text names a definition
-    whose place this is not (``_section``), or where the number points its old side is the
-    file's lines but for one (``_written_where_hinted``). Else None."""
+    elsewhere or calls it a conflict: its change sits at a file edge the hunk claims, and
+    the file has lines beyond it now (``_stale_edge``); or, placed away from its number,
+    where the number points, or in the scope its section text names, its old side is the
+    file's lines but for one (``_written_where_hinted``, ``_written_in_scope``). (A section
+    text that merely no longer names the place is no such evidence: a definition added
+    above the hunk since changes what git would write there, not the edit.) Else None."""
     attempt = Attempt(lines, body, Hints(section=section, hinted=hinted, stale=True,
                                          edges=edges))
     what = "as written"
     try:
         _stale_edge(attempt, start, body, what)
         if hinted is not None and hinted != start:
-            _section(attempt, start, body, what)
             _written_where_hinted(attempt, start, what)
+            _written_in_scope(attempt, start, what)
     except Unplaced as refused:
         return refused
     return None
 
 
 def _stale_edge(attempt: Attempt, at: int, body: Sequence[HunkLine], what: str) -> None:
-    """A hunk that claims a file edge (context, and none after its changes: the file's end;
-    starting at line 1 with context: its start) in a patch that names another version:
-    that version ended (or started) right at the change, and this file has lines beyond it
-    now. The reading ruled out: "the model left out the context there" — the stale reading
-    says lines were added right next to the change since, which ``git merge-file`` calls a
-    conflict, so the two readings do not lead to the same edit."""
+    """A hunk whose change sits at a file edge it claims (context before its changes and
+    none after: the file's end; its first line a change at line 1, with context after: its
+    start) in a patch that names another version: that version ended (or started) right at
+    the change, and this file has lines beyond it now. The reading ruled out: "the model
+    left out the context there" — the stale reading says lines were added right next to the
+    change since, which ``git merge-file`` calls a conflict, so the two readings do not lead
+    to the same edit. (Context between the change and the edge keeps lines added beyond it
+    away from the change: no conflict, no refusal.)"""
     edges, lines = attempt.hints.edges, attempt.file.lines
     size = len(old_side(body))
-    if not attempt.hints.stale or edges.hold(at, size, len(lines)):
+    end = edges.end and bool(body) and body[-1].kind != CONTEXT and at + size != len(lines)
+    begin = edges.start and bool(body) and body[0].kind != CONTEXT and at != 0
+    if not attempt.hints.stale or not (end or begin):
         return
-    if edges.end and at + size != len(lines):
+    if end:
         where = (f"ends at line {at + size}, and the file goes on to line {len(lines)}; "
                  f"re-read lines {_around(at, size)}")
         edge = "end"
@@ -287,6 +293,38 @@ def _stale_edge(attempt: Attempt, at: int, body: Sequence[HunkLine], what: str) 
                    f"file: the version it was written against {was} at the change, and here "
                    f"the hunk {where}; lines were added next to the change since (a conflict "
                    "for git merge-file)", [at + 1])
+
+
+def _written_in_scope(attempt: Attempt, start: int, what: str) -> None:
+    """The hunk's section text is a definition line of the file whose scope does not hold
+    the place found, and in that scope the whole old side is the file's lines but for one
+    (with whitespace ignored; the lines that agree say where they are): the hunk was written
+    for that scope, whose line changed since, and the place found is a look-alike (a sibling
+    function's copy of the same statements). The reading ruled out: the section text and the
+    number are the model's slips and the copy found its place."""
+    text = attempt.hints.section.strip().encode("utf-8", "surrogateescape")
+    if not _DEFINITION.match(text):
+        return
+    lines, old = attempt.file.lines, old_side(attempt.body)
+    size, key = len(old), KEYS[WHITESPACE]
+    if size < 2:
+        return
+    keyed = [key(line) for line in old]
+    for named in (j for j, line in enumerate(lines) if line.strip() == text):
+        end = _scope_end(lines, named)
+        if named <= start < end:
+            return  # the place found is in a scope the text names
+        for other in range(named + 1, min(end, len(lines)) - size + 1):
+            differ = [j for j in range(size) if key(lines[other + j]) != keyed[j]]
+            if len(differ) == 1 and enough([old[j] for j in range(size) if j != differ[0]]):
+                changed = other + differ[0]
+                raise Unplaced(f"read {what}, it fits line {start + 1}, but its header names "
+                               f"{quote([text])} (line {named + 1}), and in its scope, at line "
+                               f"{other + 1}, its old lines are the file's but for line "
+                               f"{changed + 1}, {quote([lines[changed]])} (the patch has "
+                               f"{quote([old[differ[0]]])}): the hunk was written for that "
+                               "place, which changed since; re-read lines "
+                               f"{_around(other, size)}", [other + 1, start + 1])
 
 
 def _stale_neighbours(attempt: Attempt, reading: Reading, start: int) -> None:
