@@ -287,3 +287,69 @@ def test_an_exact_copy_in_a_sibling_is_not_the_place_the_section_names(
     assert "'def test_combining_marks():'" in error.message
     assert (repo / "test_width.py").read_text() == CHECKS_NOW
 
+
+
+# -- what is no evidence of a changed place: the narrowness of the rules above --------------
+
+HEADER = '''\
+import base64
+import string
+import struct
+import typing as _t
+
+
+def encode(data):
+    return base64.b64encode(data)
+'''
+HEADER_WANTED = HEADER.replace("import string\n", "import hmac\n")
+# since: a docstring above the imports, and the typing alias renamed
+HEADER_NOW = '"""Encoding helpers."""\n' + HEADER.replace("import typing as _t\n",
+                                                         "import typing as t\n")
+
+
+def test_lines_added_beyond_the_context_at_the_start_are_no_conflict(tmp_path: Path) -> None:
+    """The hunk starts at line 1 with a context line before its change: the docstring added
+    above that line since is not next to the change (git merge-file merges it cleanly), and
+    the hunk, read without its trailing context (its last line was renamed), applies."""
+    repo = only_current(tmp_path, "enc.py", HEADER_NOW)
+    applied(repo, with_index("enc.py", HEADER, HEADER_WANTED))
+    assert (repo / "enc.py").read_text() == HEADER_NOW.replace("import string\n",
+                                                               "import hmac\n")
+
+
+ALGORITHMS = '''\
+class NoSigning(Algorithm):
+    """Signs nothing."""
+
+    def sign(self, key, value):
+        return b""
+
+
+class HmacSigning(Algorithm):
+    """Signs with an HMAC."""
+
+    digest = staticmethod(hashlib.sha256)
+'''
+ALGORITHMS_WANTED = ALGORITHMS.replace('    """Signs with an HMAC."""\n',
+                                       '    """Signs with an HMAC."""\n    name = "hmac"\n')
+# since: a helper function between the two classes
+ALGORITHMS_NOW = ALGORITHMS.replace('\n\nclass HmacSigning', '''
+
+def _lazy_sha256(data=b""):
+    return hashlib.sha256(data)
+
+
+class HmacSigning''')
+
+
+def test_a_definition_added_above_the_hunk_is_no_evidence(tmp_path: Path) -> None:
+    """The section text git wrote names the class above the hunk in the version the patch
+    names; a helper added between them since means git would name the helper now. The
+    hunk's lines are exact at one place, away from its number: the edit is the same in both
+    readings, and it applies."""
+    repo = only_current(tmp_path, "algorithms.py", ALGORITHMS_NOW)
+    patch = with_index("algorithms.py", ALGORITHMS, ALGORITHMS_WANTED)
+    assert " @@ class NoSigning(Algorithm):\n" in patch
+    applied(repo, patch)
+    assert (repo / "algorithms.py").read_text() == ALGORITHMS_NOW.replace(
+        '    """Signs with an HMAC."""\n', '    """Signs with an HMAC."""\n    name = "hmac"\n')
