@@ -130,7 +130,7 @@ def _one_place(attempt: Attempt, rung: str, start: int, reading: Reading, at: in
     _left_out(attempt, reading, start, level)
     if reading.left_out(start):
         _near_copy(attempt, reading, start)
-        _edited_where_hinted(attempt, reading, start)
+        _changed_where_hinted(attempt, start, reading.what, len(reading.old))
     _stale_neighbours(attempt, reading, start)
     _stale_edge(attempt, at, lines, reading.what)
     _seams(attempt, reading, start)
@@ -222,13 +222,13 @@ def loose_refusal(lines: Sequence[bytes], body: Sequence[HunkLine], start: int,
     statements at another indentation, in a sibling function) merely matches loosely. So
     it is refused (returned, for the planner to word) when the section text names a
     definition whose place this is not (``_section``), or where the hunk's number points
-    (``hinted``, 0-based, in the file as it stands) its old side is the file's lines but
-    for one (``_written_where_hinted``); else None."""
+    (``hinted``, 0-based, in the file as it stands) the file shows the place it was written
+    for, changed since (``_changed_where_hinted``); else None."""
     attempt = Attempt(lines, body, Hints(section=section, hinted=hinted))
     what = "with whitespace ignored"
     try:
         _section(attempt, start, body, what)
-        _written_where_hinted(attempt, start, what)
+        _changed_where_hinted(attempt, start, what)
     except Unplaced as refused:
         return refused
     return None
@@ -247,8 +247,9 @@ def stale_refusal(lines: Sequence[bytes], body: Sequence[HunkLine], start: int,
     it is refused (returned, for the planner to word) when the stale reading puts the edit
     elsewhere or calls it a conflict: its change sits at a file edge the hunk claims, and
     the file has lines beyond it now (``_stale_edge``); or, placed away from its number,
-    where the number points, or in the scope its section text names, its old side is the
-    file's lines but for one (``_written_where_hinted``, ``_written_in_scope``). (A section
+    where the number points the file shows the place it was written for, changed since
+    (``_changed_where_hinted``), or in the scope its section text names its old side is the
+    file's lines but for one (``_written_in_scope``). (A section
     text that merely no longer names the place is no such evidence: a definition added
     above the hunk since changes what git would write there, not the edit.) Else None."""
     attempt = Attempt(lines, body, Hints(section=section, hinted=hinted, stale=True,
@@ -257,7 +258,7 @@ def stale_refusal(lines: Sequence[bytes], body: Sequence[HunkLine], start: int,
     try:
         _stale_edge(attempt, start, body, what)
         if hinted is not None and hinted != start:
-            _written_where_hinted(attempt, start, what)
+            _changed_where_hinted(attempt, start, what)
             _written_in_scope(attempt, start, what)
     except Unplaced as refused:
         return refused
@@ -356,31 +357,55 @@ def _stale_neighbours(attempt: Attempt, reading: Reading, start: int) -> None:
                        f"{_around(at, len(side))}", [line + 1, start + 1])
 
 
-def _written_where_hinted(attempt: Attempt, start: int, what: str) -> None:
-    """Where the hunk's number points, away from the place found, the whole old side is the
-    file's lines but for one (with whitespace ignored), and the lines that agree say where
-    they are (``enough``): the hunk was written for that place, whose line changed since.
-    The reading ruled out: the number is the model's slip and the loose copy its place."""
+def _changed_where_hinted(attempt: Attempt, start: int, what: str, size: int | None = None
+                          ) -> None:
+    """Where the hunk's line number points, away from the place found (``start``, a match
+    of ``size`` lines: the whole old side unless a reading kept less), the file shows the
+    place the hunk was written for, changed since:
+
+    - its whole old side there is the file's lines but for one (with whitespace ignored),
+      and the lines that agree say where they are (``enough``); or
+    - farther off (the place found not within the lines around the number), a line there is
+      an edited form of one of its removed lines (``_edited``).
+
+    The reading it rules out: the number is the model's slip and the place found (a loose
+    copy, a copy without the lines the model left out) its place; the stale reading puts the
+    edit where the number points."""
     hinted, lines = attempt.hints.hinted, attempt.file.lines
     old = old_side(attempt.body)
-    size, key = len(old), KEYS[WHITESPACE]
-    if hinted is None or size < 2:
+    whole, key = len(old), KEYS[WHITESPACE]
+    end = start + (whole if size is None else size)
+    if hinted is None:
         return
     keyed = [key(line) for line in old]
-    for other in range(max(hinted - _AROUND, 0), min(hinted + _AROUND, len(lines) - size) + 1):
-        if start - size < other < start + size:
-            continue  # the place found, or overlapping it
-        differ = [j for j in range(size) if key(lines[other + j]) != keyed[j]]
-        same = [old[j] for j in range(size) if j not in differ]
-        if len(differ) == 1 and enough(same):
-            changed = other + differ[0]
-            raise Unplaced(f"read {what}, it fits line {start + 1}, but where its line "
-                           f"number points, at line {other + 1}, its old lines are the "
-                           f"file's but for line {changed + 1}, {quote([lines[changed]])} "
-                           f"(the patch has {quote([old[differ[0]]])}): the hunk was written "
-                           "for that place, which changed since; re-read lines "
-                           f"{_around(other, size)}", [other + 1, start + 1])
-
+    if whole >= 2:
+        for other in range(max(hinted - _AROUND, 0),
+                           min(hinted + _AROUND, len(lines) - whole) + 1):
+            if start - whole < other < start + whole:
+                continue  # the place found, or overlapping it
+            differ = [j for j in range(whole) if key(lines[other + j]) != keyed[j]]
+            same = [old[j] for j in range(whole) if j not in differ]
+            if len(differ) == 1 and enough(same):
+                changed = other + differ[0]
+                raise Unplaced(f"read {what}, it fits line {start + 1}, but where its line "
+                               f"number points, at line {other + 1}, its old lines are the "
+                               f"file's but for line {changed + 1}, {quote([lines[changed]])} "
+                               f"(the patch has {quote([old[differ[0]]])}): the hunk was "
+                               "written for that place, which changed since; re-read lines "
+                               f"{_around(other, whole)}", [other + 1, start + 1])
+    removed = [line.text for line in attempt.body if line.kind == REMOVE]
+    if not removed or hinted - _AROUND <= start <= hinted + whole + _AROUND:
+        return  # the place found is where the number points: nothing more says otherwise
+    for at in range(max(hinted - _AROUND, 0), min(hinted + whole + _AROUND, len(lines))):
+        if start - _AROUND <= at < end + _AROUND:
+            continue
+        for line in removed:
+            if lines[at] != line and lines[at].strip() and _edited(line, lines[at]):
+                raise Unplaced(f"read {what}, it fits line {start + 1}, but where its line "
+                               f"number points, line {at + 1} is {quote([lines[at]])}, an "
+                               f"edited form of its removed line {quote([line])}: the hunk "
+                               "was written for that place, which changed since; re-read "
+                               f"lines {_around(at, 1)}", [at + 1, start + 1])
 
 # -- line numbers placing lines with no context -----------------------------------------------
 
@@ -588,30 +613,6 @@ def _near_copy(attempt: Attempt, reading: Reading, start: int) -> None:
                            f"{quote([pattern[differ[0]] or b''])}: the hunk was written for "
                            "that place, which changed since; re-read lines "
                            f"{_around(other, len(pattern))}", [other + 1, start + 1])
-
-
-def _edited_where_hinted(attempt: Attempt, reading: Reading, start: int) -> None:
-    """Where the hunk's line number points (away from the place the reading found), the
-    file has an edited form of one of its removed lines: the hunk was written for that
-    place, whose line changed since; the copy found elsewhere is a look-alike."""
-    hinted = attempt.hints.hinted
-    removed = [line.text for line in attempt.body if line.kind == REMOVE]
-    size = len(old_side(attempt.body))
-    end = start + len(reading.old)
-    if hinted is None or not removed or hinted - _AROUND <= start <= hinted + size + _AROUND:
-        return  # the place found is where the number points: nothing says otherwise
-    lines = attempt.file.lines
-    for at in range(max(hinted - _AROUND, 0), min(hinted + size + _AROUND, len(lines))):
-        if start - _AROUND <= at < end + _AROUND:
-            continue
-        for line in removed:
-            if lines[at] != line and lines[at].strip() and _edited(line, lines[at]):
-                raise Unplaced(f"read {reading.what}, it fits line {start + 1}, but where its "
-                               f"line number points, line {at + 1} is "
-                               f"{quote([lines[at]])}, an edited form of its removed line "
-                               f"{quote([line])}: the hunk was written for that place, which "
-                               f"changed since; re-read lines {_around(at, 1)}",
-                               [at + 1, start + 1])
 
 
 def _changed_there(attempt: Attempt, name: str, found: int, size: int) -> bool:
