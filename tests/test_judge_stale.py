@@ -353,3 +353,34 @@ def test_a_definition_added_above_the_hunk_is_no_evidence(tmp_path: Path) -> Non
     applied(repo, patch)
     assert (repo / "algorithms.py").read_text() == ALGORITHMS_NOW.replace(
         '    """Signs with an HMAC."""\n', '    """Signs with an HMAC."""\n    name = "hmac"\n')
+
+
+# -- the line above the change wrapped onto several lines since ------------------------------
+
+REPORT = '''\
+def report(db, query):
+    if not query:
+        return []
+    rows = db.fetch(query, limit=100, timeout=30)
+    return [format_row(row) for row in rows]
+
+
+def summary(rows):
+    return len(rows)
+'''
+REPORT_WANTED = REPORT.replace("    return [format_row(row) for row in rows]\n",
+                               "    shown = [format_row(row) for row in rows]\n"
+                               "    return shown\n")
+REPORT_NOW = REPORT.replace("    rows = db.fetch(query, limit=100, timeout=30)\n",
+                            "    rows = db.fetch(\n        query, limit=100, timeout=30\n    )\n")
+
+
+def test_a_neighbour_wrapped_since_is_a_conflict(tmp_path: Path) -> None:
+    """The call right above the changed line was wrapped onto three lines since. Read
+    without its leading context, the change fits once; the stale reading says the line
+    next to it changed (git merge-file: a conflict). Refused, naming the closing line that
+    sits there now."""
+    repo = only_current(tmp_path, "report.py", REPORT_NOW)
+    error = refused(repo, with_index("report.py", REPORT, REPORT_WANTED), "context_not_found")
+    assert "leading context line next to the change" in error.message
+    assert "line 6 is '    )'" in error.message
