@@ -13,8 +13,8 @@ refuse it. A hunk whose removed lines occur once in the file is placed by them w
 file's edges now are (an agent's own lines above a hunk at line 1 moved it down, and a merge
 from the version where it sat at line 1 would conflict with those lines for nothing). A patch
 whose ``index`` line names another version than the file's is the exception: there the judge
-(salvage/judge.py's stale_refusal) refuses a change that sits at a claimed edge, with lines
-beyond it now, whatever anchors it.
+(salvage/judge.py's stale_refusal) refuses a change that ended the file, with lines after it
+now, whatever anchors it.
 """
 
 from __future__ import annotations

@@ -245,8 +245,8 @@ def stale_refusal(lines: Sequence[bytes], body: Sequence[HunkLine], start: int,
     slip on this file, and a stale patch written against the version it names, which the
     file changed from since. The placement stands only when both lead to the same edit, so
     it is refused (returned, for the planner to word) when the stale reading puts the edit
-    elsewhere or calls it a conflict: its change sits at a file edge the hunk claims, and
-    the file has lines beyond it now (``_stale_edge``); or, placed away from its number,
+    elsewhere or calls it a conflict: its change ends the file in the version named, and
+    the file has lines after it now (``_stale_edge``); or, placed away from its number,
     where the number points the file shows the place it was written for, changed since
     (``_changed_where_hinted``), or in the scope its section text names its old side is the
     file's lines but for one (``_written_in_scope``). (A section
@@ -266,34 +266,26 @@ def stale_refusal(lines: Sequence[bytes], body: Sequence[HunkLine], start: int,
 
 
 def _stale_edge(attempt: Attempt, at: int, body: Sequence[HunkLine], what: str) -> None:
-    """A hunk whose change sits at a file edge it claims (context before its changes and
-    none after: the file's end; its first line a change at line 1, with context after: its
-    start) in a patch that names another version: that version ended (or started) right at
-    the change, and this file has lines beyond it now. The reading ruled out: "the model
-    left out the context there" — the stale reading says lines were added right next to the
-    change since, which ``git merge-file`` calls a conflict, so the two readings do not lead
-    to the same edit. (Context between the change and the edge keeps lines added beyond it
-    away from the change: no conflict, no refusal.)"""
-    edges, lines = attempt.hints.edges, attempt.file.lines
+    """A hunk whose change ends the file it claims (context before its changes, none after)
+    in a patch that names another version: that version ended right at the change, and this
+    file has lines after it now. The reading ruled out: "the model left out the trailing
+    context" — the stale reading says lines were added right after the change since, which
+    ``git merge-file`` calls a conflict, so the two readings do not lead to the same edit.
+    The start is not weighed so: lines added above a file's first line (a header, a
+    docstring, a licence) are taken as unrelated to a hunk there, as the edge rule has it
+    (edges.py: removed lines that occur once place the hunk wherever the edges now are)."""
+    lines = attempt.file.lines
     size = len(old_side(body))
-    end = edges.end and bool(body) and body[-1].kind != CONTEXT and at + size != len(lines)
-    begin = edges.start and bool(body) and body[0].kind != CONTEXT and at != 0
-    if not attempt.hints.stale or not (end or begin):
+    if not (attempt.hints.stale and attempt.hints.edges.end and body
+            and body[-1].kind != CONTEXT and at + size != len(lines)):
         return
-    if end:
-        where = (f"ends at line {at + size}, and the file goes on to line {len(lines)}; "
-                 f"re-read lines {_around(at, size)}")
-        edge = "end"
-    else:
-        where = (f"starts at line {at + 1}, below the file's first line; re-read lines "
-                 f"1-{at + size}")
-        edge = "start"
-    was = "ended" if edge == "end" else "started"
-    raise Unplaced(f"read {what}, it fits line {at + 1}, but it claims the file's {edge} (its "
-                   "context runs out there) and its file patch names another version of the "
-                   f"file: the version it was written against {was} at the change, and here "
-                   f"the hunk {where}; lines were added next to the change since (a conflict "
-                   "for git merge-file)", [at + 1])
+    raise Unplaced(f"read {what}, it fits line {at + 1}, but it claims the file's end (its "
+                   "context runs out after its change) and its file patch names another "
+                   "version of the file: the version it was written against ended at the "
+                   f"change, and here the hunk ends at line {at + size}, and the file goes "
+                   f"on to line {len(lines)}; lines were added right after the change since "
+                   f"(a conflict for git merge-file); re-read lines {_around(at, size)}",
+                   [at + 1])
 
 
 def _written_in_scope(attempt: Attempt, start: int, what: str) -> None:
