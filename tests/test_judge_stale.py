@@ -384,3 +384,55 @@ def test_a_neighbour_wrapped_since_is_a_conflict(tmp_path: Path) -> None:
     error = refused(repo, with_index("report.py", REPORT, REPORT_WANTED), "context_not_found")
     assert "leading context line next to the change" in error.message
     assert "line 6 is '    )'" in error.message
+
+
+# -- one rule for a changed place where the number points (item 10: two rules merged) --------
+
+SENDERS = '''\
+import logging
+
+log = logging.getLogger(__name__)
+
+
+def first(items, limit):
+    """Send the first batch of items."""
+    batch = items[:limit]
+    payload = encode(batch, compact=True)
+    response = client.post(payload, retries=3)
+    check(response)
+    return response
+
+
+class Worker:
+    def second(self, items):
+        """Send every item, one batch at a time."""
+        for chunk in split(items):
+            batch = chunk
+            payload = encode(batch)
+            response = client.post(payload)
+            check(response)
+        return True
+'''
+# written when first() read 'payload = encode(batch)' and 'client.post(payload)'
+FOR_FIRST = '''\
+--- a/sender.py
++++ b/sender.py
+@@ -9,3 +9,3 @@
+     payload = encode(batch)
+-    response = client.post(payload)
++    response = client.post(payload, timeout=5)
+     check(response)
+'''
+
+
+def test_a_loose_match_is_refused_where_the_number_holds_an_edited_removed_line(
+        tmp_path: Path) -> None:
+    """No section text, no index line. The whitespace level finds the hunk's lines in
+    Worker.second, one level deeper; where its number points, in first(), two of its three
+    lines changed since (so its old side is not the file's lines but for one), but its
+    removed line is there, edited. One rule (judge._changed_where_hinted) weighs both
+    signs of the place the hunk was written for, for a loose placement as for a last rung's:
+    refused, naming line 10; before, the look-alike in Worker.second took the edit."""
+    repo = make_repo(tmp_path / "r", {"sender.py": SENDERS})
+    error = refused(repo, FOR_FIRST, "context_not_found")
+    assert "line 10 is '    response = client.post(payload, retries=3)'" in error.message
