@@ -399,6 +399,7 @@ def _changed_where_hinted(attempt: Attempt, start: int, what: str, size: int | N
                                "was written for that place, which changed since; re-read "
                                f"lines {_around(at, 1)}", [at + 1, start + 1])
 
+
 # -- line numbers placing lines with no context -----------------------------------------------
 
 def numbers_refusal(hunk: Hunk | Sequence[HunkLine], numbers: Numbers, copies: int
