@@ -11,7 +11,10 @@ and a claimed edge is a place where a re-sent hunk's new side may sit.
 The rule protects insertions: a re-sent insertion at the top of a file has nothing else to
 refuse it. A hunk whose removed lines occur once in the file is placed by them wherever the
 file's edges now are (an agent's own lines above a hunk at line 1 moved it down, and a merge
-from the version where it sat at line 1 would conflict with those lines for nothing).
+from the version where it sat at line 1 would conflict with those lines for nothing). A patch
+whose ``index`` line names another version than the file's is the exception: there the judge
+(salvage/judge.py's stale_refusal) refuses a change that ended the file, with lines after it
+now, whatever anchors it.
 """
 
 from __future__ import annotations

@@ -285,7 +285,7 @@ LAST_RUNGS: tuple[LastRung, ...] = (
 
 def salvage_hunk(running: RunningFile, hunk: Hunk, refusal: PatchError, *, drift: int,
                  delta: int, zero_context: bool, numbers: Numbers | None = None,
-                 clean: bool = False) -> tuple[Hunk, Salvage]:
+                 clean: bool = False, stale: bool = False) -> tuple[Hunk, Salvage]:
     """A hunk no rung placed (``refusal``), down the last rungs: the hunk rewritten to go
     where one places it (its context the file's own there), and that rung's Salvage. Raises
     ``refusal`` (with a rung's note when its reading fit no one place), or
@@ -293,12 +293,14 @@ def salvage_hunk(running: RunningFile, hunk: Hunk, refusal: PatchError, *, drift
     would go. ``drift`` and ``delta``: where the hunks before it went and what they added
     minus removed; ``zero_context``: the whole patch has no context line (diff -U0);
     ``numbers``: what the file patch says of its line numbers (the judge weighs it);
-    ``clean``: the file equals its index and HEAD (the judge weighs it)."""
+    ``clean``: the file equals its index and HEAD; ``stale``: the patch's index line names
+    another version of the file than this one (the judge weighs both)."""
     from .numbers import NO_NUMBERS
     from .salvage.hunk import rewrite
 
     return rewrite(running, hunk, refusal, LAST_RUNGS, drift=drift, delta=delta,
-                   zero_context=zero_context, numbers=numbers or NO_NUMBERS, clean=clean)
+                   zero_context=zero_context, numbers=numbers or NO_NUMBERS, clean=clean,
+                   stale=stale)
 
 
 def climb_last(lines: Sequence[bytes], body: Sequence[HunkLine], hints: Hints | None = None

@@ -66,8 +66,9 @@ def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "a
     """
     fp = _resolved(fp, content)
     numbers = numbers_of(fp, content)
+    stale = names_another_version(fp, content)
     if matching == "auto" and not (salvage or exact_repeats) and rejected is None \
-            and numbers.blob is not False:
+            and numbers.blob is not False and not stale:
         fast = apply_fast(fp, content)  # the top rung: the common case, on bytes
         if fast is not None:
             return fast
@@ -84,7 +85,7 @@ def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "a
     running.exhaustive = matching == "exhaustive"
     try:
         return apply_on(running, fp, content, reverse, seek_elsewhere, salvage, exact_repeats,
-                        rejected, numbers, clean)
+                        rejected, numbers, clean, stale=stale)
     except PatchError as err:
         from ..advice import advise  # a refusal only: say what most likely went wrong
 
@@ -104,6 +105,7 @@ def hunks_already_in(fp: FilePatch, content: bytes, reverse: bool, salvage: bool
     running = RunningFile(split_lines(content))
     applier = _HunkApplier(running, content, reverse, fp.hunks, False,
                            numbers=numbers_of(fp, content))
+    applier.stale = names_another_version(fp, content)
     there: list[int] = []
     other: PatchError | None = None
     for number, hunk in enumerate(fp.hunks, 1):
@@ -128,6 +130,18 @@ def hunks_already_in(fp: FilePatch, content: bytes, reverse: bool, salvage: bool
     return there, other
 
 
+def names_another_version(fp: FilePatch, content: bytes) -> bool:
+    """Does the file patch's ``index`` line name an old blob other than ``content``'s? Then
+    it says it was written against another version of the file: a stale patch is a reading
+    the judge must weigh (salvage/judge.py's stale_refusal)."""
+    if fp.blob_ids is None or not fp.blob_ids[0].strip("0"):
+        return False
+    import hashlib  # loads OpenSSL: only for a patch with an index line
+
+    blob = hashlib.sha1(b"blob %d\0" % len(content) + content, usedforsecurity=False)
+    return not blob.hexdigest().startswith(fp.blob_ids[0].lower())
+
+
 def _resolved(fp: FilePatch, content: bytes) -> FilePatch:
     """``fp`` with its edits by their text made line hunks against ``content`` (edits.py,
     loaded only for them: a diff's hunks have none)."""
@@ -147,15 +161,18 @@ def _bytes_first(fp: FilePatch, content: bytes) -> bool:
 def apply_on(running: RunningFile, fp: FilePatch, content: bytes, reverse: bool,
              seek_elsewhere: bool = False, salvage: bool = False, exact_repeats: bool = False,
              rejected: list[RejectedHunk] | None = None, numbers: Numbers = NO_NUMBERS,
-             clean: bool = False, transports: list[list[Mapping]] | None = None
+             clean: bool = False, transports: list[list[Mapping]] | None = None,
+             stale: bool = False
              ) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     """apply_hunks on one kind of running file (``content``, as bytes or as lines);
     ``numbers``: what the file patch says of its line numbers (judge.numbers_of);
     ``clean``: apply_hunks'; ``transports``: what the hunks written with tabs for the
-    file's spaces showed a tab is, on a first pass (one transport per file patch)."""
+    file's spaces showed a tab is, on a first pass (one transport per file patch);
+    ``stale``: the patch's index line names another version of the file than ``content``
+    (names_another_version)."""
     applier = _HunkApplier(running, content, reverse, fp.hunks, seek_elsewhere, exact_repeats,
                            numbers)
-    applier.clean = clean
+    applier.clean, applier.stale = clean, stale
     applier.transports_given = transports
     rejected_before = None if rejected is None else len(rejected)
     results = []
@@ -197,7 +214,7 @@ def apply_on(running: RunningFile, fp: FilePatch, content: bytes, reverse: bool,
             del rejected[rejected_before:]
         return apply_on(RunningFile(split_lines(content)), fp, content, reverse,
                         seek_elsewhere, salvage, exact_repeats, rejected, numbers, clean,
-                        applier.transports)
+                        applier.transports, stale)
     return applier.running.content(), results, applier.diagnostics
 
 
@@ -212,12 +229,13 @@ def _apply_salvaged(applier: _HunkApplier, fp: FilePatch, hunk: Hunk, number: in
     try:
         rewritten, found = salvage_hunk(applier.running, hunk, refusal, drift=applier.drift,
                                         delta=delta, zero_context=fp.unidiff_zero,
-                                        numbers=applier.numbers, clean=applier.clean)
+                                        numbers=applier.numbers, clean=applier.clean,
+                                        stale=applier.stale)
     except AlreadyThere as there:
         if there.repeat:
             raise insertion_repeat_error(applier.check.reverse, there.at) from None
         raise applier.check.salvaged_there(there.at) from None
-    result = applier.apply(rewritten, number)
+    result = applier.apply(rewritten, number, judged=True)
     result.hinted_line = hunk.old_start
     result.tolerances.append(found.rung)
     applier.diagnostics.append(Diagnostic(found.rung, f"hunk {number}: {found.message}",
@@ -252,6 +270,7 @@ class _HunkApplier:
         self.transports: list[list[Mapping]] = []
         self.transports_given: list[list[Mapping]] | None = None
         self.transport_pending = 0
+        self.stale = False  # apply_on's ``stale``
 
     def restarted(self, number: int) -> _HunkApplier:
         """An applier for the hunks from ``number`` on, on the file as the hunks before it
@@ -264,6 +283,7 @@ class _HunkApplier:
         applier.diagnostics, applier.clean = self.diagnostics, self.clean
         applier.transports, applier.transports_given = self.transports, self.transports_given
         applier.transport_pending = self.transport_pending
+        applier.stale = self.stale
         self.diagnostics.append(Diagnostic(
             "hunks_in_sequence", f"hunk {number}: its old lines are only in the text the "
             "hunks before it leave, once: it was applied to that text, as a second file "
@@ -312,9 +332,10 @@ class _HunkApplier:
     def fill_eol(self) -> bytes:
         return self.eol or b"\n"
 
-    def apply(self, hunk: Hunk, number: int) -> HunkResult:
+    def apply(self, hunk: Hunk, number: int, judged: bool = False) -> HunkResult:
         """Place one hunk, check its change is not there already, write its lines the file's
-        way and splice them in: the running file then holds it."""
+        way and splice them in: the running file then holds it. ``judged``: a last rung's
+        rewrite, whose place the judge has weighed already."""
         reading = self._read(hunk)
         if self.numbers.blob is False and self.running.length:
             self._refuse_by_numbers(hunk, [])
@@ -328,6 +349,8 @@ class _HunkApplier:
         window = running.window(placed.start, len(old))
         if placed.level >= WHITESPACE:
             self._judge_loose(hunk, placed, reading)
+        if self.stale and old and not judged:
+            self._judge_stale(hunk, placed, reading)
         lines, new, tolerances = self._adapt(placed, reading, window, number)
         added_eol = self._added_eol(placed, reading, lines, tolerances)
         tolerances += repairs(hunk)
@@ -429,6 +452,27 @@ class _HunkApplier:
             raise PatchError("context_not_found", "the hunk's old lines were found only "
                              f"{LEVELS[placed.level]} ignored, at line {placed.original + 1}; "
                              f"{refused.note}",
+                             hint="re-read the file where the hunk was written for and send "
+                             "its lines as they are now",
+                             details={"evidence": {"note": refused.note,
+                                                   "lines": refused.lines[:50]}})
+
+    def _judge_stale(self, hunk: Hunk, placed: _Placed, reading: _Reading) -> None:
+        """A placement of a hunk whose patch's index line names another version of the file
+        passes the one judge at every level (salvage/judge.py's stale_refusal): refused
+        ``context_not_found`` when the stale reading puts the edit elsewhere or calls it a
+        conflict (the rescue may still merge from the version named)."""
+        from ..place.salvage.judge import stale_refusal  # a patch naming another version
+
+        lines = placed.sides.lines
+        hint = reading.hints[1]
+        hinted = None if hint is None else self.running.to_current(hint)
+        refused = stale_refusal(self.running.lines(), lines, placed.start, hinted,
+                                hunk.section, claimed_edges(hunk, lines))
+        if refused is not None:
+            raise PatchError("context_not_found", f"the hunk's old lines are at line "
+                             f"{placed.original + 1}, but its file patch names another "
+                             f"version of the file, and {refused.note}",
                              hint="re-read the file where the hunk was written for and send "
                              "its lines as they are now",
                              details={"evidence": {"note": refused.note,

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from ....errors import PatchError
 from ...model import ADD, REMOVE, Hunk, HunkLine
+from ..edges import claimed_edges
 from ..match import WHITESPACE, RunningFile
 from ..numbers import NO_NUMBERS, Numbers
 from .decide import Rung, climb
@@ -48,7 +49,7 @@ def _salvageable(hunk: Hunk, by_number: bool) -> bool:
 
 def rewrite(running: RunningFile, hunk: Hunk, refusal: PatchError, rungs: Sequence[Rung], *,
             drift: int, delta: int, zero_context: bool, numbers: Numbers = NO_NUMBERS,
-            clean: bool = False) -> tuple[Hunk, Salvage]:
+            clean: bool = False, stale: bool = False) -> tuple[Hunk, Salvage]:
     """``hunk``, refused by every level (``refusal``), rewritten by the rung that places it,
     with that rung's Salvage. Raises ``refusal`` when no rung places it, with the note of a
     rung that found its lines at no one place; AlreadyThere when a rung finds its new side
@@ -56,7 +57,8 @@ def rewrite(running: RunningFile, hunk: Hunk, refusal: PatchError, rungs: Sequen
     ``zero_context``: the whole patch has no context line (diff -U0), so an insertion
     refused as ``ambiguous_context`` may go by its line number (zero.py); ``numbers``: what
     the file patch says of its line numbers (the judge weighs it); ``clean``: the file
-    equals its index and HEAD, nothing says it changed since the patch was written."""
+    equals its index and HEAD, nothing says it changed since the patch was written;
+    ``stale``: the patch's index line names another version of the file than this one."""
     if not _salvageable(hunk, zero_context and refusal.code == "ambiguous_context"):
         raise refusal
     lines = running.lines()
@@ -72,7 +74,8 @@ def rewrite(running: RunningFile, hunk: Hunk, refusal: PatchError, rungs: Sequen
                   delta=delta, keys=running.keys(WHITESPACE),
                   original_keys=running.original_keys(WHITESPACE) if edited else None,
                   section=hunk.section, hinted=_hinted(running, hunk, drift),
-                  numbers=numbers, clean=clean)
+                  numbers=numbers, clean=clean, stale=stale,
+                  edges=claimed_edges(hunk, hunk.lines))
     try:
         if refusal.code == "ambiguous_context":
             found = at_line_number(lines, hunk, hints) if zero_context else None

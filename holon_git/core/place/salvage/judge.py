@@ -38,6 +38,7 @@ import re
 from collections.abc import Sequence
 
 from ...model import ADD, CONTEXT, REMOVE, Hunk, HunkLine
+from ..edges import Edges
 from ..match import KEYS, WHITESPACE, telling_levels
 from ..numbers import Numbers
 from .reading import (
@@ -129,7 +130,9 @@ def _one_place(attempt: Attempt, rung: str, start: int, reading: Reading, at: in
     _left_out(attempt, reading, start, level)
     if reading.left_out(start):
         _near_copy(attempt, reading, start)
-        _edited_where_hinted(attempt, reading, start)
+        _changed_where_hinted(attempt, start, reading.what, len(reading.old))
+    _stale_neighbours(attempt, reading, start)
+    _stale_edge(attempt, at, lines, reading.what)
     _seams(attempt, reading, start)
     _section(attempt, at, lines, reading.what)
     _guard(attempt, reading, start, level)
@@ -219,42 +222,182 @@ def loose_refusal(lines: Sequence[bytes], body: Sequence[HunkLine], start: int,
     statements at another indentation, in a sibling function) merely matches loosely. So
     it is refused (returned, for the planner to word) when the section text names a
     definition whose place this is not (``_section``), or where the hunk's number points
-    (``hinted``, 0-based, in the file as it stands) its old side is the file's lines but
-    for one (``_written_where_hinted``); else None."""
+    (``hinted``, 0-based, in the file as it stands) the file shows the place it was written
+    for, changed since (``_changed_where_hinted``); else None."""
     attempt = Attempt(lines, body, Hints(section=section, hinted=hinted))
     what = "with whitespace ignored"
     try:
         _section(attempt, start, body, what)
-        _written_where_hinted(attempt, start, what)
+        _changed_where_hinted(attempt, start, what)
     except Unplaced as refused:
         return refused
     return None
 
 
-def _written_where_hinted(attempt: Attempt, start: int, what: str) -> None:
-    """Where the hunk's number points, away from the place found, the whole old side is the
-    file's lines but for one (with whitespace ignored), and the lines that agree say where
-    they are (``enough``): the hunk was written for that place, whose line changed since.
-    The reading ruled out: the number is the model's slip and the loose copy its place."""
-    hinted, lines = attempt.hints.hinted, attempt.file.lines
-    old = old_side(attempt.body)
+# -- a stale patch: the version its index line names is not this text ------------------------
+
+def stale_refusal(lines: Sequence[bytes], body: Sequence[HunkLine], start: int,
+                  hinted: int | None, section: str, edges: Edges) -> Unplaced | None:
+    """A placement by any comparison level (``body``'s old side at line ``start`` of
+    ``lines``, 0-based; ``hinted``: where its number points, ``section``: its header's text,
+    ``edges``: the file edges it claims) of a hunk whose file patch's ``index`` line names
+    another version of the file than this text. Two readings are then allowed: the model's
+    slip on this file, and a stale patch written against the version it names, which the
+    file changed from since. The placement stands only when both lead to the same edit, so
+    it is refused (returned, for the planner to word) when the stale reading puts the edit
+    elsewhere or calls it a conflict: its change ends the file in the version named, and
+    the file has lines after it now (``_stale_edge``); or, placed away from its number,
+    where the number points the file shows the place it was written for, changed since
+    (``_changed_where_hinted``), or in the scope its section text names its old side is the
+    file's lines but for one (``_written_in_scope``). (A section
+    text that merely no longer names the place is no such evidence: a definition added
+    above the hunk since changes what git would write there, not the edit.) Else None."""
+    attempt = Attempt(lines, body, Hints(section=section, hinted=hinted, stale=True,
+                                         edges=edges))
+    what = "as written"
+    try:
+        _stale_edge(attempt, start, body, what)
+        if hinted is not None and hinted != start:
+            _changed_where_hinted(attempt, start, what)
+            _written_in_scope(attempt, start, what)
+    except Unplaced as refused:
+        return refused
+    return None
+
+
+def _stale_edge(attempt: Attempt, at: int, body: Sequence[HunkLine], what: str) -> None:
+    """A hunk whose change ends the file it claims (context before its changes, none after)
+    in a patch that names another version: that version ended right at the change, and this
+    file has lines after it now. The reading ruled out: "the model left out the trailing
+    context" — the stale reading says lines were added right after the change since, which
+    ``git merge-file`` calls a conflict, so the two readings do not lead to the same edit.
+    The start is not weighed so: lines added above a file's first line (a header, a
+    docstring, a licence) are taken as unrelated to a hunk there, as the edge rule has it
+    (edges.py: removed lines that occur once place the hunk wherever the edges now are)."""
+    lines = attempt.file.lines
+    size = len(old_side(body))
+    if not (attempt.hints.stale and attempt.hints.edges.end and body
+            and body[-1].kind != CONTEXT and at + size != len(lines)):
+        return
+    raise Unplaced(f"read {what}, it fits line {at + 1}, but it claims the file's end (its "
+                   "context runs out after its change) and its file patch names another "
+                   "version of the file: the version it was written against ended at the "
+                   f"change, and here the hunk ends at line {at + size}, and the file goes "
+                   f"on to line {len(lines)}; lines were added right after the change since "
+                   f"(a conflict for git merge-file); re-read lines {_around(at, size)}",
+                   [at + 1])
+
+
+def _written_in_scope(attempt: Attempt, start: int, what: str) -> None:
+    """The hunk's section text is a definition line of the file whose scope does not hold
+    the place found, and in that scope the whole old side is the file's lines but for one
+    (with whitespace ignored; the lines that agree say where they are): the hunk was written
+    for that scope, whose line changed since, and the place found is a look-alike (a sibling
+    function's copy of the same statements). The reading ruled out: the section text and the
+    number are the model's slips and the copy found its place."""
+    text = attempt.hints.section.strip().encode("utf-8", "surrogateescape")
+    if not _DEFINITION.match(text):
+        return
+    lines, old = attempt.file.lines, old_side(attempt.body)
     size, key = len(old), KEYS[WHITESPACE]
-    if hinted is None or size < 2:
+    if size < 2:
         return
     keyed = [key(line) for line in old]
-    for other in range(max(hinted - _AROUND, 0), min(hinted + _AROUND, len(lines) - size) + 1):
-        if start - size < other < start + size:
-            continue  # the place found, or overlapping it
-        differ = [j for j in range(size) if key(lines[other + j]) != keyed[j]]
-        same = [old[j] for j in range(size) if j not in differ]
-        if len(differ) == 1 and enough(same):
-            changed = other + differ[0]
-            raise Unplaced(f"read {what}, it fits line {start + 1}, but where its line "
-                           f"number points, at line {other + 1}, its old lines are the "
-                           f"file's but for line {changed + 1}, {quote([lines[changed]])} "
-                           f"(the patch has {quote([old[differ[0]]])}): the hunk was written "
-                           "for that place, which changed since; re-read lines "
-                           f"{_around(other, size)}", [other + 1, start + 1])
+    for named in (j for j, line in enumerate(lines) if line.strip() == text):
+        end = _scope_end(lines, named)
+        if named <= start < end:
+            return  # the place found is in a scope the text names
+        for other in range(named + 1, min(end, len(lines)) - size + 1):
+            differ = [j for j in range(size) if key(lines[other + j]) != keyed[j]]
+            if len(differ) == 1 and enough([old[j] for j in range(size) if j != differ[0]]):
+                changed = other + differ[0]
+                raise Unplaced(f"read {what}, it fits line {start + 1}, but its header names "
+                               f"{quote([text])} (line {named + 1}), and in its scope, at line "
+                               f"{other + 1}, its old lines are the file's but for line "
+                               f"{changed + 1}, {quote([lines[changed]])} (the patch has "
+                               f"{quote([old[differ[0]]])}): the hunk was written for that "
+                               "place, which changed since; re-read lines "
+                               f"{_around(other, size)}", [other + 1, start + 1])
+
+
+def _stale_neighbours(attempt: Attempt, reading: Reading, start: int) -> None:
+    """A reading that leaves a side of context out, in a patch that names another version:
+    the side's line next to the change must be the file's line there (whitespace aside).
+    The reading ruled out: "the model invented that side" — the stale reading says the
+    line beside the change was rewritten, deleted or pushed away by lines inserted since,
+    and ``git merge-file`` calls a change next to another change a conflict. (The far
+    lines of a side whose near lines are kept, ``Reading.dropped``, are not next to it.)"""
+    if not attempt.hints.stale:
+        return
+    key, lines = KEYS[WHITESPACE], attempt.file.lines
+    for name, at in reading.left_out(start):
+        if reading.dropped is not None and name in reading.dropped:
+            continue
+        side = old_side(attempt.side(name))
+        if not side:
+            continue
+        beside = len(side) - 1 if name == "leading" else 0
+        line = at + beside
+        if 0 <= line < len(lines) and key(lines[line]) == key(side[beside]):
+            continue
+        have = (f"line {line + 1} is {quote([lines[line]])}" if 0 <= line < len(lines)
+                else "the file has no line there")
+        raise Unplaced(f"read {reading.what}, its {name} context line next to the change, "
+                       f"{quote([side[beside]])}, is not in the file there ({have}), and its "
+                       "file patch names another version of the file: the file changed "
+                       "beside the edit since (a conflict for git merge-file); re-read lines "
+                       f"{_around(at, len(side))}", [line + 1, start + 1])
+
+
+def _changed_where_hinted(attempt: Attempt, start: int, what: str, size: int | None = None
+                          ) -> None:
+    """Where the hunk's line number points, away from the place found (``start``, a match
+    of ``size`` lines: the whole old side unless a reading kept less), the file shows the
+    place the hunk was written for, changed since:
+
+    - its whole old side there is the file's lines but for one (with whitespace ignored),
+      and the lines that agree say where they are (``enough``); or
+    - farther off (the place found not within the lines around the number), a line there is
+      an edited form of one of its removed lines (``_edited``).
+
+    The reading it rules out: the number is the model's slip and the place found (a loose
+    copy, a copy without the lines the model left out) its place; the stale reading puts the
+    edit where the number points."""
+    hinted, lines = attempt.hints.hinted, attempt.file.lines
+    old = old_side(attempt.body)
+    whole, key = len(old), KEYS[WHITESPACE]
+    end = start + (whole if size is None else size)
+    if hinted is None:
+        return
+    keyed = [key(line) for line in old]
+    if whole >= 2:
+        for other in range(max(hinted - _AROUND, 0),
+                           min(hinted + _AROUND, len(lines) - whole) + 1):
+            if start - whole < other < start + whole:
+                continue  # the place found, or overlapping it
+            differ = [j for j in range(whole) if key(lines[other + j]) != keyed[j]]
+            same = [old[j] for j in range(whole) if j not in differ]
+            if len(differ) == 1 and enough(same):
+                changed = other + differ[0]
+                raise Unplaced(f"read {what}, it fits line {start + 1}, but where its line "
+                               f"number points, at line {other + 1}, its old lines are the "
+                               f"file's but for line {changed + 1}, {quote([lines[changed]])} "
+                               f"(the patch has {quote([old[differ[0]]])}): the hunk was "
+                               "written for that place, which changed since; re-read lines "
+                               f"{_around(other, whole)}", [other + 1, start + 1])
+    removed = [line.text for line in attempt.body if line.kind == REMOVE]
+    if not removed or hinted - _AROUND <= start <= hinted + whole + _AROUND:
+        return  # the place found is where the number points: nothing more says otherwise
+    for at in range(max(hinted - _AROUND, 0), min(hinted + whole + _AROUND, len(lines))):
+        if start - _AROUND <= at < end + _AROUND:
+            continue
+        for line in removed:
+            if lines[at] != line and lines[at].strip() and _edited(line, lines[at]):
+                raise Unplaced(f"read {what}, it fits line {start + 1}, but where its line "
+                               f"number points, line {at + 1} is {quote([lines[at]])}, an "
+                               f"edited form of its removed line {quote([line])}: the hunk "
+                               "was written for that place, which changed since; re-read "
+                               f"lines {_around(at, 1)}", [at + 1, start + 1])
 
 
 # -- line numbers placing lines with no context -----------------------------------------------
@@ -465,30 +608,6 @@ def _near_copy(attempt: Attempt, reading: Reading, start: int) -> None:
                            f"{_around(other, len(pattern))}", [other + 1, start + 1])
 
 
-def _edited_where_hinted(attempt: Attempt, reading: Reading, start: int) -> None:
-    """Where the hunk's line number points (away from the place the reading found), the
-    file has an edited form of one of its removed lines: the hunk was written for that
-    place, whose line changed since; the copy found elsewhere is a look-alike."""
-    hinted = attempt.hints.hinted
-    removed = [line.text for line in attempt.body if line.kind == REMOVE]
-    size = len(old_side(attempt.body))
-    end = start + len(reading.old)
-    if hinted is None or not removed or hinted - _AROUND <= start <= hinted + size + _AROUND:
-        return  # the place found is where the number points: nothing says otherwise
-    lines = attempt.file.lines
-    for at in range(max(hinted - _AROUND, 0), min(hinted + size + _AROUND, len(lines))):
-        if start - _AROUND <= at < end + _AROUND:
-            continue
-        for line in removed:
-            if lines[at] != line and lines[at].strip() and _edited(line, lines[at]):
-                raise Unplaced(f"read {reading.what}, it fits line {start + 1}, but where its "
-                               f"line number points, line {at + 1} is "
-                               f"{quote([lines[at]])}, an edited form of its removed line "
-                               f"{quote([line])}: the hunk was written for that place, which "
-                               f"changed since; re-read lines {_around(at, 1)}",
-                               [at + 1, start + 1])
-
-
 def _changed_there(attempt: Attempt, name: str, found: int, size: int) -> bool:
     """With its ``name`` side of ``size`` lines at line ``found`` (0-based), is that the place
     the hunk describes: its changed lines' old lines, where they would sit beside it, the
@@ -533,10 +652,11 @@ def _seams(attempt: Attempt, reading: Reading, start: int) -> None:
 def _blank_slip(attempt: Attempt, reading: Reading, start: int) -> bool:
     """A blank line the context skips, or a blank context line the file lacks, next to a
     change, in a file that equals its index and HEAD, every other context line exact: the
-    commonest slip, and nothing says the file changed (issue 43's contract). The reading it
-    lets stand: the model dropped or added a blank line; the stale reading has no version
-    to come from."""
-    if not attempt.hints.clean or not attempt.file.at(reading.old, start, 0):
+    commonest slip, and nothing says the file changed (issue 43's contract): its patch names
+    no other version. The reading it lets stand: the model dropped or added a blank line;
+    the stale reading has no version to come from."""
+    if not attempt.hints.clean or attempt.hints.stale \
+            or not attempt.file.at(reading.old, start, 0):
         return False
     return all(not attempt.file.lines[start + j].strip()
                for j, line in enumerate(reading.old) if line is None)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ...model import ADD, CONTEXT, REMOVE, HunkLine
+from ..edges import Edges
 from ..match import KEYS, WHITESPACE, show_line
 from ..numbers import NO_NUMBERS, Numbers
 
@@ -124,6 +125,11 @@ class Hints:
     # the file equals its index and HEAD (and the blob the patch's index line names): nothing
     # says it changed since the patch was written
     clean: bool = False
+    # the patch's index line names a version of the file other than this text: "a stale
+    # patch, written against that version" is a reading the evidence allows (judge.py)
+    stale: bool = False
+    # the file edges the hunk claims (edges.py: git's match_beginning and match_end)
+    edges: Edges = Edges(False, False)
 
 
 class Searched:
