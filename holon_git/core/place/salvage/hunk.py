@@ -7,9 +7,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ....errors import PatchError
-from ...model import ADD, REMOVE, Hunk, HunkLine
+from ...model import ADD, REMOVE, Hunk, HunkLine, line_hunk
 from ..match import WHITESPACE, RunningFile
 from ..numbers import NO_NUMBERS, Numbers
+from . import judge
 from .decide import Rung, climb
 from .reading import LONGEST, Attempt, Hints, Salvage, Unplaced
 from .zero import at_line_number
@@ -46,6 +47,22 @@ def _salvageable(hunk: Hunk, by_number: bool) -> bool:
     return not hunk.new_no_newline or by_number
 
 
+def _every_alignment(lines: Sequence[bytes], hunk: Hunk, rungs: Sequence[Rung], hints: Hints,
+                     found: Salvage) -> Salvage:
+    """An edit by its text says which lines it keeps only by their text: where its changed
+    lines could sit a line up or down among equal lines, a diff would have said which (its
+    context lines), and the edit does not. So the edit read the other way (its changed lines
+    as far up as they go, model.line_hunk's ``upward``) is climbed too, and the judge lets
+    the place stand only when both readings place it alike (``found``: the first's)."""
+    body = [line for line in hunk.lines]
+    other = line_hunk([line.text for line in body if line.kind != ADD],
+                      [line.text for line in body if line.kind != REMOVE], old_start=None,
+                      slides=True, upward=True).lines
+    if other == body:
+        return found
+    return judge.alike(found, climb_lines(lines, other, rungs, hints))
+
+
 def rewrite(running: RunningFile, hunk: Hunk, refusal: PatchError, rungs: Sequence[Rung], *,
             drift: int, delta: int, zero_context: bool, numbers: Numbers = NO_NUMBERS,
             clean: bool = False) -> tuple[Hunk, Salvage]:
@@ -78,6 +95,8 @@ def rewrite(running: RunningFile, hunk: Hunk, refusal: PatchError, rungs: Sequen
             found = at_line_number(lines, hunk, hints) if zero_context else None
         else:
             found = climb_lines(lines, list(hunk.lines), rungs, hints)
+            if hunk.edit is not None and found is not None:
+                found = _every_alignment(lines, hunk, rungs, hints, found)
     except Unplaced as unsure:
         refusal.message += f"; {unsure.note}"
         refusal.details["salvage"] = {"note": unsure.note, "lines": unsure.lines[:50]}

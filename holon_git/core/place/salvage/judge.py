@@ -194,6 +194,25 @@ def _at_its_number(attempt: Attempt, reading: Reading, at: int) -> bool:
         line is not None and line.strip() for line in reading.telling)
 
 
+def alike(found: Salvage, other: Salvage | None) -> Salvage:
+    """An edit by its text read with its changed lines where its line diff puts them
+    (``found``) and as far up as they go among equal lines (``other``): the place stands
+    only when the other reading places it too, at the same line, with the same result.
+    An edit says which lines it keeps only by their text, so when the two readings part
+    (a blank line the model skipped beside a change that could sit either side of it; a
+    side that fits elsewhere one way), nothing says which the model meant."""
+    if other is not None and other.start == found.start \
+            and old_side(other.lines) == old_side(found.lines) \
+            and new_side(other.lines) == new_side(found.lines):
+        return found
+    where = ("it does not place at all" if other is None
+             else f"it places at line {other.start + 1}" if other.start != found.start
+             else "it puts its lines otherwise there")
+    raise Unplaced(f"{found.message}; but read with its changed lines one line up among the "
+                   f"equal lines around them, {where}: an edit does not say which of those "
+                   "lines it keeps, so nothing says which the model meant", [found.start + 1])
+
+
 def too_many(most: int) -> Unplaced:
     """A reading whose every line occurs more than ``most`` times: not sought."""
     return Unplaced(f"every line of it occurs more than {most} times in the file: it would "
