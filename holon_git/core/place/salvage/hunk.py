@@ -89,7 +89,7 @@ def rewrite(running: RunningFile, hunk: Hunk, refusal: PatchError, rungs: Sequen
                   delta=delta, keys=running.keys(WHITESPACE),
                   original_keys=running.original_keys(WHITESPACE) if edited else None,
                   section=hunk.section, hinted=_hinted(running, hunk, drift),
-                  numbers=numbers, clean=clean)
+                  numbers=numbers, clean=clean, by_text=hunk.edit is not None)
     try:
         if refusal.code == "ambiguous_context":
             found = at_line_number(lines, hunk, hints) if zero_context else None

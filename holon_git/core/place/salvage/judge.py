@@ -133,9 +133,42 @@ def _one_place(attempt: Attempt, rung: str, start: int, reading: Reading, at: in
     _seams(attempt, reading, start)
     _section(attempt, at, lines, reading.what)
     _guard(attempt, reading, start, level)
+    if attempt.hints.by_text:
+        _as_close_elsewhere(attempt, reading, start)
     if reading.unanchored:
         _new_lines_elsewhere(attempt, reading, start)
     return Salvage(rung, at, list(lines), _message(attempt, reading, start, at, forgave))
+
+
+def _as_close_elsewhere(attempt: Attempt, reading: Reading, start: int) -> None:
+    """An edit by its text has no line number or section text to say where it was meant:
+    only its lines do. So the place a reading found stands only when no other place of
+    the file holds as many of the edit's old lines (not blank, whitespace ignored, each at
+    its own position in the old text) as the reading kept there. The reading it rules
+    out: the side the reading left out is not invented but the file's, at another place
+    (the two-places trap: each side of the edit fits a place of its own)."""
+    kept = sum(1 for line in reading.old if line is not None and line.strip())
+    old, keys = old_side(attempt.body), attempt.file.keys
+    where: dict[bytes, list[int]] = {}
+    wanted = {KEYS[WHITESPACE](line) for line in old if line.strip()}
+    for at, key in enumerate(keys):
+        if key in wanted:
+            where.setdefault(key, []).append(at)
+    votes: dict[int, int] = {}
+    for j, line in enumerate(old):
+        for at in where.get(KEYS[WHITESPACE](line), []) if line.strip() else []:
+            votes[at - j] = votes.get(at - j, 0) + 1
+    end = start + len(reading.old)
+    rivals = sorted(first for first, count in votes.items()
+                    if count >= kept and not (first < end and start < first + len(old)))
+    if rivals:
+        other = rivals[0]
+        raise Unplaced(f"read {reading.what}, it fits line {start + 1} by {kept} of its "
+                       f"lines, but at line {other + 1} the file holds {votes[other]} of its "
+                       "old lines in their order: an edit has no line number to say which "
+                       "place it means; re-read lines "
+                       f"{_around(max(other, 0), len(old))} and {_around(start, len(old))}",
+                       [max(other, 0) + 1, start + 1])
 
 
 def _indented_otherwise(attempt: Attempt, reading: Reading, start: int, at: int,

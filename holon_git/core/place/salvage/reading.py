@@ -124,6 +124,9 @@ class Hints:
     # the file equals its index and HEAD (and the blob the patch's index line names): nothing
     # says it changed since the patch was written
     clean: bool = False
+    # the hunk is an edit by its text (no line number, no section text, no context lines of
+    # its own: the judge asks that no other place of the file be as close)
+    by_text: bool = False
 
 
 class Searched:
