@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from gitsupport import applied, refused
-from repos.builders import git
 
 SETTINGS = '''import os
 
