@@ -52,15 +52,19 @@ def _every_alignment(lines: Sequence[bytes], hunk: Hunk, rungs: Sequence[Rung], 
     """An edit by its text says which lines it keeps only by their text: where its changed
     lines could sit a line up or down among equal lines, a diff would have said which (its
     context lines), and the edit does not. So the edit read the other way (its changed lines
-    as far up as they go, model.line_hunk's ``upward``) is climbed too, and the judge lets
-    the place stand only when both readings place it alike (``found``: the first's)."""
+    as far up as they go, model.line_hunk's ``upward``) is climbed too, and the judge says
+    whether the place stands (``found``: the first's; judge.alike)."""
     body = [line for line in hunk.lines]
     other = line_hunk([line.text for line in body if line.kind != ADD],
                       [line.text for line in body if line.kind != REMOVE], old_start=None,
                       slides=True, upward=True).lines
     if other == body:
         return found
-    return judge.alike(found, climb_lines(lines, other, rungs, hints))
+    try:
+        placed: Salvage | Unplaced | None = climb_lines(lines, other, rungs, hints)
+    except Unplaced as refused:
+        placed = refused
+    return judge.alike(found, placed)
 
 
 def rewrite(running: RunningFile, hunk: Hunk, refusal: PatchError, rungs: Sequence[Rung], *,

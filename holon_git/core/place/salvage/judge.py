@@ -81,7 +81,7 @@ def decide(attempt: Attempt, rung: str, found: list[tuple[int, Reading]],
         line = next(iter(places))[0] + 1
         raise Unplaced(f"read {read}, it fits line {line} in {len(places)} ways that "
                        "put its lines differently (the lines around its change repeat): "
-                       "nothing says which", [line])
+                       "nothing says which", [line], several=True)
     if len(places) > 1 or before:
         numbers = sorted({at + 1 for at, _, _ in places})
         also = (f", and line{'s' if len(before) > 1 else ''} "
@@ -90,7 +90,7 @@ def decide(attempt: Attempt, rung: str, found: list[tuple[int, Reading]],
         raise Unplaced(f"read {read}, it fits {len(places) + len(before)} places (line"
                        f"{'s' if len(numbers) != 1 else ''} "
                        f"{', '.join(map(str, numbers[:10]))}{also}): nothing says which",
-                       [*numbers, *before])
+                       [*numbers, *before], several=True)
     ((at, _, _), ways), = places.items()
     # readings that give one result at one place (a skipped line among equal lines): the
     # place stands when the evidence holds for one of them
@@ -142,31 +142,44 @@ def _one_place(attempt: Attempt, rung: str, start: int, reading: Reading, at: in
 
 def _as_close_elsewhere(attempt: Attempt, reading: Reading, start: int) -> None:
     """An edit by its text has no line number or section text to say where it was meant:
-    only its lines do. So the place a reading found stands only when no other place of
-    the file holds as many of the edit's old lines (not blank, whitespace ignored, each at
-    its own position in the old text) as the reading kept there. The reading it rules
-    out: the side the reading left out is not invented but the file's, at another place
-    (the two-places trap: each side of the edit fits a place of its own)."""
-    kept = sum(1 for line in reading.old if line is not None and line.strip())
-    old, keys = old_side(attempt.body), attempt.file.keys
+    only its lines do. So the place a reading found stands only when no other place of the
+    file holds as many of the edit's old lines (not blank, whitespace ignored, each at its
+    own position in the old text) and as many of its removed lines as the place found
+    (what the reading kept, or the old lines in their positions there, whichever is more:
+    a removed line is where the change is, and a place without it holds nothing to change).
+    The reading it rules out: the side the reading left out is not invented but the
+    file's, at another place (the two-places trap: each side of an insertion fits a place
+    of its own)."""
+    old, keys, key = old_side(attempt.body), attempt.file.keys, KEYS[WHITESPACE]
+    old_lines = [line for line in attempt.body if line.kind != ADD]
+    removed = {j for j, line in enumerate(old_lines)
+               if line.kind == REMOVE and line.text.strip()}
+    wanted = {key(line) for line in old if line.strip()}
     where: dict[bytes, list[int]] = {}
-    wanted = {KEYS[WHITESPACE](line) for line in old if line.strip()}
-    for at, key in enumerate(keys):
-        if key in wanted:
-            where.setdefault(key, []).append(at)
-    votes: dict[int, int] = {}
+    for at, have in enumerate(keys):
+        if have in wanted:
+            where.setdefault(have, []).append(at)
+    votes: dict[int, list[int]] = {}  # an alignment of the old side: [old lines, removed]
     for j, line in enumerate(old):
-        for at in where.get(KEYS[WHITESPACE](line), []) if line.strip() else []:
-            votes[at - j] = votes.get(at - j, 0) + 1
+        for at in where.get(key(line), []) if line.strip() else []:
+            count = votes.setdefault(at - j, [0, 0])
+            count[0] += 1
+            count[1] += j in removed
     end = start + len(reading.old)
-    rivals = sorted(first for first, count in votes.items()
-                    if count >= kept and not (first < end and start < first + len(old)))
+
+    def overlaps(first: int) -> bool:
+        return first < end and start < first + len(old)
+
+    kept = max([sum(1 for line in reading.old if line is not None and line.strip()),
+                *(count[0] for first, count in votes.items() if overlaps(first))])
+    rivals = sorted(first for first, (count, held) in votes.items()
+                    if count >= kept and held >= len(removed) and not overlaps(first))
     if rivals:
         other = rivals[0]
         raise Unplaced(f"read {reading.what}, it fits line {start + 1} by {kept} of its "
-                       f"lines, but at line {other + 1} the file holds {votes[other]} of its "
-                       "old lines in their order: an edit has no line number to say which "
-                       "place it means; re-read lines "
+                       f"lines, but at line {max(other, 0) + 1} the file holds "
+                       f"{votes[other][0]} of its old lines in their order: an edit has no "
+                       "line number to say which place it means; re-read lines "
                        f"{_around(max(other, 0), len(old))} and {_around(start, len(old))}",
                        [max(other, 0) + 1, start + 1])
 
@@ -227,23 +240,28 @@ def _at_its_number(attempt: Attempt, reading: Reading, at: int) -> bool:
         line is not None and line.strip() for line in reading.telling)
 
 
-def alike(found: Salvage, other: Salvage | None) -> Salvage:
+def alike(found: Salvage, other: Salvage | Unplaced | None) -> Salvage:
     """An edit by its text read with its changed lines where its line diff puts them
-    (``found``) and as far up as they go among equal lines (``other``): the place stands
-    only when the other reading places it too, at the same line, with the same result.
-    An edit says which lines it keeps only by their text, so when the two readings part
-    (a blank line the model skipped beside a change that could sit either side of it; a
-    side that fits elsewhere one way), nothing says which the model meant."""
-    if other is not None and other.start == found.start \
+    (``found``) and as far up as they go among equal lines (``other``: what that reading
+    gave). An edit says which lines it keeps only by their text, so the place stands only
+    when the other reading does not place it elsewhere or otherwise, nor find it at several
+    places or in several ways (a blank line the model skipped beside a change that could
+    sit either side of it: its new lines' blank lines fall on one side or the other, and
+    nothing says which the model meant). A reading that places nothing, or whose evidence
+    refuses it (a line it puts beside the change), says nothing of another place."""
+    if other is None or (isinstance(other, Unplaced) and not other.several):
+        return found
+    if isinstance(other, Salvage) and other.start == found.start \
             and old_side(other.lines) == old_side(found.lines) \
             and new_side(other.lines) == new_side(found.lines):
         return found
-    where = ("it does not place at all" if other is None
+    where = ("it fits several places or several ways" if isinstance(other, Unplaced)
              else f"it places at line {other.start + 1}" if other.start != found.start
              else "it puts its lines otherwise there")
     raise Unplaced(f"{found.message}; but read with its changed lines one line up among the "
                    f"equal lines around them, {where}: an edit does not say which of those "
-                   "lines it keeps, so nothing says which the model meant", [found.start + 1])
+                   "lines it keeps, so nothing says which the model meant", [found.start + 1],
+                   several=True)
 
 
 def too_many(most: int) -> Unplaced:

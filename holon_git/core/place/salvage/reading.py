@@ -61,10 +61,12 @@ class Unplaced(Exception):
     """A rung's reading occurs in the file, but not at one place it may take: the hunk stays
     refused, and ``note`` says why. Raised by the judge alone (judge.py)."""
 
-    def __init__(self, note: str, lines: Sequence[int] = ()) -> None:
+    def __init__(self, note: str, lines: Sequence[int] = (), several: bool = False) -> None:
         super().__init__(note)
         self.note = note
         self.lines = list(lines)  # 1-based lines of the file where the reading occurs
+        # the reading fits several places, or one place several ways: nothing says which
+        self.several = several
 
 
 class TooMany(Exception):
