@@ -47,24 +47,33 @@ def _salvageable(hunk: Hunk, by_number: bool) -> bool:
     return not hunk.new_no_newline or by_number
 
 
-def _every_alignment(lines: Sequence[bytes], hunk: Hunk, rungs: Sequence[Rung], hints: Hints,
-                     found: Salvage) -> Salvage:
+def _climbed(lines: Sequence[bytes], body: Sequence[HunkLine], rungs: Sequence[Rung],
+             hints: Hints) -> Salvage | Unplaced | None:
+    """What the rungs make of one reading of a hunk: placed, refused, or not found."""
+    try:
+        return climb_lines(lines, body, rungs, hints)
+    except Unplaced as refused:
+        return refused
+
+
+def _both_ways(lines: Sequence[bytes], hunk: Hunk, rungs: Sequence[Rung],
+               hints: Hints) -> Salvage | None:
     """An edit by its text says which lines it keeps only by their text: where its changed
     lines could sit a line up or down among equal lines, a diff would have said which (its
-    context lines), and the edit does not. So the edit read the other way (its changed lines
-    as far up as they go, model.line_hunk's ``upward``) is climbed too, and the judge says
-    whether the place stands (``found``: the first's; judge.alike)."""
-    body = [line for line in hunk.lines]
+    context lines), and the edit does not. So the edit is climbed read both ways (its
+    changed lines where the line diff puts them, and as far up as they go: model.line_hunk's
+    ``upward``), and the judge says what the two readings together place (judge.either_way;
+    raises Unplaced)."""
+    body = list(hunk.lines)
+    first = _climbed(lines, body, rungs, hints)
     other = line_hunk([line.text for line in body if line.kind != ADD],
                       [line.text for line in body if line.kind != REMOVE], old_start=None,
                       slides=True, upward=True).lines
     if other == body:
-        return found
-    try:
-        placed: Salvage | Unplaced | None = climb_lines(lines, other, rungs, hints)
-    except Unplaced as refused:
-        placed = refused
-    return judge.alike(found, placed)
+        if isinstance(first, Unplaced):
+            raise first
+        return first
+    return judge.either_way(first, _climbed(lines, other, rungs, hints))
 
 
 def rewrite(running: RunningFile, hunk: Hunk, refusal: PatchError, rungs: Sequence[Rung], *,
@@ -98,9 +107,8 @@ def rewrite(running: RunningFile, hunk: Hunk, refusal: PatchError, rungs: Sequen
         if refusal.code == "ambiguous_context":
             found = at_line_number(lines, hunk, hints) if zero_context else None
         else:
-            found = climb_lines(lines, list(hunk.lines), rungs, hints)
-            if hunk.edit is not None and found is not None:
-                found = _every_alignment(lines, hunk, rungs, hints, found)
+            found = (climb_lines(lines, list(hunk.lines), rungs, hints) if hunk.edit is None
+                     else _both_ways(lines, hunk, rungs, hints))
     except Unplaced as unsure:
         refusal.message += f"; {unsure.note}"
         refusal.details["salvage"] = {"note": unsure.note, "lines": unsure.lines[:50]}

@@ -122,7 +122,8 @@ def _one_place(attempt: Attempt, rung: str, start: int, reading: Reading, at: in
                            "whitespace ignored", [start + 1])
         lines = _indented_otherwise(attempt, reading, start, at, lines)
         forgave, level = "its lines are indented other than the file's, one way", WHITESPACE + 1
-    if not enough(reading.telling) and not _at_its_number(attempt, reading, at):
+    if not enough(reading.telling) and not _at_its_number(attempt, reading, at) \
+            and not _once_in_an_edit(attempt, reading):
         raise Unplaced(f"read {reading.what}, what is left of it ({quote(reading.telling)})"
                        f" is too little to say that line {start + 1} is meant", [start + 1])
     _numbers_of_bare_lines(attempt, at, lines)
@@ -240,28 +241,53 @@ def _at_its_number(attempt: Attempt, reading: Reading, at: int) -> bool:
         line is not None and line.strip() for line in reading.telling)
 
 
-def alike(found: Salvage, other: Salvage | Unplaced | None) -> Salvage:
+def either_way(first: Salvage | Unplaced | None, other: Salvage | Unplaced | None
+               ) -> Salvage | None:
     """An edit by its text read with its changed lines where its line diff puts them
-    (``found``) and as far up as they go among equal lines (``other``: what that reading
-    gave). An edit says which lines it keeps only by their text, so the place stands only
-    when the other reading does not place it elsewhere or otherwise, nor find it at several
-    places or in several ways (a blank line the model skipped beside a change that could
-    sit either side of it: its new lines' blank lines fall on one side or the other, and
-    nothing says which the model meant). A reading that places nothing, or whose evidence
-    refuses it (a line it puts beside the change), says nothing of another place."""
-    if other is None or (isinstance(other, Unplaced) and not other.several):
-        return found
-    if isinstance(other, Salvage) and other.start == found.start \
-            and old_side(other.lines) == old_side(found.lines) \
-            and new_side(other.lines) == new_side(found.lines):
-        return found
-    where = ("it fits several places or several ways" if isinstance(other, Unplaced)
-             else f"it places at line {other.start + 1}" if other.start != found.start
-             else "it puts its lines otherwise there")
-    raise Unplaced(f"{found.message}; but read with its changed lines one line up among the "
-                   f"equal lines around them, {where}: an edit does not say which of those "
-                   "lines it keeps, so nothing says which the model meant", [found.start + 1],
-                   several=True)
+    (``first``) and as far up as they go among equal lines (``other``): what each reading
+    gave (placed, refused, or found nowhere). An edit says which lines it keeps only by
+    their text, so:
+    - a reading that fits several places, or one place several ways, refuses the edit (a
+      blank line the model skipped beside a change that could sit either side of it: the
+      new lines' blank lines fall on one side or the other, and nothing says which);
+    - two readings that place it must place it at one line with one result;
+    - one reading that places it stands when the other places nothing, or is refused by
+      evidence about the lines it put beside the change (which the edit never said): the
+      edit read the way its lines fit the file.
+    Raises Unplaced; None when neither reading occurs."""
+    for said in (first, other):
+        if isinstance(said, Unplaced) and said.several:
+            raise said
+    if isinstance(first, Salvage) and isinstance(other, Salvage):
+        if other.start == first.start and old_side(other.lines) == old_side(first.lines) \
+                and new_side(other.lines) == new_side(first.lines):
+            return first
+        where = (f"it places at line {other.start + 1}" if other.start != first.start
+                 else "it puts its lines otherwise there")
+        raise Unplaced(f"{first.message}; but read with its changed lines one line up among "
+                       f"the equal lines around them, {where}: an edit does not say which of "
+                       "those lines it keeps, so nothing says which the model meant",
+                       [first.start + 1, other.start + 1], several=True)
+    for said in (first, other):
+        if isinstance(said, Salvage):
+            return said
+    for said in (first, other):
+        if isinstance(said, Unplaced):
+            raise said
+    return None
+
+
+def _once_in_an_edit(attempt: Attempt, reading: Reading) -> bool:
+    """What an edit's reading matched is too little to say where it is on its own (one
+    short line and blank lines), but a line of it, not blank, is a line of the file once
+    (and of the file before the edit's earlier hunks): in place of the line number a diff's
+    short match needs (``_at_its_number``), the edit's text is unique, and the judge's
+    other rules (no place as close, what was left out nowhere else) still hold."""
+    if not attempt.hints.by_text:
+        return False
+    return any(line is not None and line.strip() and attempt.elsewhere(line) == [at + 1]
+               for line in reading.telling
+               for at in attempt.file.find([line])[:1])
 
 
 def too_many(most: int) -> Unplaced:
