@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from gitsupport import applied, refused
+from repos.builders import make_repo
 
 SETTINGS = '''import os
 
@@ -127,3 +128,48 @@ def test_the_two_places_trap_is_refused(repo: Path, form, inserted: str):
     err = refused(repo, form(old, new), "context_not_found")
     assert any(said in err.message for said in (
         "2 places", "an edit does not say which", "no line number to say which place"))
+
+
+IMPORTS = ("import os\nimport sys\n\nimport deprecated_helpers\n\nfrom app import settings\n"
+           "from app import views\n\n\ndef main():\n    views.serve(settings.PORT)\n")
+
+
+def test_a_skipped_line_beside_a_removal_is_read_the_way_the_edit_fits(tmp_path: Path):
+    # The edit removes an import and one of the blank lines around it, and skips the file's
+    # 'from app import settings'. Read with the blank line after the import removed, the
+    # skipped line is next to the removal (a conflict, refused); read with the blank line
+    # before it removed (an edit does not say which), it is between two kept lines: that
+    # reading places the edit.
+    repo = make_repo(tmp_path / "r", {"app.py": IMPORTS})
+    old = "import sys\n\nimport deprecated_helpers\n\nfrom app import views"
+    new = "import sys\n\nfrom app import views"
+    receipt = applied(repo, json.dumps([{"path": "app.py", "old_str": old, "new_str": new}]))
+    assert (repo / "app.py").read_text() == IMPORTS.replace("import deprecated_helpers\n\n", "")
+    assert receipt.files[0].hunks[0].tolerances == ["context_gap"]
+
+
+SOCKETS = ("import json\nimport socket\n\n\ndef serve(port):\n    server = socket.socket()\n"
+           "    server.bind((\"\", port))\n    return json.dumps({\"port\": port})\n")
+
+
+def test_a_short_line_once_in_the_file_places_an_edit_whose_other_line_is_invented(
+        tmp_path: Path):
+    # 'import socket' alone is too little to say where a diff's hunk goes without its line
+    # number; in an edit, a line of the file once, with nothing else as close, says it
+    repo = make_repo(tmp_path / "r", {"serve.py": SOCKETS})
+    old = "from helpers import retry_forever\nimport socket\n"
+    new = "from helpers import retry_forever\nimport select\nimport socket\n"
+    edit_text = json.dumps([{"path": "serve.py", "old_str": old, "new_str": new}])
+    receipt = applied(repo, edit_text)
+    assert (repo / "serve.py").read_text() == SOCKETS.replace(
+        "import socket\n", "import select\nimport socket\n")
+    assert receipt.files[0].hunks[0].tolerances == ["context_invented"]
+
+
+def test_a_short_line_twice_in_the_file_does_not_place_it(tmp_path: Path):
+    twice = SOCKETS + "\n\ndef client():\n    import socket\n    return socket.socket()\n"
+    repo = make_repo(tmp_path / "r", {"serve.py": twice})
+    old = "from helpers import retry_forever\nimport socket\n"
+    new = "from helpers import retry_forever\nimport select\nimport socket\n"
+    refused(repo, json.dumps([{"path": "serve.py", "old_str": old, "new_str": new}]),
+            "context_not_found")
