@@ -385,3 +385,13 @@ def test_undo_edit_is_refused_and_the_edits_reversed_undo_them(repo: Path):
     applied(repo, edit, reverse=True)
     assert read(repo, "notes.txt") == b"alpha\nbeta\ngamma\n"
     refused(repo, edit, "not_applied", reverse=True)
+
+
+def test_an_edit_whose_blank_lines_slide_both_ways_is_read_and_refused(tmp_path: Path):
+    # its added line sits among blank lines that two runs of its line diff could slide
+    # over: read as the plain line diff (the parser once looped for ever on it)
+    repo = make_repo(tmp_path / "r", {"blank.txt": "\n\n\n\n"})
+    invented = "registry = build_registry(options, plugins)\n"
+    refused(repo, edits({"path": "blank.txt", "old_str": invented + "\n\n\n\n",
+                         "new_str": invented + "\nresult = transform(payload)\n\n\n\n"}),
+            "context_not_found")

@@ -474,4 +474,11 @@ def _changed_lines(old: Sequence[bytes], new: Sequence[bytes], slides: bool,
         elif down and not upward:
             changed[lo:lo + down] = [False] * down
             changed[hi:hi + down] = [True] * down
+    kept_old = [line for line, flag in zip(old, changed_old, strict=True) if not flag]
+    kept_new = [line for line, flag in zip(new, changed_new, strict=True) if not flag]
+    if slides and kept_old != kept_new:
+        # two runs slid over the same lines (blank lines among blank lines, both ways): the
+        # sides would no longer keep the same lines, and line_hunk would never end; the
+        # plain line diff then
+        return _changed_lines(old, new, False)
     return changed_old, changed_new
