@@ -365,12 +365,33 @@ def test_an_inserted_copy_of_a_kept_line_goes_after_it_as_a_diff_reads_it(tmp_pa
         "    Item(  \n", "    Item(  \n        kind='new',\n    ),\n    Item(\n").encode()
 
 
-def test_an_edit_with_a_misremembered_line_is_refused_not_placed_by_the_rest(repo: Path):
-    # a diff's last rungs may place a hunk by the lines it got right, weighing its line
-    # numbers and section text; an edit has neither, so part of its text places nothing
+def test_an_edit_with_a_misremembered_line_is_placed_by_the_rest(repo: Path):
+    # the last rungs read an edit as a diff's hunk (tests/test_edits_misremembered.py): a
+    # context line nowhere in the file is left out, the place found by the rest
     old = ("import os\n\n\ndef area(width, height):\n    return width * height\n\n\n"
            "def volume(width, height, depth):\n")
-    err = refused(repo, edits({"path": "app.py", "old_str": old,
-                               "new_str": old.replace("width * height", "height * width")}),
-                  "context_not_found")
-    assert "volume" in err.message
+    receipt = applied(repo, edits({"path": "app.py", "old_str": old,
+                                   "new_str": old.replace("width * height", "height * width")}))
+    assert read(repo, "app.py") == APP.replace("width * height", "height * width").encode()
+    assert receipt.files[0].hunks[0].tolerances == ["context_invented"]
+    assert "volume" in receipt.files[0].diagnostics[0].message
+
+
+def test_undo_edit_is_refused_and_the_edits_reversed_undo_them(repo: Path):
+    err = refused(repo, edits({"command": "undo_edit", "path": "notes.txt"}), "invalid_edit")
+    assert "last edit" in err.message and "reverse" in err.hint
+    edit = edits({"path": "notes.txt", "old_str": "beta", "new_str": "BETA"})
+    applied(repo, edit)
+    applied(repo, edit, reverse=True)
+    assert read(repo, "notes.txt") == b"alpha\nbeta\ngamma\n"
+    refused(repo, edit, "not_applied", reverse=True)
+
+
+def test_an_edit_whose_blank_lines_slide_both_ways_is_read_and_refused(tmp_path: Path):
+    # its added line sits among blank lines that two runs of its line diff could slide
+    # over: read as the plain line diff (the parser once looped for ever on it)
+    repo = make_repo(tmp_path / "r", {"blank.txt": "\n\n\n\n"})
+    invented = "registry = build_registry(options, plugins)\n"
+    refused(repo, edits({"path": "blank.txt", "old_str": invented + "\n\n\n\n",
+                         "new_str": invented + "\nresult = transform(payload)\n\n\n\n"}),
+            "context_not_found")

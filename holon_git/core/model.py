@@ -401,13 +401,14 @@ def text_lines(text: bytes) -> list[bytes]:
 def line_hunk(old: Sequence[bytes], new: Sequence[bytes], *, old_start: int | None,
               edit: TextEdit | None = None, old_no_newline: bool = False,
               new_no_newline: bool = False, patch_line: int = 0,
-              slides: bool = False) -> Hunk:
+              slides: bool = False, upward: bool = False) -> Hunk:
     """A hunk that turns the lines ``old`` into ``new``, written as a diff would write it:
     the lines the two share, in order, are its context, the rest removed and added (an
     edit's lines, which say nothing of which lines stay). ``slides``: a change that could
     sit one line up or down takes the lines it could slide over (see _changed_lines); for a
-    reading that is still to be placed, not for lines found in the file."""
-    changed_old, changed_new = _changed_lines(old, new, slides)
+    reading that is still to be placed, not for lines found in the file. ``upward``: such a
+    change read as far up as it goes instead (the other reading of the same edit)."""
+    changed_old, changed_new = _changed_lines(old, new, slides, upward)
     body: list[HunkLine] = []
     i = j = 0
     while i < len(old) or j < len(new):
@@ -425,8 +426,8 @@ def line_hunk(old: Sequence[bytes], new: Sequence[bytes], *, old_start: int | No
                 old_no_newline=old_no_newline, new_no_newline=new_no_newline, edit=edit)
 
 
-def _changed_lines(old: Sequence[bytes], new: Sequence[bytes],
-                   slides: bool) -> tuple[list[bool], list[bool]]:
+def _changed_lines(old: Sequence[bytes], new: Sequence[bytes], slides: bool,
+                   upward: bool = False) -> tuple[list[bool], list[bool]]:
     """Which lines of each side a line diff changes.
 
     With ``slides``, a run of removed (or added) lines that could as well sit a line up or
@@ -437,6 +438,8 @@ def _changed_lines(old: Sequence[bytes], new: Sequence[bytes],
     lines beside a change as evidence that the file changed there: the blank lines it could
     slide over are read as changed too (removed and added again, the same text), so that
     the lines beyond them count as the change's neighbours, as they are for every reading.
+    ``upward``: a run that is not blank lines alone read as far up as it goes instead (an
+    edit by its text does not say which of the equal lines around its change it keeps).
     """
     import difflib  # only for an edit by its text: start-up counts
 
@@ -465,7 +468,17 @@ def _changed_lines(old: Sequence[bytes], new: Sequence[bytes],
             changed_new[j1 - up:j1] = [True] * up
             changed_old[i2:i2 + down] = [True] * down
             changed_new[j2:j2 + down] = [True] * down
-        elif down:
+        elif upward and up:
+            changed[hi - up:hi] = [False] * up
+            changed[lo - up:lo] = [True] * up
+        elif down and not upward:
             changed[lo:lo + down] = [False] * down
             changed[hi:hi + down] = [True] * down
+    kept_old = [line for line, flag in zip(old, changed_old, strict=True) if not flag]
+    kept_new = [line for line, flag in zip(new, changed_new, strict=True) if not flag]
+    if slides and kept_old != kept_new:
+        # two runs slid over the same lines (blank lines among blank lines, both ways): the
+        # sides would no longer keep the same lines, and line_hunk would never end; the
+        # plain line diff then
+        return _changed_lines(old, new, False)
     return changed_old, changed_new

@@ -34,6 +34,23 @@ from .checks import check_duplicates
 from .limits import Tally
 
 COMMANDS = ("str_replace", "create", "insert")
+# The text editor tool's commands that are no edit (docs/edits.md, "view and undo_edit"):
+# 'view' changes nothing; 'undo_edit' (gone from the tool since text_editor_20250728) means
+# "the last edit this session made to the file", which holon-git cannot tell from its history
+# log (one entry per file per apply, whatever wrote the file since): the edits themselves,
+# reversed, are the undo it can judge.
+_NOT_EDITS = {
+    "view": "'view' reads a file and changes nothing: the runtime answers it, not holon-git",
+    "undo_edit": "'undo_edit' names no change, only \"the last edit\" of a file, which "
+                 "holon-git cannot tell: an apply records one entry per file, whatever "
+                 "wrote the file since",
+}
+_NOT_EDITS_HINT = {
+    "view": "read the file, then send str_replace, create or insert edits",
+    "undo_edit": "to undo edits, send the same edits reversed (git holon-apply -R, "
+                 "apply_patch(..., reverse=True)): they are undone where they are in, and "
+                 "refused where they are not",
+}
 # each field an edit may have, and the other names agents give it
 _NAMES = {
     "path": "path", "file_path": "path",
@@ -173,6 +190,9 @@ def _file_patch(edit: Edit, number: int, line: int) -> FilePatch:
         err.details.setdefault("edit", number)
         raise err.located(patch_line=line or None) from None
     command = edit.command
+    if command in _NOT_EDITS:
+        raise PatchError("invalid_edit", f"edit {number}: {_NOT_EDITS[command]}",
+                         hint=_NOT_EDITS_HINT[command], details={"edit": number})
     if command not in COMMANDS:
         raise _invalid(number, f"unknown command {command!r}: an edit is one of "
                        + ", ".join(COMMANDS) + " ('view' and 'undo_edit' change nothing)")

@@ -243,12 +243,13 @@ def _placed_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: boo
 
             if line_numbers_hold(split_lines(ours), fp.hunks):
                 fp = replace(fp, unidiff_zero=True)  # its -U0 insertions go by their numbers
-        # An edit by its text (core/plan/edits.py) stops here: it carries no line numbers
-        # and no section text, the evidence the last rungs' judge weighs beside the lines,
-        # so a reading of part of its lines has nothing to confirm the place it finds.
-        by_text = fp.edit is not None
-        if not by_text and (unplaced or (err.code == "ambiguous_context" and fp.unidiff_zero)):
-            if three_way is not None and _bare_by_another_blob(fp, ours):
+        # An edit by its text (core/plan/edits.py) carries no line numbers and no section
+        # text, so only its old text's lines go down the last rungs: the judge weighs the
+        # edit read both ways its changed lines may sit (salvage/hunk.py); an edit found a
+        # wrong number of times stays refused (it has no -U0 insertion to place by number).
+        by_numbers = err.code == "ambiguous_context" and fp.unidiff_zero and fp.edit is None
+        if unplaced or by_numbers:
+            if fp.edit is None and three_way is not None and _bare_by_another_blob(fp, ours):
                 from .rescue import rescue_bare
 
                 merged = rescue_bare(fp, change, ours, three_way, reverse)

@@ -7,10 +7,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ....errors import PatchError
-from ...model import ADD, REMOVE, Hunk, HunkLine
+from ...model import ADD, REMOVE, Hunk, HunkLine, line_hunk
 from ..edges import claimed_edges
 from ..match import WHITESPACE, RunningFile
 from ..numbers import NO_NUMBERS, Numbers
+from . import judge
 from .decide import Rung, climb
 from .reading import LONGEST, Attempt, Hints, Salvage, Unplaced
 from .zero import at_line_number
@@ -47,6 +48,35 @@ def _salvageable(hunk: Hunk, by_number: bool) -> bool:
     return not hunk.new_no_newline or by_number
 
 
+def _climbed(lines: Sequence[bytes], body: Sequence[HunkLine], rungs: Sequence[Rung],
+             hints: Hints) -> Salvage | Unplaced | None:
+    """What the rungs make of one reading of a hunk: placed, refused, or not found."""
+    try:
+        return climb_lines(lines, body, rungs, hints)
+    except Unplaced as refused:
+        return refused
+
+
+def _both_ways(lines: Sequence[bytes], hunk: Hunk, rungs: Sequence[Rung],
+               hints: Hints) -> Salvage | None:
+    """An edit by its text says which lines it keeps only by their text: where its changed
+    lines could sit a line up or down among equal lines, a diff would have said which (its
+    context lines), and the edit does not. So the edit is climbed read both ways (its
+    changed lines where the line diff puts them, and as far up as they go: model.line_hunk's
+    ``upward``), and the judge says what the two readings together place (judge.either_way;
+    raises Unplaced)."""
+    body = list(hunk.lines)
+    first = _climbed(lines, body, rungs, hints)
+    other = line_hunk([line.text for line in body if line.kind != ADD],
+                      [line.text for line in body if line.kind != REMOVE], old_start=None,
+                      slides=True, upward=True).lines
+    if other == body:
+        if isinstance(first, Unplaced):
+            raise first
+        return first
+    return judge.either_way(first, _climbed(lines, other, rungs, hints))
+
+
 def rewrite(running: RunningFile, hunk: Hunk, refusal: PatchError, rungs: Sequence[Rung], *,
             drift: int, delta: int, zero_context: bool, numbers: Numbers = NO_NUMBERS,
             clean: bool = False, stale: bool = False) -> tuple[Hunk, Salvage]:
@@ -75,12 +105,13 @@ def rewrite(running: RunningFile, hunk: Hunk, refusal: PatchError, rungs: Sequen
                   original_keys=running.original_keys(WHITESPACE) if edited else None,
                   section=hunk.section, hinted=_hinted(running, hunk, drift),
                   numbers=numbers, clean=clean, stale=stale,
-                  edges=claimed_edges(hunk, hunk.lines))
+                  edges=claimed_edges(hunk, hunk.lines), by_text=hunk.edit is not None)
     try:
         if refusal.code == "ambiguous_context":
             found = at_line_number(lines, hunk, hints) if zero_context else None
         else:
-            found = climb_lines(lines, list(hunk.lines), rungs, hints)
+            found = (climb_lines(lines, list(hunk.lines), rungs, hints) if hunk.edit is None
+                     else _both_ways(lines, hunk, rungs, hints))
     except Unplaced as unsure:
         refusal.message += f"; {unsure.note}"
         refusal.details["salvage"] = {"note": unsure.note, "lines": unsure.lines[:50]}

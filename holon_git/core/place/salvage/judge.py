@@ -82,7 +82,7 @@ def decide(attempt: Attempt, rung: str, found: list[tuple[int, Reading]],
         line = next(iter(places))[0] + 1
         raise Unplaced(f"read {read}, it fits line {line} in {len(places)} ways that "
                        "put its lines differently (the lines around its change repeat): "
-                       "nothing says which", [line])
+                       "nothing says which", [line], several=True)
     if len(places) > 1 or before:
         numbers = sorted({at + 1 for at, _, _ in places})
         also = (f", and line{'s' if len(before) > 1 else ''} "
@@ -91,7 +91,7 @@ def decide(attempt: Attempt, rung: str, found: list[tuple[int, Reading]],
         raise Unplaced(f"read {read}, it fits {len(places) + len(before)} places (line"
                        f"{'s' if len(numbers) != 1 else ''} "
                        f"{', '.join(map(str, numbers[:10]))}{also}): nothing says which",
-                       [*numbers, *before])
+                       [*numbers, *before], several=True)
     ((at, _, _), ways), = places.items()
     # readings that give one result at one place (a skipped line among equal lines): the
     # place stands when the evidence holds for one of them
@@ -123,7 +123,8 @@ def _one_place(attempt: Attempt, rung: str, start: int, reading: Reading, at: in
                            "whitespace ignored", [start + 1])
         lines = _indented_otherwise(attempt, reading, start, at, lines)
         forgave, level = "its lines are indented other than the file's, one way", WHITESPACE + 1
-    if not enough(reading.telling) and not _at_its_number(attempt, reading, at):
+    if not enough(reading.telling) and not _at_its_number(attempt, reading, at) \
+            and not _once_in_an_edit(attempt, reading):
         raise Unplaced(f"read {reading.what}, what is left of it ({quote(reading.telling)})"
                        f" is too little to say that line {start + 1} is meant", [start + 1])
     _numbers_of_bare_lines(attempt, at, lines)
@@ -136,9 +137,55 @@ def _one_place(attempt: Attempt, rung: str, start: int, reading: Reading, at: in
     _seams(attempt, reading, start)
     _section(attempt, at, lines, reading.what)
     _guard(attempt, reading, start, level)
+    if attempt.hints.by_text:
+        _as_close_elsewhere(attempt, reading, start)
     if reading.unanchored:
         _new_lines_elsewhere(attempt, reading, start)
     return Salvage(rung, at, list(lines), _message(attempt, reading, start, at, forgave))
+
+
+def _as_close_elsewhere(attempt: Attempt, reading: Reading, start: int) -> None:
+    """An edit by its text has no line number or section text to say where it was meant:
+    only its lines do. So the place a reading found stands only when no other place of the
+    file holds as many of the edit's old lines (not blank, whitespace ignored, each at its
+    own position in the old text) and as many of its removed lines as the place found
+    (what the reading kept, or the old lines in their positions there, whichever is more:
+    a removed line is where the change is, and a place without it holds nothing to change).
+    The reading it rules out: the side the reading left out is not invented but the
+    file's, at another place (the two-places trap: each side of an insertion fits a place
+    of its own)."""
+    old, keys, key = old_side(attempt.body), attempt.file.keys, KEYS[WHITESPACE]
+    old_lines = [line for line in attempt.body if line.kind != ADD]
+    removed = {j for j, line in enumerate(old_lines)
+               if line.kind == REMOVE and line.text.strip()}
+    wanted = {key(line) for line in old if line.strip()}
+    where: dict[bytes, list[int]] = {}
+    for at, have in enumerate(keys):
+        if have in wanted:
+            where.setdefault(have, []).append(at)
+    votes: dict[int, list[int]] = {}  # an alignment of the old side: [old lines, removed]
+    for j, line in enumerate(old):
+        for at in where.get(key(line), []) if line.strip() else []:
+            count = votes.setdefault(at - j, [0, 0])
+            count[0] += 1
+            count[1] += j in removed
+    end = start + len(reading.old)
+
+    def overlaps(first: int) -> bool:
+        return first < end and start < first + len(old)
+
+    kept = max([sum(1 for line in reading.old if line is not None and line.strip()),
+                *(count[0] for first, count in votes.items() if overlaps(first))])
+    rivals = sorted(first for first, (count, held) in votes.items()
+                    if count >= kept and held >= len(removed) and not overlaps(first))
+    if rivals:
+        other = rivals[0]
+        raise Unplaced(f"read {reading.what}, it fits line {start + 1} by {kept} of its "
+                       f"lines, but at line {max(other, 0) + 1} the file holds "
+                       f"{votes[other][0]} of its old lines in their order: an edit has no "
+                       "line number to say which place it means; re-read lines "
+                       f"{_around(max(other, 0), len(old))} and {_around(start, len(old))}",
+                       [max(other, 0) + 1, start + 1])
 
 
 def _indented_otherwise(attempt: Attempt, reading: Reading, start: int, at: int,
@@ -195,6 +242,55 @@ def _at_its_number(attempt: Attempt, reading: Reading, at: int) -> bool:
     it (as for a -U0 insertion)."""
     return attempt.hints.hinted == at and any(
         line is not None and line.strip() for line in reading.telling)
+
+
+def either_way(first: Salvage | Unplaced | None, other: Salvage | Unplaced | None
+               ) -> Salvage | None:
+    """An edit by its text read with its changed lines where its line diff puts them
+    (``first``) and as far up as they go among equal lines (``other``): what each reading
+    gave (placed, refused, or found nowhere). An edit says which lines it keeps only by
+    their text, so:
+    - a reading that fits several places, or one place several ways, refuses the edit (a
+      blank line the model skipped beside a change that could sit either side of it: the
+      new lines' blank lines fall on one side or the other, and nothing says which);
+    - two readings that place it must place it at one line with one result;
+    - one reading that places it stands when the other places nothing, or is refused by
+      evidence about the lines it put beside the change (which the edit never said): the
+      edit read the way its lines fit the file.
+    Raises Unplaced; None when neither reading occurs."""
+    for said in (first, other):
+        if isinstance(said, Unplaced) and said.several:
+            raise said
+    if isinstance(first, Salvage) and isinstance(other, Salvage):
+        if other.start == first.start and old_side(other.lines) == old_side(first.lines) \
+                and new_side(other.lines) == new_side(first.lines):
+            return first
+        where = (f"it places at line {other.start + 1}" if other.start != first.start
+                 else "it puts its lines otherwise there")
+        raise Unplaced(f"{first.message}; but read with its changed lines one line up among "
+                       f"the equal lines around them, {where}: an edit does not say which of "
+                       "those lines it keeps, so nothing says which the model meant",
+                       [first.start + 1, other.start + 1], several=True)
+    for said in (first, other):
+        if isinstance(said, Salvage):
+            return said
+    for said in (first, other):
+        if isinstance(said, Unplaced):
+            raise said
+    return None
+
+
+def _once_in_an_edit(attempt: Attempt, reading: Reading) -> bool:
+    """What an edit's reading matched is too little to say where it is on its own (one
+    short line and blank lines), but a line of it, not blank, is a line of the file once
+    (and of the file before the edit's earlier hunks): in place of the line number a diff's
+    short match needs (``_at_its_number``), the edit's text is unique, and the judge's
+    other rules (no place as close, what was left out nowhere else) still hold."""
+    if not attempt.hints.by_text:
+        return False
+    return any(line is not None and line.strip() and attempt.elsewhere(line) == [at + 1]
+               for line in reading.telling
+               for at in attempt.file.find([line])[:1])
 
 
 def too_many(most: int) -> Unplaced:

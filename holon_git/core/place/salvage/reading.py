@@ -62,10 +62,12 @@ class Unplaced(Exception):
     """A rung's reading occurs in the file, but not at one place it may take: the hunk stays
     refused, and ``note`` says why. Raised by the judge alone (judge.py)."""
 
-    def __init__(self, note: str, lines: Sequence[int] = ()) -> None:
+    def __init__(self, note: str, lines: Sequence[int] = (), several: bool = False) -> None:
         super().__init__(note)
         self.note = note
         self.lines = list(lines)  # 1-based lines of the file where the reading occurs
+        # the reading fits several places, or one place several ways: nothing says which
+        self.several = several
 
 
 class TooMany(Exception):
@@ -130,6 +132,9 @@ class Hints:
     stale: bool = False
     # the file edges the hunk claims (edges.py: git's match_beginning and match_end)
     edges: Edges = Edges(False, False)
+    # the hunk is an edit by its text (no line number, no section text, no context lines of
+    # its own: the judge asks that no other place of the file be as close)
+    by_text: bool = False
 
 
 class Searched:
