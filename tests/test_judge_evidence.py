@@ -383,6 +383,25 @@ def test_a_blank_line_slip_next_to_a_change_applies_in_a_clean_file(
     assert (repo / "server.py").read_text() == SERVER.replace(before, after)
 
 
+@pytest.mark.parametrize(("patch", "before", "after"), [
+    (BLANK_MISSING, "    server.listen()\n", "    server.listen(backlog=64)\n"),
+    (BLANK_EXTRA, "    server.flush()\n", "    server.flush()\n    server.drain()\n"),
+], ids=["missing", "extra"])
+def test_a_blank_line_slip_applies_with_an_index_line_naming_the_files_blob(
+        repo: Path, patch: str, before: str, after: str) -> None:
+    """Contract 8a with the ``index`` line `git diff` writes, naming the blob the index and
+    HEAD hold: the repository gives that version once, as the named blob, and the file is
+    still one that equals its index and HEAD (it was read as changed, and refused)."""
+    (repo / "server.py").write_text(SERVER)
+    git(repo, "add", "server.py")
+    git(repo, "commit", "-qm", "server")
+    blob = git(repo, "rev-parse", "HEAD:server.py").strip()[:7]
+    header = f"diff --git a/server.py b/server.py\nindex {blob}..1234567 100644\n"
+    receipt = applied(repo, header + patch)
+    assert receipt.files[0].hunks[0].tolerances == ["context_gap"]
+    assert (repo / "server.py").read_text() == SERVER.replace(before, after)
+
+
 @pytest.mark.parametrize("patch", [BLANK_MISSING, BLANK_EXTRA], ids=["missing", "extra"])
 def test_a_blank_line_slip_next_to_a_change_stays_refused_in_a_changed_file(
         repo: Path, patch: str) -> None:

@@ -27,6 +27,8 @@ class Version(NamedTuple):
     blob: str | None = None  # its blob id, when known
     recorded: bool = False  # a pre-image of this tool's own apply (the history log)
     named: bool = False  # the blob the patch's own index line names: the base, by its word
+    # the index and HEAD versions this one also is (the same blob, given once: versions.py)
+    also: tuple[str, ...] = ()
 
 
 class Merged(NamedTuple):

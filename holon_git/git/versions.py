@@ -123,8 +123,10 @@ class RepositoryVersions:
             if found is not None:
                 named_id, data = found
                 given.add(named_id)
+                same = tuple(label for label, oid in (("index", index_oid), ("HEAD", head_oid))
+                             if oid == named_id)
                 yield Version(f"patch index line {fp.blob_ids[0]}",
-                              self._from_blob(path, data), named_id, named=True)
+                              self._from_blob(path, data), named_id, named=True, also=same)
         for label, oid in (("index", index_oid), ("HEAD", head_oid)):
             found = self._blob(oid) if oid is not None and oid not in given else None
             if found is not None:

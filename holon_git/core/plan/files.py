@@ -413,7 +413,8 @@ def _unchanged(fp: FilePatch, ours: bytes, three_way: KnownVersions) -> bool:
             break
         if version.content != ours:
             return False
-        seen = seen or version.label == "index"
+        # the index version is given once: as the named blob when the index line names it
+        seen = seen or "index" in (version.label, *version.also)
     return seen
 
 
