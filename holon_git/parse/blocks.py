@@ -140,6 +140,26 @@ def _marker(line: bytes) -> str:
     return line.strip().decode("utf-8", "replace")
 
 
+def _marker_line(items: list[bytes], i: int, marker: re.Pattern[bytes],
+                 strays: tuple[re.Pattern[bytes], ...], start: int, name: str,
+                 missing: str) -> int:
+    """The index of the first line from ``i`` that ``marker`` matches, in the block that
+    starts at line ``start`` (0-based); refused when another block marker (``strays``) comes
+    first or the text ends before it."""
+    while i < len(items) and not marker.match(items[i]):
+        if any(stray.match(items[i]) for stray in strays):
+            raise PatchError("patch_parse_error", f"the block that starts at line {start + 1} "
+                             f"has no {name} line before line {i + 1}", hint=_HINT,
+                             patch_line=start + 1)
+        i += 1
+    if i == len(items):
+        raise PatchError("patch_parse_error", f"the block that starts at line {start + 1} "
+                         f"{missing}",
+                         hint=_HINT, patch_line=start + 1)
+    return i
+
+
+
 def _block(items: list[bytes], start: int, path: str) -> tuple[_Block, int]:
     """The block whose SEARCH marker is at ``start``, and the index after its end."""
     i = start + 1
@@ -153,27 +173,10 @@ def _block(items: list[bytes], start: int, path: str) -> tuple[_Block, int]:
     if i > start + 1 and i < len(items) and _ROO_SEPARATOR.match(items[i]):
         i += 1
     search_from = i
-    while i < len(items) and not _DIVIDER.match(items[i]):
-        if _START.match(items[i]) or _END.match(items[i]):
-            raise PatchError("patch_parse_error", f"the block that starts at line {start + 1} "
-                             f"has no '=======' line before line {i + 1}", hint=_HINT,
-                             patch_line=start + 1)
-        i += 1
-    if i == len(items):
-        raise PatchError("patch_parse_error", f"the block that starts at line {start + 1} has "
-                         "no '=======' line", hint=_HINT, patch_line=start + 1)
-    divider = i
-    i += 1
-    while i < len(items) and not _END.match(items[i]):
-        if _START.match(items[i]) or _DIVIDER.match(items[i]):
-            raise PatchError("patch_parse_error", f"the block that starts at line {start + 1} "
-                             f"has no '>>>>>>> REPLACE' line before line {i + 1}", hint=_HINT,
-                             patch_line=start + 1)
-        i += 1
-    if i == len(items):
-        raise PatchError("patch_parse_error", f"the block that starts at line {start + 1} is "
-                         "not closed: no '>>>>>>> REPLACE' line (was the reply cut off?)",
-                         hint=_HINT, patch_line=start + 1)
+    divider = _marker_line(items, i, _DIVIDER, (_START, _END), start, "'======='",
+                           "has no '=======' line")
+    i = _marker_line(items, divider + 1, _END, (_START, _DIVIDER), start, "'>>>>>>> REPLACE'",
+                     "is not closed: no '>>>>>>> REPLACE' line (was the reply cut off?)")
     search = b"".join(items[search_from:divider])
     replaced = b"".join(items[divider + 1:i])
     return _Block(path, search, replaced, start + 1, start_line), i + 1

@@ -34,6 +34,7 @@ from .fast import apply_fast, repairs
 
 if TYPE_CHECKING:
     from ..place.reindent import FileIndent, Mapping
+    from ..place.salvage.reading import Unplaced
 
 
 # A file is searched on its bytes while hunks x size stays under this: each hunk's search
@@ -449,13 +450,9 @@ class _HunkApplier:
         refused = loose_refusal(self.running.lines(), lines, placed.start, hinted,
                                 hunk.section)
         if refused is not None:
-            raise PatchError("context_not_found", "the hunk's old lines were found only "
-                             f"{LEVELS[placed.level]} ignored, at line {placed.original + 1}; "
-                             f"{refused.note}",
-                             hint="re-read the file where the hunk was written for and send "
-                             "its lines as they are now",
-                             details={"evidence": {"note": refused.note,
-                                                   "lines": refused.lines[:50]}})
+            raise _judged_elsewhere("the hunk's old lines were found only "
+                                    f"{LEVELS[placed.level]} ignored, at line "
+                                    f"{placed.original + 1}; {refused.note}", refused)
 
     def _judge_stale(self, hunk: Hunk, placed: _Placed, reading: _Reading) -> None:
         """A placement of a hunk whose patch's index line names another version of the file
@@ -470,13 +467,9 @@ class _HunkApplier:
         refused = stale_refusal(self.running.lines(), lines, placed.start, hinted,
                                 hunk.section, claimed_edges(hunk, lines))
         if refused is not None:
-            raise PatchError("context_not_found", f"the hunk's old lines are at line "
-                             f"{placed.original + 1}, but its file patch names another "
-                             f"version of the file, and {refused.note}",
-                             hint="re-read the file where the hunk was written for and send "
-                             "its lines as they are now",
-                             details={"evidence": {"note": refused.note,
-                                                   "lines": refused.lines[:50]}})
+            raise _judged_elsewhere(f"the hunk's old lines are at line {placed.original + 1}, "
+                                    "but its file patch names another version of the file, "
+                                    f"and {refused.note}", refused)
 
     def _refuse_by_numbers(self, hunk: Hunk, copies: list[int]) -> None:
         """A hunk with no context goes by its line numbers alone: refused when the judge
@@ -701,3 +694,12 @@ class _Placed(NamedTuple):
     tolerated: list[str]
     by_hint: bool
     by_anchor: bool
+
+
+def _judged_elsewhere(message: str, refused: Unplaced) -> PatchError:
+    """The judge's refusal of a placement (salvage/judge.py): ``context_not_found``, with its
+    note and the lines it names as evidence."""
+    return PatchError("context_not_found", message,
+                      hint="re-read the file where the hunk was written for and send its lines "
+                      "as they are now",
+                      details={"evidence": {"note": refused.note, "lines": refused.lines[:50]}})
