@@ -10,6 +10,7 @@ repeatable.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import difflib
 import random
 import re
@@ -570,4 +571,17 @@ def generate(
         cases.extend(builder.fresh_extra())
         cases.extend(builder.stale(stale_edits))
         cases.extend(builder.traps(traps))
-    return cases
+    return cases + [_without_index(case) for case in cases if _written_in_another_version(case)]
+
+
+def _written_in_another_version(case: Case) -> bool:
+    return case.kind.startswith(("stale_", "trap_shift_"))
+
+
+def _without_index(case: Case) -> Case:
+    """The same stale patch as models mostly write it: git's header without its ``index``
+    line, so nothing in the patch names the version it was read off; only the repository
+    (HEAD, the index, the history) can say the file changed since."""
+    patch = re.sub(r"(?m)^index [0-9a-f]+\.\.[0-9a-f]+.*\n", "", case.patch, count=1)
+    kind = case.kind + "_noindex"
+    return dataclasses.replace(case, id=kind + case.id[len(case.kind):], kind=kind, patch=patch)
