@@ -138,4 +138,8 @@ def test_context_not_found_names_the_invented_lines_and_the_best_partial_place(r
     assert "1 of its lines occurs nowhere in the file (patch line 6: " in err.message
     assert "longest run of lines the file has is patch lines 4-5, at lines 3-4" in err.message
     assert "around line 3" in (err.hint or "")
+    # the file may have changed since as well as the model misremembered: the hint blames
+    # neither (it said "were not copied from it", wrong for a stale patch)
+    assert "not copied" not in (err.hint or "")
+    assert "or the file changed since" in (err.hint or "")
     assert (repo / "g.py").read_text() == METHOD

@@ -163,7 +163,12 @@ def main() -> None:
         action="store_true",
         help="call holon-git's library API in the worker instead of its command",
     )
-    parser.add_argument("--tool", action="append", default=["holon", "git-apply", "gnu-patch"])
+    parser.add_argument(
+        "--tool",
+        action="append",
+        choices=["holon", "git-apply", "gnu-patch"],
+        help="run only this tool (repeat for several); every tool when not given",
+    )
     parser.add_argument("--json", help="write every case's outcomes here")
     parser.add_argument("--log", help="append each case's outcomes to this file as it finishes")
     parser.add_argument(
@@ -188,7 +193,7 @@ def main() -> None:
             "{patch}",
         ],
     }
-    TOOLS.update({name: every[name] for name in dict.fromkeys(args.tool)})
+    TOOLS.update({name: every[name] for name in dict.fromkeys(args.tool or every)})
     CASES.extend(
         generate(load_sources(), args.seed, args.fresh_edits, args.stale_edits, args.traps)
     )

@@ -221,8 +221,11 @@ def _not_in_the_file(err: PatchError, hunk: Hunk, old: list[bytes],
                     f"{'s' if size > 1 else ''} {at + 1}{f'-{at + size}' if size > 1 else ''}"
                     " of the file")
     if absent:
-        err.hint = ("the hunk's lines that are nowhere in the file were not copied from it: "
-                    f"re-emit the hunk with its context copied exactly from the file around "
+        # "written from memory" and "the file changed since" look alike here: the hint
+        # names neither, only what to send next
+        err.hint = ("the hunk's lines that are nowhere in the file are not its text as it is "
+                    "now (written from memory, or the file changed since): re-read the file "
+                    "and re-emit the hunk with its context copied exactly from it around "
                     f"line {at + 1}, where its other lines are")
 
 
