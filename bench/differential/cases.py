@@ -286,6 +286,19 @@ class Builder:
         expected: str | None,
     ) -> Case:
         self.serial += 1
+        return self.numbered(family, kind, commits, work, patch, expected)
+
+    def numbered(
+        self,
+        family: str,
+        kind: str,
+        commits: list[str],
+        work: str,
+        patch: str,
+        expected: str | None,
+    ) -> Case:
+        """A case named by the serial of the last one made: a variant added later keeps the
+        older kinds' ids as they were (reports compare them across runs)."""
         name = f"{self.source.package}-{self.source.path.replace('/', '.')}-{self.serial}"
         return Case(
             f"{kind}:{name}", family, kind, self.source.path, commits, work, patch, expected
@@ -488,6 +501,14 @@ class Builder:
                 yield self.case(
                     "stale", f"stale_only_new_{size}", [current], current, patch, expected
                 )
+            # one context line, as models often write it
+            patch = _patch(self.source.path, self.old, new, git_hunks(self.old, new, 1))
+            for state, commits in (
+                ("uncommitted", [self.old]),
+                ("committed", [self.old, current]),
+                ("only_new", [current]),
+            ):
+                yield self.numbered("stale", f"stale_{state}_u1", commits, current, patch, expected)
 
     def traps(self, count: int) -> Iterator[Case]:
         """Edits inside a block that occurs twice (sibling code), exact, slipped, renumbered,
@@ -584,4 +605,4 @@ def _without_index(case: Case) -> Case:
     (HEAD, the index, the history) can say the file changed since."""
     patch = re.sub(r"(?m)^index [0-9a-f]+\.\.[0-9a-f]+.*\n", "", case.patch, count=1)
     kind = case.kind + "_noindex"
-    return dataclasses.replace(case, id=kind + case.id[len(case.kind):], kind=kind, patch=patch)
+    return dataclasses.replace(case, id=kind + case.id[len(case.kind) :], kind=kind, patch=patch)
