@@ -15,6 +15,7 @@ left behind). See truth.py for what each case expects.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import multiprocessing
 import os
@@ -177,6 +178,13 @@ def main() -> None:
     parser.add_argument(
         "--dump", help="write the cases (repositories and patches) under this folder"
     )
+    parser.add_argument(
+        "--as",
+        dest="form",
+        choices=["diff", "edits", "blocks"],
+        default="diff",
+        help="send each case's patch as str_replace edits or SEARCH/REPLACE blocks (holon only)",
+    )
     args = parser.parse_args()
     every = {
         "holon": [IN_PROCESS] if args.in_process else [args.holon, "{patch}"],
@@ -193,10 +201,14 @@ def main() -> None:
             "{patch}",
         ],
     }
+    if args.form != "diff":
+        args.tool = ["holon"]  # the other tools read no edits
     TOOLS.update({name: every[name] for name in dict.fromkeys(args.tool or every)})
     CASES.extend(
         generate(load_sources(), args.seed, args.fresh_edits, args.stale_edits, args.traps)
     )
+    if args.form != "diff":
+        _convert(args.form)
     chosen = [
         i for i, case in enumerate(CASES) if not args.kind or case.kind.startswith(tuple(args.kind))
     ]
@@ -250,6 +262,50 @@ def main() -> None:
                 indent=1,
             )
         )
+
+
+# kinds an edit cannot say: a diff cut short (the conversion would make a whole edit of it)
+# and context-less hunks (an edit's text is its only claim; merge-file's verdict on the
+# lines beside it is not the edit's meaning)
+_DIFF_ONLY = ("truncated_", "u0_insertion")
+
+
+def _convert(form: str) -> None:
+    """Every case's patch as the edits an agent sends (bench/edit_formats.py's conversion:
+    each hunk's old side as the old text, its mistakes kept); cases it cannot carry are
+    dropped, counted on stderr."""
+    from edit_formats import LeftOut, edits_of, render_blocks, render_edits
+
+    render = render_edits if form == "edits" else render_blocks
+    kept: list[Case] = []
+    left_out: Counter[str] = Counter()
+    for case in CASES:
+        try:
+            if case.kind.startswith(_DIFF_ONLY) or "_u0" in case.kind:
+                raise LeftOut("diff only")
+            if case.kind.endswith("_noindex"):
+                raise LeftOut("an edit has no index line: the same edit as its indexed case")
+            edits = edits_of(case.patch.encode(), case.kind)
+            text = render(edits).decode()
+        except LeftOut:
+            left_out[case.kind] += 1
+            continue
+        kept.append(dataclasses.replace(case, patch=text, expected=_as_sent(case, edits)))
+    CASES[:] = kept
+    print(f"as {form}: {len(kept)} cases; left out {sum(left_out.values())}", file=sys.stderr)
+
+
+def _as_sent(case: Case, edits: list) -> str | None:
+    """What the edits mean: an old text found exactly once is its own claim, whatever
+    `git merge-file` says of the lines beside it (the text editor tool's rule); where one is
+    not, the case's own truth (the edit meant, or a refusal)."""
+    text = case.work
+    for edit in edits:
+        old, new = edit.old.decode(), edit.new.decode()
+        if not old or text.count(old) != 1:
+            return case.expected
+        text = text.replace(old, new, 1)
+    return text
 
 
 def _dump(folder: Path, chosen: list[int]) -> None:
