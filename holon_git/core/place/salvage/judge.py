@@ -540,7 +540,9 @@ def _left_out(attempt: Attempt, reading: Reading, start: int, level: int = PLACI
       are (``enough`` of them to say where they are, or one not blank while that one is not
       distinctive) or that one is the file's line there edited (a changed neighbour: the
       file changed beside the edit since the patch was written, which git merge-file calls
-      a conflict);
+      a conflict); the far lines of a side whose near lines the reading keeps
+      (``Reading.dropped``) have those kept lines between them and the change, so an
+      edited form of them there is no conflict: both readings make the same edit;
     - not a run of the file's lines elsewhere (the block the patch wrote, there);
     - none of its distinctive lines that is not the file's line there a line of the file
       elsewhere (the side is then not invented but copied from another place, which the
@@ -563,7 +565,11 @@ def _left_out(attempt: Attempt, reading: Reading, start: int, level: int = PLACI
         # a line of the side, not blank, in place says the file changed beside the change:
         # context a model invents is nowhere in the file, not the file's lines there
         in_place = any(line.strip() for line in kept)
-        if differ == [beside] and 0 <= at + beside < len(lines) \
+        # the far lines of a side whose near lines are kept are not next to the change:
+        # with the kept lines between them and it, "the file changed there since" and "the
+        # model misremembered them" lead to one edit (git merge-file merges it cleanly)
+        far = reading.dropped is not None and name in reading.dropped
+        if differ == [beside] and not far and 0 <= at + beside < len(lines) \
                 and (in_place or _edited(side[beside], lines[at + beside])):
             raise Unplaced(f"read {reading.what}, its context line next to the change, "
                            f"{quote([side[beside]])}, is line {at + beside + 1} of the "

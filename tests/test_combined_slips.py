@@ -1,0 +1,64 @@
+"""Issue 43, class 9 ("What to build" item 6): combined slips. The judge decides on all a
+proposal tolerated, not on each tolerance alone: two slips that point to one place apply,
+and a conflict by contract (a line gained, lost or edited right next to a change) stays
+refused. Each test failed before its rule, on a module written here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gitsupport import applied, refused
+
+RENDER = '''\
+import logging
+
+log = logging.getLogger(__name__)
+
+
+def render(page, theme):
+    """Render one page with the theme's layout."""
+    header = theme.header(page.title)
+    body = theme.body(page.content)
+    footer = theme.footer(page.links)
+    return header + body + footer
+
+
+def publish(site):
+    for page in site.pages:
+        site.write(page.path, render(page, site.theme))
+'''
+
+# an insertion whose two far context lines are misremembered (an edited docstring, a
+# renamed variable), the two lines either side of it exact
+FAR_EDGES_EDITED = '''\
+--- a/render.py
++++ b/render.py
+@@ -7,6 +7,7 @@ def render(page, theme):
+     """Render one page with the site theme's layout."""
+     header = theme.header(page.title)
+     body = theme.body(page.content)
++    log.debug("rendered %s", page.title)
+     footer = theme.footer(page.links)
+     return header + body + footers
+'''
+
+
+def test_far_edges_misremembered_as_edited_lines_apply(repo: Path) -> None:
+    """Both far context lines are edited forms of the file's lines there, and the lines
+    nearest the insertion are exact: the kept lines stand between each edited line and the
+    change, so "misremembered" and "changed since" make one edit (a clean merge). Before,
+    the far leading line was judged as the line next to the change, edited: refused."""
+    (repo / "render.py").write_text(RENDER)
+    receipt = applied(repo, FAR_EDGES_EDITED)
+    assert "context_invented" in receipt.files[0].hunks[0].tolerances
+    assert (repo / "render.py").read_text() == RENDER.replace(
+        "    body = theme.body(page.content)\n",
+        '    body = theme.body(page.content)\n    log.debug("rendered %s", page.title)\n')
+
+
+def test_an_edited_line_right_next_to_the_change_stays_refused(repo: Path) -> None:
+    """The contract kept: the same insertion with the line right after it edited (and a
+    far line too) is a conflict for git merge-file; refused."""
+    (repo / "render.py").write_text(RENDER)
+    patch = FAR_EDGES_EDITED.replace("theme.footer(page.links)", "theme.footer(page.urls)")
+    refused(repo, patch, "context_not_found")
