@@ -62,3 +62,57 @@ def test_an_edited_line_right_next_to_the_change_stays_refused(repo: Path) -> No
     (repo / "render.py").write_text(RENDER)
     patch = FAR_EDGES_EDITED.replace("theme.footer(page.links)", "theme.footer(page.urls)")
     refused(repo, patch, "context_not_found")
+
+
+# written one level too deep (four spaces more on every line), its last context line
+# misremembered, and adding a block nested one level deeper than any context line
+DEEPER_WITH_A_NESTED_BLOCK = '''\
+--- a/render.py
++++ b/render.py
+@@ -8,4 +8,6 @@ def render(page, theme):
+         header = theme.header(page.title)
+         body = theme.body(page.content)
++        if page.draft:
++            log.debug("draft %s", page.title)
+         footer = theme.footer(page.links)
+         return header + body + footers
+'''
+
+
+def test_a_hunk_one_level_off_with_a_misremembered_line_maps_a_deeper_added_line(
+        repo: Path) -> None:
+    """A whole hunk indented one level too deep plus one misremembered context line: the
+    matched lines show one rule (four spaces fewer), and the added line nested deeper than
+    every matched line takes it too. Before, an added indentation no matched line held
+    refused the hunk."""
+    (repo / "render.py").write_text(RENDER)
+    receipt = applied(repo, DEEPER_WITH_A_NESTED_BLOCK)
+    assert "context_invented" in receipt.files[0].hunks[0].tolerances
+    assert (repo / "render.py").read_text() == RENDER.replace(
+        "    body = theme.body(page.content)\n",
+        "    body = theme.body(page.content)\n    if page.draft:\n"
+        '        log.debug("draft %s", page.title)\n')
+
+
+def test_tabs_for_spaces_with_a_misremembered_line_map_a_deeper_added_line(
+        repo: Path) -> None:
+    """Tabs for the file's four spaces, and the misremembered line: the added line two tabs
+    deep, where every matched line is one tab deep, takes eight spaces."""
+    (repo / "render.py").write_text(RENDER)
+    head, body = DEEPER_WITH_A_NESTED_BLOCK.split("@@ def render(page, theme):\n")
+    patch = head + "@@ def render(page, theme):\n" + "".join(
+        line[0] + line[5:].replace("    ", "\t") for line in body.splitlines(keepends=True))
+    receipt = applied(repo, patch)
+    assert "context_invented" in receipt.files[0].hunks[0].tolerances
+    assert (repo / "render.py").read_text() == RENDER.replace(
+        "    body = theme.body(page.content)\n",
+        "    body = theme.body(page.content)\n    if page.draft:\n"
+        '        log.debug("draft %s", page.title)\n')
+
+
+def test_an_added_indentation_the_matched_lines_map_no_one_way_is_refused(repo: Path) -> None:
+    """A deeper added line whose indentation no rule of the matched lines maps (two spaces
+    under a hunk four spaces off): nothing says where it goes; refused."""
+    (repo / "render.py").write_text(RENDER)
+    patch = DEEPER_WITH_A_NESTED_BLOCK.replace('            log.debug', '  log.debug')
+    refused(repo, patch, "context_not_found")

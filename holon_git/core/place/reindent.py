@@ -210,6 +210,18 @@ def _mapped(mappings: list[Mapping] | None, indent: bytes) -> set[bytes | None]:
     return others | columns
 
 
+def learned_indent(pairs: Sequence[tuple[bytes, bytes]], indent: bytes, style: FileIndent
+                   ) -> bytes | None:
+    """The file's indentation for a patch indentation no matched line holds, by the one
+    mapping every matched pair (patch line, file line) agrees with (a constant shift, a tab
+    for N spaces, ...) whose answer the file's ``style`` allows (pairs at one depth fit
+    both "four spaces too deep" and "eight-space units for four": the file's unit tells);
+    None when the pairs show none, or mappings that disagree about it."""
+    answers = {answer for answer in _mapped(indentation_mappings(pairs), indent)
+               if answer is None or style.allows(answer)}
+    return answers.pop() if len(answers) == 1 else None
+
+
 def _check_reversible(lines: Sequence[HunkLine], out: Sequence[HunkLine],
                       window: Sequence[bytes], first_line: int) -> None:
     """The reversed hunk, matched against the result, must map its added lines (these

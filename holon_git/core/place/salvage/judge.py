@@ -41,6 +41,7 @@ from ...model import ADD, CONTEXT, REMOVE, Hunk, HunkLine
 from ..edges import Edges
 from ..match import KEYS, WHITESPACE, telling_levels
 from ..numbers import Numbers
+from ..reindent import indent_style, learned_indent
 from .reading import (
     PLACING,
     AlreadyThere,
@@ -195,17 +196,21 @@ def _indented_otherwise(attempt: Attempt, reading: Reading, start: int, at: int,
     (each of the patch's to one of the file's, and back: tabs for four spaces, a whole hunk
     one level off): two slips at once, the indentation and what the rung left out (issue
     43's combined slips). The hunk rewritten (``lines``, at line ``at``) with the file's
-    lines for its context and removed lines, and its added lines indented the file's way;
-    an added line whose indentation the matched lines do not map refuses it (Unplaced),
-    as does any other difference. The reading it rules out: lines that merely look alike
+    lines for its context and removed lines, and its added lines indented the file's way:
+    as the matched line of the same indentation is, or, for an indentation no matched line
+    holds (a block nested deeper than its context), by the one rule every matched pair
+    agrees with (reindent.learned_indent: a constant shift, a tab for N spaces); an added
+    line no such rule maps refuses it (Unplaced), as does any other difference. The reading it rules out: lines that merely look alike
     at another indentation (the rest of the judge weighs them at the whitespace level)."""
     file = attempt.file.lines
     mapping: dict[bytes, bytes] = {}
     back: dict[bytes, bytes] = {}
+    pairs: list[tuple[bytes, bytes]] = []
     for j, line in enumerate(reading.old):
         if line is None or not line.strip():
             continue
         have = file[start + j]
+        pairs.append((line, have))
         ours, theirs = _split_indent(line), _split_indent(have)
         if ours[1] != theirs[1] or mapping.setdefault(ours[0], theirs[0]) != theirs[0] \
                 or back.setdefault(theirs[0], ours[0]) != ours[0]:
@@ -213,16 +218,24 @@ def _indented_otherwise(attempt: Attempt, reading: Reading, start: int, at: int,
                            "whitespace ignored, and not by its indentation alone, one way",
                            [start + 1])
     out: list[HunkLine] = []
+    style = indent_style(b"".join(file))
     p = at
     for written in lines:
         if written.kind == ADD:
             indent, text = _split_indent(written.text)
-            if text.strip() and indent not in mapping:
+            rest = written.text[len(indent):]  # with its line ending
+            if not text.strip():
+                out.append(HunkLine(ADD, rest))
+                continue
+            # an indentation no matched line holds (a block nested deeper than its context)
+            # takes the one rule every matched pair agrees with: a shift, a tab for N spaces
+            theirs = mapping[indent] if indent in mapping else learned_indent(pairs, indent, style)
+            if theirs is None:
                 raise Unplaced(f"read {reading.what}, its lines are indented other than "
                                f"the file's, and its added line {quote([written.text])} has "
-                               "an indentation the matched lines do not map", [start + 1])
-            rest = written.text[len(indent):]  # with its line ending
-            out.append(HunkLine(ADD, mapping[indent] + rest if text.strip() else rest))
+                               "an indentation the matched lines do not map one way",
+                               [start + 1])
+            out.append(HunkLine(ADD, theirs + rest))
             continue
         out.append(HunkLine(written.kind, file[p]))
         p += 1
