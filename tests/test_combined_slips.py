@@ -116,3 +116,56 @@ def test_an_added_indentation_the_matched_lines_map_no_one_way_is_refused(repo: 
     (repo / "render.py").write_text(RENDER)
     patch = DEEPER_WITH_A_NESTED_BLOCK.replace('            log.debug', '  log.debug')
     refused(repo, patch, "context_not_found")
+
+
+LOADERS = '''\
+def load_users(db):
+    rows = db.query("users")
+    result = []
+    for row in rows:
+        names.add(row.name)
+    return result
+
+
+def load_groups(db):
+    rows = db.query("groups")
+    result = []
+    for row in rows:
+        result.append(Group(row))
+    return result
+'''
+
+# an insertion in load_groups' loop, its last context line misremembered; the leading
+# context and the insertion alone fit both loaders
+LAST_LINE_MISREMEMBERED = '''\
+--- a/loaders.py
++++ b/loaders.py
+@@ -11,4 +11,5 @@ def load_groups(db):
+     result = []
+     for row in rows:
++        log.debug("row %r", row)
+         result.append(Group(row))
+         return results
+'''
+
+
+def test_the_closer_of_two_places_decides_when_one_side_fits_both(repo: Path) -> None:
+    """Read without its trailing context (the one-side reading), the hunk fits both loaders;
+    kept with the trailing line next to the change, it fits load_groups alone, where more
+    of its lines are the file's: the closer match places it. Before, the one-side reading's
+    two places refused it."""
+    (repo / "loaders.py").write_text(LOADERS)
+    receipt = applied(repo, LAST_LINE_MISREMEMBERED)
+    assert "context_invented" in receipt.files[0].hunks[0].tolerances
+    assert (repo / "loaders.py").read_text() == LOADERS.replace(
+        "    for row in rows:\n        result.append(Group",
+        '    for row in rows:\n        log.debug("row %r", row)\n        result.append(Group')
+
+
+def test_two_places_as_close_stay_refused(repo: Path) -> None:
+    """The same hunk where both loaders append the row itself: kept with the line next to
+    the change it still fits both; nothing says which; refused."""
+    text = LOADERS.replace("names.add(row.name)", "result.append(row)").replace(
+        "Group(row)", "row")
+    (repo / "loaders.py").write_text(text)
+    refused(repo, LAST_LINE_MISREMEMBERED.replace("Group(row)", "row"), "context_not_found")

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from . import judge
-from .reading import MANY, Attempt, Reading, Salvage, TooMany
+from .reading import MANY, AlreadyThere, Attempt, Reading, Salvage, TooMany, Unplaced
 
 # a rung: its name (the diagnostic and tolerance it reports) and its readings of a hunk
 Rung = tuple[str, Callable[[Attempt], list[Reading]]]
@@ -25,7 +25,10 @@ Rung = tuple[str, Callable[[Attempt], list[Reading]]]
 def climb(attempt: Attempt, rungs: Sequence[Rung]) -> Salvage | None:
     """The first rung whose readings occur in the file places the hunk (a Salvage) or
     refuses it (Unplaced; AlreadyThere for a re-send), as the judge decides; None when no
-    reading occurs."""
+    reading occurs. When its readings fit several places, a later rung whose reading keeps
+    more of the hunk's lines may still place it at one of them, the closer match
+    (judge.closer: the model's slips are fewer there); else the first refusal stands."""
+    unsure: Unplaced | None = None
     for rung, read in rungs:
         readings = read(attempt)
         try:
@@ -33,9 +36,27 @@ def climb(attempt: Attempt, rungs: Sequence[Rung]) -> Salvage | None:
                      for start in attempt.file.find(reading.old, most=MANY)]
             before = _only_before(attempt, readings, found)
         except TooMany as many:
+            if unsure is not None:
+                raise unsure from None
             raise judge.too_many(many.most) from None
-        if found or before:
-            return judge.decide(attempt, rung, found, before)
+        if not (found or before):
+            continue
+        if unsure is None:
+            try:
+                return judge.decide(attempt, rung, found, before)
+            except Unplaced as refused:
+                if not refused.rivals:
+                    raise
+                unsure = refused  # several places: a reading that keeps more may decide
+            continue
+        try:
+            proposal = judge.decide(attempt, rung, found, before)
+        except (Unplaced, AlreadyThere):
+            continue
+        if judge.closer(unsure, proposal):
+            return proposal
+    if unsure is not None:
+        raise unsure
     return None
 
 

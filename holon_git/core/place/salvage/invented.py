@@ -84,15 +84,19 @@ def near_the_change(attempt: Attempt) -> list[Reading]:
     """The changed lines with the context lines nearest them on each side, the far lines of
     both sides left out: the readings that keep the most lines and occur in the file (the
     judge decides among them, and on what each leaves out). Both sides keep a line or more
-    and leave one or more out; the readings that keep a side whole, or none of it, are the
-    rungs before."""
+    and one side at least leaves one or more out; the readings that keep none of a side are
+    the rungs before. A reading that keeps one side whole is what the one-side rung read,
+    with the nearest lines of the other side kept too: it is found only where that rung's
+    reading fits several places, and decides among them when it is the closer match
+    (decide.climb, judge.closer)."""
     lead, core, tail = attempt.lead, attempt.core, attempt.tail
-    if not (core and len(lead) > 1 and len(tail) > 1):
+    if not (core and lead and tail) or len(lead) + len(tail) < 3:
         return []
     sizes: dict[int, list[Reading]] = {}
-    for a in range(1, len(lead)):
-        for b in range(1, len(tail)):
-            sizes.setdefault(a + b, []).append(_edges(attempt, a, b))
+    for a in range(1, len(lead) + 1):
+        for b in range(1, len(tail) + 1):
+            if (a, b) != (len(lead), len(tail)):
+                sizes.setdefault(a + b, []).append(_edges(attempt, a, b))
     for size in sorted(sizes, reverse=True):
         found = [reading for reading in sizes[size]
                  if enough(reading.telling) and _occurs(attempt, reading)]

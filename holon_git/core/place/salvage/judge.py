@@ -86,13 +86,17 @@ def decide(attempt: Attempt, rung: str, found: list[tuple[int, Reading]],
                        "nothing says which", [line], several=True)
     if len(places) > 1 or before:
         numbers = sorted({at + 1 for at, _, _ in places})
+        rivals: dict[int, int] = {}
+        if not before:
+            for (at, _, _), ways in places.items():
+                rivals[at] = max(rivals.get(at, 0), *(kept(reading) for _, reading, _ in ways))
         also = (f", and line{'s' if len(before) > 1 else ''} "
                 f"{', '.join(map(str, before[:10]))} of the file as it was before the "
                 "patch's earlier hunks changed them" if before else "")
         raise Unplaced(f"read {read}, it fits {len(places) + len(before)} places (line"
                        f"{'s' if len(numbers) != 1 else ''} "
                        f"{', '.join(map(str, numbers[:10]))}{also}): nothing says which",
-                       [*numbers, *before], several=True)
+                       [*numbers, *before], several=True, rivals=rivals)
     ((at, _, _), ways), = places.items()
     # readings that give one result at one place (a skipped line among equal lines): the
     # place stands when the evidence holds for one of them
@@ -142,7 +146,27 @@ def _one_place(attempt: Attempt, rung: str, start: int, reading: Reading, at: in
         _as_close_elsewhere(attempt, reading, start)
     if reading.unanchored:
         _new_lines_elsewhere(attempt, reading, start)
-    return Salvage(rung, at, list(lines), _message(attempt, reading, start, at, forgave))
+    return Salvage(rung, at, list(lines), _message(attempt, reading, start, at, forgave),
+                   kept(reading))
+
+
+def kept(reading: Reading) -> int:
+    """How many of the hunk's old lines a reading matches (a skipped line not counted)."""
+    return sum(line is not None for line in reading.old)
+
+
+def closer(refused: Unplaced, proposal: Salvage) -> bool:
+    """A rung's readings fit several places (``refused.rivals``); a later rung's reading,
+    which keeps more of the hunk's lines, places it at one of them (``proposal``, judged on
+    its own): is it the closer match? It is when its place is one of the rivals and it
+    matches more of the hunk's old lines than any reading matched at another place. The
+    reading it rules out: "the hunk was meant for another of the places" — there fewer of
+    its lines are the file's (the model misremembered more there, not less), and the lines
+    only this reading keeps (exact, beside the change) are not there."""
+    if proposal.start not in refused.rivals:
+        return False
+    return all(proposal.kept > held for at, held in refused.rivals.items()
+               if at != proposal.start)
 
 
 def _as_close_elsewhere(attempt: Attempt, reading: Reading, start: int) -> None:
@@ -200,8 +224,9 @@ def _indented_otherwise(attempt: Attempt, reading: Reading, start: int, at: int,
     as the matched line of the same indentation is, or, for an indentation no matched line
     holds (a block nested deeper than its context), by the one rule every matched pair
     agrees with (reindent.learned_indent: a constant shift, a tab for N spaces); an added
-    line no such rule maps refuses it (Unplaced), as does any other difference. The reading it rules out: lines that merely look alike
-    at another indentation (the rest of the judge weighs them at the whitespace level)."""
+    line no such rule maps refuses it (Unplaced), as does any other difference. The reading
+    it rules out: lines that merely look alike at another indentation (the rest of the
+    judge weighs them at the whitespace level)."""
     file = attempt.file.lines
     mapping: dict[bytes, bytes] = {}
     back: dict[bytes, bytes] = {}

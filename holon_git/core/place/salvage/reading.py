@@ -56,18 +56,25 @@ class Salvage:
     start: int  # 0-based line of the file where the rewritten hunk's old side starts
     lines: list[HunkLine]  # the changed lines as written; the context the file's own there
     message: str  # what was read otherwise, naming the hunk's lines that are not in the file
+    kept: int = 0  # the hunk's old lines the reading matched there (its evidence of the place)
 
 
 class Unplaced(Exception):
     """A rung's reading occurs in the file, but not at one place it may take: the hunk stays
     refused, and ``note`` says why. Raised by the judge alone (judge.py)."""
 
-    def __init__(self, note: str, lines: Sequence[int] = (), several: bool = False) -> None:
+    def __init__(self, note: str, lines: Sequence[int] = (), several: bool = False,
+                 rivals: dict[int, int] | None = None) -> None:
         super().__init__(note)
         self.note = note
         self.lines = list(lines)  # 1-based lines of the file where the reading occurs
         # the reading fits several places, or one place several ways: nothing says which
         self.several = several
+        # the readings fit several places of the file as it is (and none before the earlier
+        # hunks): each place (0-based, where the rewritten hunk starts) with the most of the
+        # hunk's old lines a reading matched there; a later rung's reading that keeps more
+        # lines than any other place holds may decide among them (decide.climb)
+        self.rivals = rivals or {}
 
 
 class TooMany(Exception):
