@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gitsupport import applied, refused
+from repos.builders import git
 
 RENDER = '''\
 import logging
@@ -169,3 +170,54 @@ def test_two_places_as_close_stay_refused(repo: Path) -> None:
         "Group(row)", "row")
     (repo / "loaders.py").write_text(text)
     refused(repo, LAST_LINE_MISREMEMBERED.replace("Group(row)", "row"), "context_not_found")
+
+
+DEFAULTS = '''\
+def defaults():
+    timeout = 30
+    retries = 3
+
+    # the cache lives next to the data
+    cache = Path("data") / "cache"
+    return timeout, retries, cache
+'''
+
+# a replacement written without the blank line that follows it in the file
+BLANK_AFTER_A_REPLACEMENT = '''\
+--- a/defaults.py
++++ b/defaults.py
+@@ -1,5 +1,5 @@
+ def defaults():
+     timeout = 30
+-    retries = 3
++    retries = 5
+     # the cache lives next to the data
+     cache = Path("data") / "cache"
+'''
+
+
+def _committed(repo: Path, name: str, text: str) -> None:
+    (repo / name).write_text(text)
+    git(repo, "add", name)
+    git(repo, "commit", "-q", "-m", f"add {name}")
+
+
+def test_a_blank_line_missing_after_a_replacement_applies_in_a_clean_file(repo: Path) -> None:
+    """Contract 8a for a replacement: the blank line after it left out, in a file equal to
+    its index and HEAD, every other context line exact. The added line takes the removed
+    line's place, so the skipped blank line follows it. Before, no reading put a skipped
+    line after a replacement's added lines: refused."""
+    _committed(repo, "defaults.py", DEFAULTS)
+    receipt = applied(repo, BLANK_AFTER_A_REPLACEMENT)
+    assert "context_gap" in receipt.files[0].hunks[0].tolerances
+    assert (repo / "defaults.py").read_text() == DEFAULTS.replace("= 3\n", "= 5\n")
+
+
+def test_a_line_missing_after_a_replacement_stays_a_conflict(repo: Path) -> None:
+    """A non-blank line skipped right after the replacement (or a blank one in a file that
+    changed since it was committed) is the file changed beside the edit: refused."""
+    _committed(repo, "defaults.py", DEFAULTS.replace("\n\n", "\n    verbose = False\n"))
+    refused(repo, BLANK_AFTER_A_REPLACEMENT, "context_not_found")
+    _committed(repo, "defaults.py", DEFAULTS)
+    (repo / "defaults.py").write_text(DEFAULTS.replace("timeout, retries", "retries, timeout"))
+    refused(repo, BLANK_AFTER_A_REPLACEMENT, "context_not_found")

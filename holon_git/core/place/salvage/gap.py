@@ -13,7 +13,8 @@ def readings(attempt: Attempt) -> list[Reading]:
     removed lines (the skipped line would survive a removal of the lines around it). Where
     added lines sit between them, the hunk says what its added lines follow and precede: the
     skipped line goes between them and one of those lines only when that line is blank (a
-    blank line says nothing of where it is); so both readings may be tried. Or one blank
+    blank line says nothing of where it is); so both readings may be tried. After a removed
+    line the added lines replace it where it was, so the skipped line follows them. Or one blank
     context line of the hunk, between two context lines, not in the file; every blank
     context line next to it in the old side is a reading too (and, in a file that equals its
     index and HEAD, when none of these occurs, one blank context line next to a change: the
@@ -31,7 +32,9 @@ def readings(attempt: Attempt) -> list[Reading]:
             continue
         if not body[before].text.strip():  # between that blank line and the added lines
             out.append(_skipped(attempt, k, before + 1))
-        if not body[after].text.strip():  # between the added lines and that blank line
+        if not body[after].text.strip() or body[before].kind == REMOVE:
+            # between the added lines and that blank line; or after a replacement's added
+            # lines, which take the removed line's place
             out.append(_skipped(attempt, k, after))
     blank = [k for k, j in enumerate(olds) if body[j].kind == CONTEXT
              and not body[j].text.strip()]
