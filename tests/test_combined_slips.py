@@ -221,3 +221,20 @@ def test_a_line_missing_after_a_replacement_stays_a_conflict(repo: Path) -> None
     _committed(repo, "defaults.py", DEFAULTS)
     (repo / "defaults.py").write_text(DEFAULTS.replace("timeout, retries", "retries, timeout"))
     refused(repo, BLANK_AFTER_A_REPLACEMENT, "context_not_found")
+
+
+def test_the_closer_place_decides_for_a_hunk_one_level_off_too(repo: Path) -> None:
+    """The same hunk written one level too deep: three slips in all (the indentation, the
+    misremembered last line, context that fits both loaders), but one side is whole and
+    the other keeps its line next to the change, so only one edge is left out: the closer
+    place decides, and the added line takes the file's indentation. Before, a reading that
+    left out far lines was refused whenever its indentation was forgiven."""
+    (repo / "loaders.py").write_text(LOADERS)
+    head, body = LAST_LINE_MISREMEMBERED.split("@@ def load_groups(db):\n")
+    patch = head + "@@ def load_groups(db):\n" + "".join(
+        line[0] + "    " + line[1:] for line in body.splitlines(keepends=True))
+    receipt = applied(repo, patch)
+    assert "context_invented" in receipt.files[0].hunks[0].tolerances
+    assert (repo / "loaders.py").read_text() == LOADERS.replace(
+        "    for row in rows:\n        result.append(Group",
+        '    for row in rows:\n        log.debug("row %r", row)\n        result.append(Group')

@@ -120,10 +120,12 @@ def _one_place(attempt: Attempt, rung: str, start: int, reading: Reading, at: in
         forgave = (f"its context lines {quote(_deeper_lines(attempt, reading, start))} are "
                    "indented deeper than the file's")
     elif not attempt.file.placed_at(reading.old, start):
-        if reading.unanchored or reading.dropped is not None:
+        if reading.unanchored or (reading.dropped is not None
+                                  and all(reading.dropped.values())):
             # context left out at both edges and indentation forgiven: three slips, and
             # little left to say where the hunk is; lines that look alike at another
-            # depth in another function are no evidence
+            # depth in another function are no evidence (one side kept whole and the far
+            # lines of the other left out is two slips, as the one-side reading's are)
             raise Unplaced(f"read {reading.what}, it matches line {start + 1} only with "
                            "whitespace ignored", [start + 1])
         lines = _indented_otherwise(attempt, reading, start, at, lines)
