@@ -45,6 +45,9 @@ the first whose reading occurs anywhere decides, placing the hunk or refusing it
                            one distinctive line)
     context_invented       the far context lines of both sides:       context_invented
                            the changed lines with the nearest ones
+                           (or of one side, the other whole: only
+                           to pick the closer of the places a rung
+                           before found)
     unidiff_zero           an insertion with no context, in a patch   unidiff_zero
                            with none at all (or whose other hunks
                            prove the line numbers: zero.py): at its
