@@ -238,3 +238,47 @@ def test_the_closer_place_decides_for_a_hunk_one_level_off_too(repo: Path) -> No
     assert (repo / "loaders.py").read_text() == LOADERS.replace(
         "    for row in rows:\n        result.append(Group",
         '    for row in rows:\n        log.debug("row %r", row)\n        result.append(Group')
+
+
+STEPS = '''\
+def first():
+    alpha = load("a")
+    return alpha
+
+# the second step, after the first
+def second():
+    beta = load("b")
+    return beta
+
+
+def third():
+    gamma = load("c")
+    return gamma
+'''
+
+# an insertion whose leading context is first()'s end and whose trailing context is
+# third()'s start: each side is exact, at a place of its own
+SIDES_APART = '''\
+--- a/steps.py
++++ b/steps.py
+@@ -7,5 +7,7 @@
+     alpha = load("a")
+     return alpha
+\x20
++def helper():
++    pass
+\x20
+ def third():
+     gamma = load("c")
+'''
+
+
+def test_two_sides_that_fit_two_places_are_not_told_apart_by_a_blank_line(
+        repo: Path) -> None:
+    """Read by one side, the insertion fits after first() and, by the other, before
+    third(): the hunk's own sides point to two places. A reading that keeps the trailing
+    side and the blank line above it fits only before third(), but that is no closer
+    match (a blank line says nothing of where it is, and the two places come from two
+    readings, not one that repeats): refused."""
+    (repo / "steps.py").write_text(STEPS)
+    refused(repo, SIDES_APART, "context_not_found")

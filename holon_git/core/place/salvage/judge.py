@@ -87,7 +87,10 @@ def decide(attempt: Attempt, rung: str, found: list[tuple[int, Reading]],
     if len(places) > 1 or before:
         numbers = sorted({at + 1 for at, _, _ in places})
         rivals: dict[int, int] = {}
-        if not before:
+        # one reading repeated (context that recurs) may be told apart by a reading that
+        # keeps more; two readings that each fit a place of their own (the leading side
+        # here, the trailing side there) are two places the hunk's own sides point to
+        if not before and len(readings) == 1:
             for (at, _, _), ways in places.items():
                 rivals[at] = max(rivals.get(at, 0), *(kept(reading) for _, reading, _ in ways))
         also = (f", and line{'s' if len(before) > 1 else ''} "
@@ -153,15 +156,17 @@ def _one_place(attempt: Attempt, rung: str, start: int, reading: Reading, at: in
 
 
 def kept(reading: Reading) -> int:
-    """How many of the hunk's old lines a reading matches (a skipped line not counted)."""
-    return sum(line is not None for line in reading.old)
+    """How many of the hunk's old lines, not blank, a reading matches: the evidence of its
+    place (a blank line, or a skipped one, says nothing of where it is)."""
+    return sum(line is not None and bool(line.strip()) for line in reading.old)
 
 
 def closer(refused: Unplaced, proposal: Salvage) -> bool:
-    """A rung's readings fit several places (``refused.rivals``); a later rung's reading,
-    which keeps more of the hunk's lines, places it at one of them (``proposal``, judged on
-    its own): is it the closer match? It is when its place is one of the rivals and it
-    matches more of the hunk's old lines than any reading matched at another place. The
+    """A rung's one reading fits several places (``refused.rivals``); a later rung's
+    reading, which keeps more of the hunk's lines, places it at one of them (``proposal``,
+    judged on its own): is it the closer match? It is when its place is one of the rivals
+    and it matches more of the hunk's old lines, not blank, than the reading matched at
+    any other place. The
     reading it rules out: "the hunk was meant for another of the places" — there fewer of
     its lines are the file's (the model misremembered more there, not less), and the lines
     only this reading keeps (exact, beside the change) are not there."""
@@ -607,8 +612,10 @@ def _left_out(attempt: Attempt, reading: Reading, start: int, level: int = PLACI
         in_place = any(line.strip() for line in kept)
         # the far lines of a side whose near lines are kept are not next to the change:
         # with the kept lines between them and it, "the file changed there since" and "the
-        # model misremembered them" lead to one edit (git merge-file merges it cleanly)
-        far = reading.dropped is not None and name in reading.dropped
+        # model misremembered them" lead to one edit (git merge-file merges it cleanly);
+        # kept lines that are all blank say too little of the place to stand between
+        far = reading.dropped is not None and name in reading.dropped \
+            and any(line.text.strip() for line in _near_lines(attempt, reading, name))
         if differ == [beside] and not far and 0 <= at + beside < len(lines) \
                 and (in_place or _edited(side[beside], lines[at + beside])):
             raise Unplaced(f"read {reading.what}, its context line next to the change, "
@@ -648,6 +655,14 @@ def _left_out(attempt: Attempt, reading: Reading, start: int, level: int = PLACI
                                "since the patch was written; re-read lines "
                                f"{_around(elsewhere[0] - 1, 1)} and {_around(start, 1)}",
                                [elsewhere[0], start + 1])
+
+
+def _near_lines(attempt: Attempt, reading: Reading, name: str) -> list[HunkLine]:
+    """The lines of the side ``name`` a reading that drops its far lines keeps (those
+    between the dropped ones and the change)."""
+    side = attempt.side(name)
+    dropped = len(reading.left_out_of(attempt, name))
+    return side[dropped:] if name == "leading" else side[: len(side) - dropped]
 
 
 def _kept_beside(attempt: Attempt, reading: Reading, name: str, found: int, size: int
