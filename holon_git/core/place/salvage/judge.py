@@ -261,13 +261,14 @@ def _indented_otherwise(attempt: Attempt, reading: Reading, start: int, at: int,
                 continue
             # an indentation no matched line holds (a block nested deeper than its context)
             # takes the one rule every matched pair agrees with: a shift, a tab for N spaces
-            theirs = mapping[indent] if indent in mapping else learned_indent(pairs, indent, style)
-            if theirs is None:
+            mapped = mapping[indent] if indent in mapping else learned_indent(pairs, indent,
+                                                                              style)
+            if mapped is None:
                 raise Unplaced(f"read {reading.what}, its lines are indented other than "
                                f"the file's, and its added line {quote([written.text])} has "
                                "an indentation the matched lines do not map one way",
                                [start + 1])
-            out.append(HunkLine(ADD, theirs + rest))
+            out.append(HunkLine(ADD, mapped + rest))
             continue
         out.append(HunkLine(written.kind, file[p]))
         p += 1
