@@ -45,8 +45,8 @@ BYTES_FIRST_BUDGET = 8 << 20
 def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "auto",
                  seek_elsewhere: bool = False, salvage: bool = False,
                  exact_repeats: bool = False,
-                 rejected: list[RejectedHunk] | None = None, clean: bool = False
-                 ) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
+                 rejected: list[RejectedHunk] | None = None, clean: bool = False,
+                 stale: bool = False) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     """The file patch's hunks applied to ``content``: the new content, where each hunk went,
     and the notes; raises the first hunk's refusal, located.
 
@@ -64,10 +64,13 @@ def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "a
     ``clean``: the file equals its index and HEAD versions (and the version the patch's
     index line names): nothing says it changed since the patch was written (the judge
     weighs it on the last rungs).
+    ``stale``: the repository holds another version of the file the patch was written
+    against (plan/stale.py), though its index line names none: the judge weighs the stale
+    reading at every level, as for an index line naming another version.
     """
     fp = _resolved(fp, content)
     numbers = numbers_of(fp, content)
-    stale = names_another_version(fp, content)
+    stale = stale or names_another_version(fp, content)
     if matching == "auto" and not (salvage or exact_repeats) and rejected is None \
             and numbers.blob is not False and not stale:
         fast = apply_fast(fp, content)  # the top rung: the common case, on bytes
