@@ -94,13 +94,32 @@ def test_a_block_edited_since_is_merged_from_the_version_not_placed_in_its_sibli
     assert receipt.files[0].three_way is not None
 
 
-def test_the_same_block_applies_in_a_file_the_repository_has_no_other_version_of(
+def test_with_no_other_version_the_scope_its_section_text_names_still_speaks(
         tmp_path: Path) -> None:
-    """Only the current text in the repository: no version says the patch is stale, and the
-    slip reading stands as before (the stale reading has nothing to come from)."""
+    """Only the current text in the repository (no version to read): the exact copy in the
+    first test is away from the hunk's number, and the scope its section text names holds
+    its old lines but for one, rewritten. The slip reading (number and section text wrong,
+    the copy right) and the stale reading (written for that scope, which changed since) are
+    two edits: refused, naming the scope. Before, it removed the first test's line."""
     repo = make_repo(tmp_path / "r", {"test_codec.py": SHARED_NOW})
+    error = refused(repo, without_index("test_codec.py", SHARED, SHARED_WANTED),
+                    "context_not_found")
+    assert "def test_filler():" in error.message
+
+
+def test_an_exact_copy_away_from_its_number_in_the_scope_it_names_applies(
+        tmp_path: Path) -> None:
+    """The same hunk, its number off (lines added above since) but its copy inside the scope
+    its section text names: nothing points elsewhere, and it applies there."""
+    now = SHARED.replace("import codec\n", "import codec\nimport sys\nimport os\n")
+    now = now.replace('    phrase = "abc"\n    expect_width = 3',
+                      '    phrase = "abc"\n    expect_width = 4')
+    repo = make_repo(tmp_path / "r", {"test_codec.py": now})
     receipt = applied(repo, without_index("test_codec.py", SHARED, SHARED_WANTED))
-    assert receipt.files[0].three_way is None
+    assert receipt.files[0].hunks[0].offset == 2
+    assert (repo / "test_codec.py").read_text() == SHARED_WANTED.replace(
+        "import codec\n", "import codec\nimport sys\nimport os\n").replace(
+        '    phrase = "abc"\n    expect_width = 3', '    phrase = "abc"\n    expect_width = 4')
 
 
 # a module whose last function's last lines the patch rewrites

@@ -226,9 +226,17 @@ def _placed_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: boo
 
             if stale_version(fp, change.hunks, ours, reverse, three_way) is not None:
                 # the stale reading is one the evidence allows: weighed by the judge, whose
-                # refusal goes to the rescue below (a merge from that version)
-                change.after, change.hunks, notes = apply_hunks(fp, ours, reverse,
-                                                                seek_elsewhere=seek, stale=True)
+                # refusal is a merge from that version (rescue.py)
+                placed = change.hunks
+                try:
+                    change.after, change.hunks, notes = apply_hunks(
+                        fp, ours, reverse, seek_elsewhere=seek, stale=True)
+                except PatchError as judged:
+                    if judged.code != "context_not_found":
+                        raise
+                    from .rescue import rescue_stale
+
+                    return rescue_stale(fp, change, ours, three_way, reverse, placed, judged)
     except PatchError as err:
         if applied.hunk_in_file(err, reverse):
             from .rescue import rescue_partly_applied

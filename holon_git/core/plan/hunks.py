@@ -74,8 +74,10 @@ def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "a
     if matching == "auto" and not (salvage or exact_repeats) and rejected is None \
             and numbers.blob is not False and not stale:
         fast = apply_fast(fp, content)  # the top rung: the common case, on bytes
-        if fast is not None:
-            return fast
+        if fast is not None and not any(
+                result.offset and fp.hunks[result.index - 1].section.strip()
+                for result in fast[1]):
+            return fast  # (a hunk away from its number that names a scope: judged below)
         if _bytes_first(fp, content):
             from ..place.exact import ByteFile, Unusual
 
@@ -355,6 +357,8 @@ class _HunkApplier:
             self._judge_loose(hunk, placed, reading)
         if self.stale and old and not judged:
             self._judge_stale(hunk, placed, reading)
+        elif old and not judged and hunk.section.strip() and placed.level < WHITESPACE:
+            self._judge_moved(hunk, placed, reading)
         lines, new, tolerances = self._adapt(placed, reading, window, number)
         added_eol = self._added_eol(placed, reading, lines, tolerances)
         tolerances += repairs(hunk)
@@ -473,6 +477,23 @@ class _HunkApplier:
             raise _judged_elsewhere(f"the hunk's old lines are at line {placed.original + 1}, "
                                     "but its file patch names another version of the file, "
                                     f"and {refused.note}", refused)
+
+    def _judge_moved(self, hunk: Hunk, placed: _Placed, reading: _Reading) -> None:
+        """An exact placement away from the hunk's line number passes the judge's section
+        rule (salvage/judge.py's moved_refusal): refused ``context_not_found`` when the scope
+        its section text names holds its old side but for one line (the rescue and the last
+        rungs may still take it)."""
+        hint = reading.hints[1]
+        hinted = None if hint is None else self.running.to_current(hint)
+        if hinted is None or hinted == placed.start:
+            return
+        from ..place.salvage.judge import moved_refusal  # a hunk away from its number
+
+        refused = moved_refusal(self.running.lines(), placed.sides.lines, placed.start,
+                                hunk.section)
+        if refused is not None:
+            raise _judged_elsewhere(f"the hunk's old lines are at line {placed.original + 1}, "
+                                    f"away from its line number, and {refused.note}", refused)
 
     def _refuse_by_numbers(self, hunk: Hunk, copies: list[int]) -> None:
         """A hunk with no context goes by its line numbers alone: refused when the judge

@@ -361,6 +361,25 @@ def stale_refusal(lines: Sequence[bytes], body: Sequence[HunkLine], start: int,
     return None
 
 
+def moved_refusal(lines: Sequence[bytes], body: Sequence[HunkLine], start: int,
+                  section: str) -> Unplaced | None:
+    """An exact placement (``body``'s old side at line ``start`` of ``lines``, 0-based) away
+    from the hunk's line number, with no version to read (issue 43, item 3: no index line,
+    and the repository holds none that places the patch exactly, plan/stale.py). Its number
+    and its section text are the patch's word for where it was written; when the scope that
+    text names holds the old side but for one line while the copy found lies outside it
+    (``_written_in_scope``), the hunk was written for that scope, which changed since, and
+    the exact copy is a sibling's: the slip reading ("the number and the section text are
+    wrong, the copy is right") and the stale reading lead to two edits. Refused (returned,
+    for the planner to word); else None."""
+    attempt = Attempt(lines, body, Hints(section=section))
+    try:
+        _written_in_scope(attempt, start, "as written")
+    except Unplaced as refused:
+        return refused
+    return None
+
+
 def _stale_edge(attempt: Attempt, at: int, body: Sequence[HunkLine], what: str) -> None:
     """A hunk whose change ends the file it claims (context before its changes, none after)
     in a patch that names another version: that version ended right at the change, and this
