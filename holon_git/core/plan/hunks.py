@@ -357,7 +357,8 @@ class _HunkApplier:
             self._judge_loose(hunk, placed, reading)
         if self.stale and old and not judged:
             self._judge_stale(hunk, placed, reading)
-        elif old and not judged and hunk.section.strip() and placed.level < WHITESPACE:
+        elif old and not judged and hunk.section.strip() and placed.level < WHITESPACE \
+                and self.numbers.blob is None:
             self._judge_moved(hunk, placed, reading)
         lines, new, tolerances = self._adapt(placed, reading, window, number)
         added_eol = self._added_eol(placed, reading, lines, tolerances)
