@@ -6,6 +6,11 @@ again. A hunk anchored by removed lines that occur once is placed by them: an ag
 lines added at the top of the file moved it down, and the merge from the version where it
 sat at line 1 conflicts with those lines for nothing.
 
+At the end edge, issue 43 (item 3) weighs the stale reading where the repository holds the
+version the hunk sits at the end of: lines added right after a change that ended the file
+are a `git merge-file` conflict there, so such a hunk is merged from that version, and
+refused when the merge conflicts.
+
 The replays: small modules changed as a commit would change them, the patch written against
 the committed file, and three lines the agent added at the top (or the end) left uncommitted.
 """
