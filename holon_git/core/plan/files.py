@@ -221,7 +221,7 @@ def _placed_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: boo
         # could then say whether this tool applied it there (applied.HunkCheck)
         seek = three_way is not None and three_way.recorded(fp.old_path)
         change.after, change.hunks, notes = apply_hunks(fp, ours, reverse, seek_elsewhere=seek)
-        if three_way is not None and _maybe_stale(fp, change.hunks):
+        if three_way is not None and _maybe_stale(fp, change.hunks, ours):
             from .stale import stale_version  # a hunk placed other than as it says
 
             if stale_version(fp, change.hunks, ours, reverse, three_way) is not None:
@@ -301,14 +301,18 @@ def _placed_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: boo
     return change
 
 
-def _maybe_stale(fp: FilePatch, placed: Sequence[HunkResult]) -> bool:
+def _maybe_stale(fp: FilePatch, placed: Sequence[HunkResult], ours: bytes) -> bool:
     """Before any other version is read: might the repository show the file patch stale
-    (stale.py)? It has no index line, and a hunk was placed away from its line number or at
-    a tolerant level, or claims a file edge (which stale.py checks)."""
+    (stale.py)? It has no index line, and a hunk was placed away from its line number, at a
+    tolerant level, or away from a file edge it claims (stale.placed_otherwise)."""
     if fp.edit is not None or (fp.blob_ids is not None and fp.blob_ids[0].strip("0")):
         return False
-    return any(result.offset or result.tolerances or any(claimed_edges(
-        fp.hunks[result.index - 1], fp.hunks[result.index - 1].lines)) for result in placed)
+    if not any(result.offset or result.tolerances or any(claimed_edges(
+            fp.hunks[result.index - 1], fp.hunks[result.index - 1].lines)) for result in placed):
+        return False  # the common case: every hunk exactly where it says, claiming no edge
+    from .stale import placed_otherwise
+
+    return any(placed_otherwise(fp, result, ours) for result in placed)
 
 
 def _leans_on_numbers(fp: FilePatch, placed: Sequence[HunkResult], ours: bytes) -> bool:

@@ -41,7 +41,7 @@ def stale_version(fp: FilePatch, placed: Sequence[HunkResult], ours: bytes, reve
     assert fp.old_path is not None
     if fp.edit is not None or (fp.blob_ids is not None and fp.blob_ids[0].strip("0")):
         return None  # an edit has no numbers; an index line says which version itself
-    weak = [r for r in placed if _placed_otherwise(fp, r, ours)]
+    weak = [r for r in placed if placed_otherwise(fp, r, ours)]
     if not weak:
         return None
     current = split_lines(ours)
@@ -64,7 +64,7 @@ def stale_version(fp: FilePatch, placed: Sequence[HunkResult], ours: bytes, reve
     return None
 
 
-def _placed_otherwise(fp: FilePatch, result: HunkResult, ours: bytes) -> bool:
+def placed_otherwise(fp: FilePatch, result: HunkResult, ours: bytes) -> bool:
     """Was a hunk with context placed in ``ours`` other than exactly as it says? (A hunk
     with no context is weighed by its line numbers: place/numbers.py, rescue.py.)"""
     hunk = fp.hunks[result.index - 1]
