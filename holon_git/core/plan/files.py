@@ -221,7 +221,7 @@ def _placed_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: boo
         # could then say whether this tool applied it there (applied.HunkCheck)
         seek = three_way is not None and three_way.recorded(fp.old_path)
         change.after, change.hunks, notes = apply_hunks(fp, ours, reverse, seek_elsewhere=seek)
-        if three_way is not None and _maybe_stale(fp, change.hunks, ours):
+        if three_way is not None and not reverse and _maybe_stale(fp, change.hunks, ours):
             from .stale import stale_version  # a hunk placed other than as it says
 
             if stale_version(fp, change.hunks, ours, reverse, three_way) is not None:

@@ -39,6 +39,8 @@ def stale_version(fp: FilePatch, placed: Sequence[HunkResult], ours: bytes, reve
     ``ours`` places otherwise (``placed``) are not ``ours``'s lines around it: the stale
     reading from that version is then one the evidence allows. None when there is none."""
     assert fp.old_path is not None
+    if reverse:
+        return None  # the sides and edges below are read forward: -R is not weighed so
     if fp.edit is not None or (fp.blob_ids is not None and fp.blob_ids[0].strip("0")):
         return None  # an edit has no numbers; an index line says which version itself
     weak = [r for r in placed if placed_otherwise(fp, r, ours)]
