@@ -174,3 +174,36 @@ def test_lines_added_above_only_shift_the_hunk(tmp_path: Path) -> None:
     assert receipt.files[0].three_way is None
     assert (repo / "test_format.py").read_text() == wanted.replace(
         "import sqlkit\n", "import sqlkit\nimport json\nimport os\n")
+
+
+# a loop whose branch gained an `else:` since, the `if` turned into an `elif`
+SCAN = '''\
+def joins_right(label, pos):
+    ok = False
+    for i in range(pos + 1, len(label)):
+        kind = joining_types.get(ord(label[i]))
+        if kind == ord("T"):
+            continue
+        if kind in [ord("R"), ord("D")]:
+            ok = True
+            break
+    return ok
+'''
+SCAN_WANTED = SCAN.replace('            ok = True\n',
+                           '            ok = True\n            trace("joined")\n')
+SCAN_NOW = SCAN.replace('        if kind in [ord("R")', '        elif kind in [ord("R")').replace(
+    '            ok = True\n            break\n',
+    '            ok = True\n            break\n        else:\n            break\n')
+
+
+def test_a_side_of_context_moved_away_from_the_change_is_a_conflict(tmp_path: Path) -> None:
+    """Only the current text in the repository. The hunk's leading context is not the file's
+    lines before the `break` its trailing context fits, but it is the file's lines two lines
+    up (its `if` now an `elif`), with `break` and `else:` between them and the change: the
+    file gained lines next to the change since (a conflict for git merge-file), not a side
+    the model invented (invented lines are nowhere in the file). Before, the insertion went
+    into the new `else:` branch; refused now, naming the lines between."""
+    repo = make_repo(tmp_path / "r", {"scan.py": SCAN_NOW})
+    error = refused(repo, without_index("scan.py", SCAN, SCAN_WANTED), "context_not_found")
+    assert "away from the change" in error.message
+    assert (repo / "scan.py").read_text() == SCAN_NOW

@@ -35,7 +35,7 @@ new side found where it would go is a re-send (``AlreadyThere``), which applied.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ...model import ADD, CONTEXT, REMOVE, Hunk, HunkLine
 from ..edges import Edges
@@ -133,6 +133,7 @@ def _one_place(attempt: Attempt, rung: str, start: int, reading: Reading, at: in
         _near_copy(attempt, reading, start)
         _changed_where_hinted(attempt, start, reading.what, len(reading.old))
     _stale_neighbours(attempt, reading, start)
+    _shifted_side(attempt, reading, start)
     _stale_edge(attempt, at, lines, reading.what)
     _seams(attempt, reading, start)
     _section(attempt, at, lines, reading.what)
@@ -462,6 +463,50 @@ def _stale_neighbours(attempt: Attempt, reading: Reading, start: int) -> None:
                        "file patch names another version of the file: the file changed "
                        "beside the edit since (a conflict for git merge-file); re-read lines "
                        f"{_around(at, len(side))}", [line + 1, start + 1])
+
+
+def _shifted_side(attempt: Attempt, reading: Reading, start: int) -> None:
+    """A side of context the reading leaves out (the whole side, not only its far lines) that
+    is the file's lines a few lines away from the change, on its side (whitespace aside; all
+    of them, or all but one that is the file's line edited), while it is not the file's
+    lines where it would sit, but for one: the file gained lines between that side and the
+    change since, or lost the side's line next to it. The reading ruled out: "the model
+    invented that side" — an invented side is nowhere in the file, not the file's own lines
+    moved away by a line or three; the stale reading says lines were added right next to the
+    change, which ``git merge-file`` calls a conflict (issue 43, class 4: a side that is the
+    file's lines shifted)."""
+    key, lines = KEYS[WHITESPACE], attempt.file.lines
+    for name, at in reading.left_out(start):
+        if reading.dropped is not None and name in reading.dropped:
+            continue
+        side = old_side(attempt.side(name))
+        size = len(side)
+        if size < 2 or len(_differing(side, lines, at, key)) <= 1:
+            continue  # a short side says little; one line off in place is a slip's shape
+        for shift in range(1, _AROUND + 1):
+            other = at - shift if name == "leading" else at + shift
+            if other < 0 or other + size > len(lines):
+                continue
+            differ = _differing(side, lines, other, key)
+            same = [side[j] for j in range(size) if j not in differ]
+            if len(differ) > 1 or not enough(same) or (
+                    differ and not _edited(side[differ[0]], lines[other + differ[0]])):
+                continue
+            gained = (range(other + size, at + size) if name == "leading"
+                      else range(at, other))
+            raise Unplaced(f"read {reading.what}, its {name} context ({quote(side)}) is "
+                           f"the file's lines {other + 1}-{other + size}, {shift} line"
+                           f"{'s' if shift > 1 else ''} away from the change, with "
+                           f"{quote([lines[j] for j in gained])} between: the file changed "
+                           "beside the edit since (a conflict for git merge-file); re-read "
+                           f"lines {_around(other, size + shift)}", [other + 1, start + 1])
+
+
+def _differing(side: Sequence[bytes], lines: Sequence[bytes], at: int, key: Callable[[bytes], bytes]
+               ) -> list[int]:
+    """The lines of ``side`` that are not the file's at ``at`` on (by ``key``)."""
+    return [j for j, line in enumerate(side)
+            if not 0 <= at + j < len(lines) or key(line) != key(lines[at + j])]
 
 
 def _changed_where_hinted(attempt: Attempt, start: int, what: str, size: int | None = None
