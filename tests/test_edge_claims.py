@@ -6,6 +6,11 @@ again. A hunk anchored by removed lines that occur once is placed by them: an ag
 lines added at the top of the file moved it down, and the merge from the version where it
 sat at line 1 conflicts with those lines for nothing.
 
+At the end edge, issue 43 (item 3) weighs the stale reading where the repository holds the
+version the hunk sits at the end of: lines added right after a change that ended the file
+are a `git merge-file` conflict there, so such a hunk is merged from that version, and
+refused when the merge conflicts.
+
 The replays: small modules changed as a commit would change them, the patch written against
 the committed file, and three lines the agent added at the top (or the end) left uncommitted.
 """
@@ -64,12 +69,26 @@ def test_lines_added_at_the_top_do_not_stop_a_hunk_anchored_by_removed_lines(
     assert everything(repo) == state
 
 
-def test_lines_added_at_the_end_do_not_stop_a_hunk_that_claims_the_end(tmp_path: Path) -> None:
+def test_lines_added_right_after_a_change_that_claims_the_end_are_a_conflict(
+        tmp_path: Path) -> None:
+    """Issue 43 (item 3) reverses what issue 29 pinned here (the hunk applied over the lines
+    added after it): the hunk changes the file's last line and claims the end, HEAD holds it
+    exactly there, and lines were added right after the change since. That is a line gained
+    next to a change, which `git merge-file` calls a conflict (its merge from HEAD conflicts),
+    so the stale reading from HEAD and the slip reading ("the model left out the trailing
+    context") lead to two edits: refused, as it is when the patch's index line names HEAD.
+    The same lines added away from the change (a blank line between) merge cleanly."""
     committed = b"def main():\n    run()\n    stop()\n"
     wanted = b"def main():\n    run()\n    stop(now=True)\n"
     repo = module_repo(tmp_path, committed, FOOTER, at_top=False)
-    applied(repo, difflib_patch("pkg/mod.py", committed, wanted, 3))
-    assert (repo / "pkg/mod.py").read_bytes() == wanted + FOOTER
+    patch = difflib_patch("pkg/mod.py", committed, wanted, 3)
+    state = everything(repo)
+    refused(repo, patch, "merge_conflict")
+    assert everything(repo) == state
+    committed += b"\n"
+    repo = module_repo(tmp_path / "spaced", committed, FOOTER, at_top=False)
+    applied(repo, difflib_patch("pkg/mod.py", committed, wanted + b"\n", 3))
+    assert (repo / "pkg/mod.py").read_bytes() == wanted + b"\n" + FOOTER
 
 
 def test_an_insertion_at_the_top_still_claims_the_start(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from ..change import (
     SourceFile,
 )
 from ..model import ADD, Diagnostic, FileKind, FilePatch
+from ..place.edges import claimed_edges
 from ..place.match import KEYS, LEVELS, near_miss, split_lines
 from ..place.splice import new_window
 from ..threeway import KnownVersions
@@ -220,6 +221,22 @@ def _placed_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: boo
         # could then say whether this tool applied it there (applied.HunkCheck)
         seek = three_way is not None and three_way.recorded(fp.old_path)
         change.after, change.hunks, notes = apply_hunks(fp, ours, reverse, seek_elsewhere=seek)
+        if three_way is not None and not reverse and _maybe_stale(fp, change.hunks, ours):
+            from .stale import stale_version  # a hunk placed other than as it says
+
+            if stale_version(fp, change.hunks, ours, reverse, three_way) is not None:
+                # the stale reading is one the evidence allows: weighed by the judge, whose
+                # refusal is a merge from that version (rescue.py)
+                placed = change.hunks
+                try:
+                    change.after, change.hunks, notes = apply_hunks(
+                        fp, ours, reverse, seek_elsewhere=seek, stale=True)
+                except PatchError as judged:
+                    if judged.code != "context_not_found":
+                        raise
+                    from .rescue import rescue_stale
+
+                    return rescue_stale(fp, change, ours, three_way, reverse, placed, judged)
     except PatchError as err:
         if applied.hunk_in_file(err, reverse):
             from .rescue import rescue_partly_applied
@@ -282,6 +299,20 @@ def _placed_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: boo
             return change  # merged from the version the line numbers were written for
     change.diagnostics.extend(notes)
     return change
+
+
+def _maybe_stale(fp: FilePatch, placed: Sequence[HunkResult], ours: bytes) -> bool:
+    """Before any other version is read: might the repository show the file patch stale
+    (stale.py)? It has no index line, and a hunk was placed away from its line number, at a
+    tolerant level, or away from a file edge it claims (stale.placed_otherwise)."""
+    if fp.edit is not None or (fp.blob_ids is not None and fp.blob_ids[0].strip("0")):
+        return False
+    if not any(result.offset or result.tolerances or any(claimed_edges(
+            fp.hunks[result.index - 1], fp.hunks[result.index - 1].lines)) for result in placed):
+        return False  # the common case: every hunk exactly where it says, claiming no edge
+    from .stale import placed_otherwise
+
+    return any(placed_otherwise(fp, result, ours) for result in placed)
 
 
 def _leans_on_numbers(fp: FilePatch, placed: Sequence[HunkResult], ours: bytes) -> bool:

@@ -45,8 +45,8 @@ BYTES_FIRST_BUDGET = 8 << 20
 def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "auto",
                  seek_elsewhere: bool = False, salvage: bool = False,
                  exact_repeats: bool = False,
-                 rejected: list[RejectedHunk] | None = None, clean: bool = False
-                 ) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
+                 rejected: list[RejectedHunk] | None = None, clean: bool = False,
+                 stale: bool = False) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
     """The file patch's hunks applied to ``content``: the new content, where each hunk went,
     and the notes; raises the first hunk's refusal, located.
 
@@ -64,15 +64,20 @@ def apply_hunks(fp: FilePatch, content: bytes, reverse: bool, matching: str = "a
     ``clean``: the file equals its index and HEAD versions (and the version the patch's
     index line names): nothing says it changed since the patch was written (the judge
     weighs it on the last rungs).
+    ``stale``: the repository holds another version of the file the patch was written
+    against (plan/stale.py), though its index line names none: the judge weighs the stale
+    reading at every level, as for an index line naming another version.
     """
     fp = _resolved(fp, content)
     numbers = numbers_of(fp, content)
-    stale = names_another_version(fp, content)
+    stale = stale or names_another_version(fp, content)
     if matching == "auto" and not (salvage or exact_repeats) and rejected is None \
             and numbers.blob is not False and not stale:
         fast = apply_fast(fp, content)  # the top rung: the common case, on bytes
-        if fast is not None:
-            return fast
+        if fast is not None and not any(
+                result.offset and fp.hunks[result.index - 1].section.strip()
+                for result in fast[1]):
+            return fast  # (a hunk away from its number that names a scope: judged below)
         if _bytes_first(fp, content):
             from ..place.exact import ByteFile, Unusual
 
@@ -352,6 +357,9 @@ class _HunkApplier:
             self._judge_loose(hunk, placed, reading)
         if self.stale and old and not judged:
             self._judge_stale(hunk, placed, reading)
+        elif old and not judged and hunk.section.strip() and placed.level < WHITESPACE \
+                and self.numbers.blob is None:
+            self._judge_moved(hunk, placed, reading)
         lines, new, tolerances = self._adapt(placed, reading, window, number)
         added_eol = self._added_eol(placed, reading, lines, tolerances)
         tolerances += repairs(hunk)
@@ -470,6 +478,23 @@ class _HunkApplier:
             raise _judged_elsewhere(f"the hunk's old lines are at line {placed.original + 1}, "
                                     "but its file patch names another version of the file, "
                                     f"and {refused.note}", refused)
+
+    def _judge_moved(self, hunk: Hunk, placed: _Placed, reading: _Reading) -> None:
+        """An exact placement away from the hunk's line number passes the judge's section
+        rule (salvage/judge.py's moved_refusal): refused ``context_not_found`` when the scope
+        its section text names holds its old side but for one line (the rescue and the last
+        rungs may still take it)."""
+        hint = reading.hints[1]
+        hinted = None if hint is None else self.running.to_current(hint)
+        if hinted is None or hinted == placed.start:
+            return
+        from ..place.salvage.judge import moved_refusal  # a hunk away from its number
+
+        refused = moved_refusal(self.running.lines(), placed.sides.lines, placed.start,
+                                hunk.section)
+        if refused is not None:
+            raise _judged_elsewhere(f"the hunk's old lines are at line {placed.original + 1}, "
+                                    f"away from its line number, and {refused.note}", refused)
 
     def _refuse_by_numbers(self, hunk: Hunk, copies: list[int]) -> None:
         """A hunk with no context goes by its line numbers alone: refused when the judge

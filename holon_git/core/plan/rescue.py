@@ -198,6 +198,23 @@ def rescue_numbers(fp: FilePatch, change: FileChange, ours: bytes, three_way: Kn
                        only_named=not any(numbered))
 
 
+def rescue_stale(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
+                 reverse: bool, placed: list[HunkResult], refusal: PatchError) -> FileChange:
+    """Every hunk was placed in ``ours`` (``placed``), some other than exactly, and a version
+    the repository holds places them exactly (stale.py): the judge, weighing the stale
+    reading from it, refused the placement (``refusal``: the edit lands elsewhere, or next to
+    a change made since). Merge from the first version the whole file patch applies to, as
+    for a refusal of the hunks (every other version that takes it agreeing); a conflict is
+    ``merge_conflict``. ``refusal`` stands when none takes it."""
+    why = ("the hunks " + _why_weak(placed) if weakly_placed(placed) else
+           "the hunks matched the current text only away from their line numbers, and a "
+           "version the repository holds places them exactly")
+    merged = _merge_from(fp, change, ours, three_way, reverse, None, why)
+    if merged is None:
+        raise refusal
+    return merged
+
+
 def rescue_copies(fp: FilePatch, change: FileChange, ours: bytes, three_way: KnownVersions,
                   reverse: bool) -> FileChange | None:
     """A hunk's old side occurs several times in ``ours`` and its line number points exactly

@@ -35,7 +35,7 @@ new side found where it would go is a re-send (``AlreadyThere``), which applied.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ...model import ADD, CONTEXT, REMOVE, Hunk, HunkLine
 from ..edges import Edges
@@ -143,6 +143,7 @@ def _one_place(attempt: Attempt, rung: str, start: int, reading: Reading, at: in
         _near_copy(attempt, reading, start)
         _changed_where_hinted(attempt, start, reading.what, len(reading.old))
     _stale_neighbours(attempt, reading, start)
+    _shifted_side(attempt, reading, start)
     _stale_edge(attempt, at, lines, reading.what)
     _seams(attempt, reading, start)
     _section(attempt, at, lines, reading.what)
@@ -407,6 +408,25 @@ def stale_refusal(lines: Sequence[bytes], body: Sequence[HunkLine], start: int,
     return None
 
 
+def moved_refusal(lines: Sequence[bytes], body: Sequence[HunkLine], start: int,
+                  section: str) -> Unplaced | None:
+    """An exact placement (``body``'s old side at line ``start`` of ``lines``, 0-based) away
+    from the hunk's line number, with no version to read (issue 43, item 3: no index line,
+    and the repository holds none that places the patch exactly, plan/stale.py). Its number
+    and its section text are the patch's word for where it was written; when the scope that
+    text names holds the old side but for one line while the copy found lies outside it
+    (``_written_in_scope``), the hunk was written for that scope, which changed since, and
+    the exact copy is a sibling's: the slip reading ("the number and the section text are
+    wrong, the copy is right") and the stale reading lead to two edits. Refused (returned,
+    for the planner to word); else None."""
+    attempt = Attempt(lines, body, Hints(section=section))
+    try:
+        _written_in_scope(attempt, start, "as written")
+    except Unplaced as refused:
+        return refused
+    return None
+
+
 def _stale_edge(attempt: Attempt, at: int, body: Sequence[HunkLine], what: str) -> None:
     """A hunk whose change ends the file it claims (context before its changes, none after)
     in a patch that names another version: that version ended right at the change, and this
@@ -489,6 +509,50 @@ def _stale_neighbours(attempt: Attempt, reading: Reading, start: int) -> None:
                        "file patch names another version of the file: the file changed "
                        "beside the edit since (a conflict for git merge-file); re-read lines "
                        f"{_around(at, len(side))}", [line + 1, start + 1])
+
+
+def _shifted_side(attempt: Attempt, reading: Reading, start: int) -> None:
+    """A side of context the reading leaves out (the whole side, not only its far lines) that
+    is the file's lines a few lines away from the change, on its side (whitespace aside; all
+    of them, or all but one that is the file's line edited), while it is not the file's
+    lines where it would sit, but for one: the file gained lines between that side and the
+    change since, or lost the side's line next to it. The reading ruled out: "the model
+    invented that side" — an invented side is nowhere in the file, not the file's own lines
+    moved away by a line or three; the stale reading says lines were added right next to the
+    change, which ``git merge-file`` calls a conflict (issue 43, class 4: a side that is the
+    file's lines shifted)."""
+    key, lines = KEYS[WHITESPACE], attempt.file.lines
+    for name, at in reading.left_out(start):
+        if reading.dropped is not None and name in reading.dropped:
+            continue
+        side = old_side(attempt.side(name))
+        size = len(side)
+        if size < 2 or len(_differing(side, lines, at, key)) <= 1:
+            continue  # a short side says little; one line off in place is a slip's shape
+        for shift in range(1, _AROUND + 1):
+            other = at - shift if name == "leading" else at + shift
+            if other < 0 or other + size > len(lines):
+                continue
+            differ = _differing(side, lines, other, key)
+            same = [side[j] for j in range(size) if j not in differ]
+            if len(differ) > 1 or not enough(same) or (
+                    differ and not _edited(side[differ[0]], lines[other + differ[0]])):
+                continue
+            gained = (range(other + size, at + size) if name == "leading"
+                      else range(at, other))
+            raise Unplaced(f"read {reading.what}, its {name} context ({quote(side)}) is "
+                           f"the file's lines {other + 1}-{other + size}, {shift} line"
+                           f"{'s' if shift > 1 else ''} away from the change, with "
+                           f"{quote([lines[j] for j in gained])} between: the file changed "
+                           "beside the edit since (a conflict for git merge-file); re-read "
+                           f"lines {_around(other, size + shift)}", [other + 1, start + 1])
+
+
+def _differing(side: Sequence[bytes], lines: Sequence[bytes], at: int, key: Callable[[bytes], bytes]
+               ) -> list[int]:
+    """The lines of ``side`` that are not the file's at ``at`` on (by ``key``)."""
+    return [j for j, line in enumerate(side)
+            if not 0 <= at + j < len(lines) or key(line) != key(lines[at + j])]
 
 
 def _changed_where_hinted(attempt: Attempt, start: int, what: str, size: int | None = None
