@@ -201,13 +201,14 @@ def _patch_content(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool
     there, or, with the file's other versions, merged from the version they were written
     against when they do not apply here, or apply only weakly (rescue.py); refused when the
     history log shows this very file patch applied to the path and every hunk's change is
-    in the file already (applied.refuse_a_logged_resend), or when a context-less insertion
-    went by a line number that the index or HEAD reads otherwise (rescue.confirm_numbers)."""
+    in the file already (applied.refuse_a_logged_resend), or when a context-less hunk went
+    by line numbers that another version of the file reads otherwise, or that nothing
+    checks (rescue.confirm_numbers)."""
     changed = _placed_content(fp, change, ours, reverse, three_way, log)
     if changed.three_way is None and changed.after != ours:  # placed here, not merged
         applied.refuse_a_logged_resend(fp, ours, reverse, log, changed.hunks)
-        if three_way is not None and _by_numbers_alone(fp, changed, ours):
-            from .rescue import confirm_numbers  # a -U0 insertion by its number only
+        if _by_numbers_alone(fp, changed, ours, reverse):
+            from .rescue import confirm_numbers  # a -U0 hunk by its numbers only
 
             confirm_numbers(fp, changed, ours, three_way, reverse)
     return changed
@@ -322,14 +323,21 @@ def _leans_on_numbers(fp: FilePatch, placed: Sequence[HunkResult], ours: bytes) 
     return any(result.by_line_number for result in placed) or _names_another_blob(fp, ours)
 
 
-def _by_numbers_alone(fp: FilePatch, change: FileChange, ours: bytes) -> bool:
-    """Did a context-less insertion go by its line number (the ``unidiff_zero`` rung) with
-    nothing saying the numbers are ``ours``'s: no --unidiff-zero, no index line naming
-    ``ours``, no other hunk exactly at its own number (place/numbers.py)?"""
-    if fp.numbers_given or not any("unidiff_zero" in r.tolerances for r in change.hunks):
+def _by_numbers_alone(fp: FilePatch, change: FileChange, ours: bytes, reverse: bool) -> bool:
+    """Was a hunk with no context line and with line numbers placed (an insertion by its
+    number, the ``unidiff_zero`` rung; removed lines where they occur) with nothing saying
+    the numbers are ``ours``'s: no --unidiff-zero, no index line naming ``ours``, no other
+    hunk exactly at its own number (place/numbers.py)? Undoing (-R) asks it of an insertion
+    by number only."""
+    if fp.numbers_given or fp.edit is not None:
         return False
-    from ..place.numbers import numbers_of  # a -U0 insertion only
+    from ..place.numbers import bare, numbers_of  # a -U0 hunk only
 
+    if reverse:
+        if not any("unidiff_zero" in r.tolerances for r in change.hunks):
+            return False
+    elif not any(bare(hunk) and hunk.old_start is not None for hunk in fp.hunks):
+        return False
     return not numbers_of(fp, ours).current
 
 

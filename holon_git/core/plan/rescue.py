@@ -52,7 +52,7 @@ from functools import partial
 
 from ...errors import PatchError, let_go
 from ..change import FileChange, HunkResult
-from ..model import Diagnostic, FilePatch
+from ..model import REMOVE, Diagnostic, FilePatch
 from ..place.match import LEVELS, WHITESPACE, split_lines
 from ..threeway import KnownVersions, conflict_error, conflicts, marker_size_for
 from . import applied
@@ -251,42 +251,132 @@ def rescue_bare(fp: FilePatch, change: FileChange, ours: bytes, three_way: Known
 
 
 def confirm_numbers(fp: FilePatch, change: FileChange, ours: bytes,
-                    three_way: KnownVersions, reverse: bool) -> None:
-    """A context-less insertion went by its line number into ``ours`` (the ``unidiff_zero``
-    rung: ``change``), and nothing says the numbers are the current text's (no index line
-    naming it, no other hunk exactly at its own number). The index and HEAD are versions
-    the numbers may as well have been read off: where ``ours`` differs from one of them,
-    the insertion made there by its numbers and merged must give the same text, else the
-    two readings lead to two edits and the hunk is refused (``ambiguous_context``, naming
-    both). A version the patch does not plan against by its numbers is no reading."""
+                    three_way: KnownVersions | None, reverse: bool) -> None:
+    """A hunk with no context line (``diff -U0``) was placed in ``ours`` (``change``: an
+    insertion by its line number, removed lines where they occur) and nothing says the
+    numbers are ``ours``'s (no index line, no other hunk exactly at its own number, no
+    --unidiff-zero). The readings the evidence allows are the versions the repository holds
+    of the file (the index, HEAD, the path's recent versions in HEAD's history; not this
+    tool's logged pre-images) where each such hunk's removed lines sit exactly at its numbers
+    (any version, for a pure insertion): the numbers may have been read off any of them. A
+    reading's edit is the file patch made there by its numbers and merged into ``ours``; the
+    placement stands only when every reading's merge is clean and gives ``change.after``
+    (a version equal to ``ours`` near the hunk does). A reading that conflicts refuses the
+    hunk (``merge_conflict``: the file changed right beside it since, which a hunk with no
+    context cannot show), one that merges to another text too (``ambiguous_context``: the
+    numbers read as two places). With no other version at all to weigh (a new file, or one
+    whose only version is the current text, or no repository), or none the numbers fit
+    while they do not fit ``ours`` either, nothing checks them: refused as git refuses a
+    context-less hunk without --unidiff-zero (``unproven_numbers``)."""
     assert fp.old_path is not None
-    for version in three_way.versions(fp, fp.old_path):
-        if version.named:
-            continue
-        if version.recorded or version.label not in ("index", "HEAD"):
-            break  # the index and HEAD come first (git/versions.py)
-        if version.content == ours:
-            continue
+    by_number = _first_bare(fp, change)
+    weighed, tried = False, {_digest(ours)}
+    for version in () if three_way is None else three_way.versions(fp, fp.old_path):
+        if version.named or version.recorded or _digest(version.content) in tried:
+            continue  # named: not without an index line; recorded: this tool's own applies
+        tried.add(_digest(version.content))
+        weighed = True
         try:
-            theirs, _, _ = plan_by_numbers(fp, version.content, reverse)
+            theirs, results, _ = plan_by_numbers(fp, version.content, reverse)
         except PatchError as err:
             let_go(err)
             continue
+        if not _at_numbers(fp, results, reverse):
+            continue  # its removed lines are elsewhere there: not read off this version
+        assert three_way is not None
         size = marker_size_for(version.content, ours, theirs)
         merged = three_way.merge(version.content, ours, theirs, size)
         if merged.clean and merged.content == change.after:
             continue
-        by_number = next(r for r in change.hunks if "unidiff_zero" in r.tolerances)
         named = "the index" if version.label == "index" else version.label
+        if not merged.clean:
+            conflict = conflict_error(conflicts(merged.content, size), ours, version.label,
+                                      (line.text for hunk in fp.hunks for line in hunk.lines))
+            conflict.message += (" (the hunk has no context lines and no index line: its "
+                                 f"line numbers may be those of {named}, where the lines "
+                                 "beside it differ from the current text)")
+            raise conflict
+        where = (f"after line {by_number.applied_line}" if _insertion(fp, by_number)
+                 else f"at line {by_number.applied_line}")
         raise PatchError(
             "ambiguous_context", "the hunk has no context lines and goes by its line numbers "
-            "alone: read off the current text they place it after line "
-            f"{by_number.applied_line}, read off {named} (whose lines differ from the current "
-            "text) elsewhere; which version they were read off, nothing in the patch says",
-            hint="re-read the file and send the hunk with a few unchanged lines around it "
-            "(or an index line naming the version it was written against)",
-            hunk=by_number.index, patch_line=fp.hunks[by_number.index - 1].patch_line,
+            f"alone: read off the current text they place it {where}, read off {named} "
+            "(whose lines differ from the current text) elsewhere or beside other lines; "
+            "which version they were read off, nothing in the patch says",
+            hint=f"re-read lines {_around(by_number)} of the file and send the hunk with a few "
+            "unchanged lines around it (or an index line naming the version it was written "
+            "against)", hunk=by_number.index,
+            patch_line=fp.hunks[by_number.index - 1].patch_line,
             details={"other_version": version.label})
+    if not reverse and (not weighed or not _at_numbers(fp, change.hunks, reverse)):
+        inside = _inside(fp, change.hunks, len(split_lines(ours)))
+        if inside is not None:
+            raise unproven_numbers(fp, inside, weighed)
+
+
+def unproven_numbers(fp: FilePatch, by_number: HunkResult, weighed: bool) -> PatchError:
+    """The refusal of a hunk with no context line whose numbers nothing checks: git's own
+    habit (`git apply` refuses such a hunk inside a file unless --unidiff-zero is given)."""
+    why = ("the repository holds no other version of the file to check them against (a new "
+           "file, or one whose only version is the current text)" if not weighed else
+           "they fit no version of the file the repository holds, the current text included")
+    return PatchError(
+        "ambiguous_context" if _insertion(fp, by_number) else "context_not_found",
+        "the hunk has no context lines, so only its line numbers say where it goes, and "
+        "nothing proves them: no index line, no other hunk of the file at its own line "
+        f"number, and {why}; a file changed since the numbers were read would take the "
+        "change at the wrong place, or beside lines it never saw",
+        hint=f"re-read lines {_around(by_number)} and send the hunk with a few unchanged "
+        "lines around it (git diff -U3); if its line numbers were read off this very file, "
+        "apply it with --unidiff-zero, as git apply requires",
+        hunk=by_number.index, patch_line=fp.hunks[by_number.index - 1].patch_line)
+
+
+def _inside(fp: FilePatch, results: Sequence[HunkResult], length: int) -> HunkResult | None:
+    """The first hunk with no context line and with line numbers placed with lines of the
+    file after it (``length`` lines): git applies one at the file's end without
+    --unidiff-zero (its match_end), and refuses one inside the file."""
+    from ..place.numbers import bare  # a -U0 hunk only
+
+    for result in results:
+        hunk = fp.hunks[result.index - 1]
+        if not bare(hunk) or hunk.old_start is None:
+            continue
+        last = result.applied_line if _insertion(fp, result) \
+            else result.applied_line - 1 + len(hunk.old_lines)
+        if last < length:
+            return result
+    return None
+
+
+def _insertion(fp: FilePatch, result: HunkResult) -> bool:
+    return not any(line.kind == REMOVE for line in fp.hunks[result.index - 1].lines)
+
+
+def _first_bare(fp: FilePatch, change: FileChange) -> HunkResult:
+    """The result of the file patch's first hunk with no context line."""
+    from ..place.numbers import bare  # a -U0 hunk only
+
+    return next(r for r in change.hunks if bare(fp.hunks[r.index - 1]))
+
+
+def _at_numbers(fp: FilePatch, results: Sequence[HunkResult], reverse: bool) -> bool:
+    """Does each hunk with no context line and removed lines sit exactly at its line number
+    in the version planned (``results``)? An insertion goes by its number anywhere (undoing,
+    only an insertion is weighed: -R of a context-less deletion)."""
+    from ..place.numbers import bare  # a -U0 hunk only
+
+    if reverse:
+        return True
+    for result in results:
+        hunk = fp.hunks[result.index - 1]
+        if bare(hunk) and hunk.old_lines and result.offset not in (0, None):
+            return False
+    return True
+
+
+def _around(result: HunkResult) -> str:
+    return f"{max(result.applied_line - 3, 1)}-{result.applied_line + 3}"
 
 
 def plan_by_numbers(fp: FilePatch, content: bytes, reverse: bool
