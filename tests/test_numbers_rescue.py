@@ -132,17 +132,96 @@ def test_a_U0_insertion_whose_numbers_two_versions_read_apart_is_refused(
 
 
 def test_a_U0_insertion_whose_readings_agree_goes_by_its_number(tmp_path: Path) -> None:
-    """The same insertion when the working tree differs from HEAD only below it (or the
-    edit is committed: HEAD is the current text): every reading gives the same edit."""
+    """The same insertion when the working tree differs from HEAD only below it, uncommitted
+    or committed (HEAD's history then holds the version before): every reading gives the
+    same edit."""
     repo, patch = _zero_context_patch(tmp_path)
     (repo / "m.py").write_text(MODULE + SHIFT)
     applied(repo, _without_index_line(patch))
     assert (repo / "m.py").read_text() == INSERTED + SHIFT
+    git(repo, "checkout", "--", "m.py")
+    (repo / "m.py").write_text(MODULE + SHIFT)
+    git(repo, "commit", "-qam", "lines added below")
+    applied(repo, _without_index_line(patch))
+    assert (repo / "m.py").read_text() == INSERTED + SHIFT
+
+
+def test_a_U0_insertion_after_a_committed_edit_above_it_is_refused(tmp_path: Path) -> None:
+    """No index line, and the edit above the insertion committed since (HEAD is the current
+    text, the version before it in HEAD's history): its number read off the current text
+    and read off that commit are two places. Before the fix it went by the number into the
+    shifted file (after SETTING_1); now it is refused, naming the commit, the file
+    untouched."""
+    repo, patch = _zero_context_patch(tmp_path)
     (repo / "m.py").write_text(SHIFT + MODULE)
     git(repo, "commit", "-qam", "imports added above")
-    applied(repo, _without_index_line(patch))
-    assert (repo / "m.py").read_text() == SHIFT + MODULE.replace(
-        "SETTING_1 = 1\n", "SETTING_1 = 1\nSETTING_EXTRA = True\n", 1)
+    err = refused(repo, _without_index_line(patch), "ambiguous_context")
+    assert "read off m.py at commit" in err.message and err.hunk == 1
+    assert err.details["other_version"].startswith("m.py at commit")
+
+
+# -- a context-less change of lines: placed by its removed lines, weighed by its numbers -----
+
+CHANGED = MODULE.replace("SETTING_10 = 10\n", "SETTING_10 = 11\n")
+
+
+def _zero_context_change(tmp_path: Path) -> tuple[Path, str]:
+    """A repository with MODULE committed, and the patch `git diff -U0` writes for a change
+    of line 10, without its index line (as models write it)."""
+    repo = make_repo(tmp_path / "r", {"m.py": MODULE})
+    (repo / "m.py").write_text(CHANGED)
+    patch = git(repo, "diff", "-U0")
+    git(repo, "checkout", "--", "m.py")
+    assert "@@ -10 +10 @@" in patch
+    return repo, _without_index_line(patch)
+
+
+def test_a_U0_change_whose_neighbour_changed_since_is_a_conflict(tmp_path: Path) -> None:
+    """The line right above the changed one was rewritten since, uncommitted or committed:
+    the removed line is still once in the file, but the version the numbers fit (HEAD, or
+    the commit before it) merges with a conflict (git merge-file calls a change next to a
+    change one). Before the fix it was placed by its removed line; now merge_conflict."""
+    repo, patch = _zero_context_change(tmp_path)
+    neighbour = MODULE.replace("SETTING_9 = 9", "SETTING_9 = 90")
+    (repo / "m.py").write_text(neighbour)
+    err = refused(repo, patch, "merge_conflict")
+    assert "index line" in err.message
+    git(repo, "commit", "-qam", "the neighbour rewritten")
+    err = refused(repo, patch, "merge_conflict")
+    assert "m.py at commit" in err.message
+
+
+def test_a_U0_change_whose_file_changed_far_from_it_applies(tmp_path: Path) -> None:
+    """Lines added above (committed) and below (uncommitted), away from the change: every
+    reading (the current text, the index and HEAD, the commit before) gives one edit."""
+    repo, patch = _zero_context_change(tmp_path)
+    (repo / "m.py").write_text(SHIFT + MODULE)
+    git(repo, "commit", "-qam", "imports added above")
+    (repo / "m.py").write_text(SHIFT + MODULE + "TAIL = True\n")
+    applied(repo, patch)
+    assert (repo / "m.py").read_text() == SHIFT + CHANGED + "TAIL = True\n"
+
+
+def test_a_U0_change_with_nothing_to_check_its_numbers_is_refused(tmp_path: Path) -> None:
+    """The file's only version is the current text (a new repository, or a stale patch from
+    a version it never held: the two read the same): nothing checks the numbers, and the
+    change inside the file is refused as git refuses it without --unidiff-zero; with it,
+    applied. A change of the file's last line is applied either way (git's match_end)."""
+    repo = make_repo(tmp_path / "r", {"m.py": MODULE})
+    (repo / "m.py").write_text(CHANGED)
+    patch = _without_index_line(git(repo, "diff", "-U0"))
+    git(repo, "checkout", "--", "m.py")
+    err = refused(repo, patch, "context_not_found")
+    assert "--unidiff-zero" in (err.hint or "")
+    applied(repo, patch, unidiff_zero=True)
+    assert (repo / "m.py").read_text() == CHANGED
+    last = MODULE.replace("SETTING_20 = 20", "SETTING_20 = 0")
+    other = make_repo(tmp_path / "o", {"m.py": MODULE})
+    (other / "m.py").write_text(last)
+    patch = _without_index_line(git(other, "diff", "-U0"))
+    git(other, "checkout", "--", "m.py")
+    applied(other, patch)
+    assert (other / "m.py").read_text() == last
 
 
 def test_a_copy_told_by_its_number_with_the_shift_staged_is_merged_from_head(

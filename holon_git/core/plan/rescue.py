@@ -270,7 +270,8 @@ def confirm_numbers(fp: FilePatch, change: FileChange, ours: bytes,
     context-less hunk without --unidiff-zero (``unproven_numbers``)."""
     assert fp.old_path is not None
     by_number = _first_bare(fp, change)
-    weighed, tried = False, {_digest(ours)}
+    weighed = read = False  # another version weighed; one the numbers were read off
+    tried = {_digest(ours)}
     for version in () if three_way is None else three_way.versions(fp, fp.old_path):
         if version.named or version.recorded or _digest(version.content) in tried:
             continue  # named: not without an index line; recorded: this tool's own applies
@@ -283,6 +284,7 @@ def confirm_numbers(fp: FilePatch, change: FileChange, ours: bytes,
             continue
         if not _at_numbers(fp, results, reverse):
             continue  # its removed lines are elsewhere there: not read off this version
+        read = True
         assert three_way is not None
         size = marker_size_for(version.content, ours, theirs)
         merged = three_way.merge(version.content, ours, theirs, size)
@@ -308,7 +310,7 @@ def confirm_numbers(fp: FilePatch, change: FileChange, ours: bytes,
             "against)", hunk=by_number.index,
             patch_line=fp.hunks[by_number.index - 1].patch_line,
             details={"other_version": version.label})
-    if not reverse and (not weighed or not _at_numbers(fp, change.hunks, reverse)):
+    if not (reverse or read) and (not weighed or not _at_numbers(fp, change.hunks, reverse)):
         inside = _inside(fp, change.hunks, len(split_lines(ours)))
         if inside is not None:
             raise unproven_numbers(fp, inside, weighed)
