@@ -596,7 +596,10 @@ def generate(
 
 
 def _written_in_another_version(case: Case) -> bool:
-    return case.kind.startswith(("stale_", "trap_shift_"))
+    """The cases also made without their index line: the stale and shifted ones, and the
+    fresh -U0 insertion (``u0_insertion_noindex``: the cost of refusing a context-free hunk
+    whose numbers nothing checks; a file with one version reads as the stale only-new case)."""
+    return case.kind.startswith(("stale_", "trap_shift_")) or case.kind == "u0_insertion"
 
 
 def _without_index(case: Case) -> Case:

@@ -322,16 +322,17 @@ def unproven_numbers(fp: FilePatch, by_number: HunkResult, weighed: bool) -> Pat
     why = ("the repository holds no other version of the file to check them against (a new "
            "file, or one whose only version is the current text)" if not weighed else
            "they fit no version of the file the repository holds, the current text included")
-    return PatchError(
-        "ambiguous_context" if _insertion(fp, by_number) else "context_not_found",
-        "the hunk has no context lines, so only its line numbers say where it goes, and "
-        "nothing proves them: no index line, no other hunk of the file at its own line "
-        f"number, and {why}; a file changed since the numbers were read would take the "
-        "change at the wrong place, or beside lines it never saw",
-        hint=f"re-read lines {_around(by_number)} and send the hunk with a few unchanged "
-        "lines around it (git diff -U3); if its line numbers were read off this very file, "
-        "apply it with --unidiff-zero, as git apply requires",
-        hunk=by_number.index, patch_line=fp.hunks[by_number.index - 1].patch_line)
+    message = ("the hunk has no context lines, so only its line numbers say where it goes, "
+               "and nothing proves them: no index line, no other hunk of the file at its own "
+               f"line number, and {why}; a file changed since the numbers were read would "
+               "take the change at the wrong place, or beside lines it never saw")
+    hint = (f"re-read lines {_around(by_number)} and send the hunk with a few unchanged lines "
+            "around it (git diff -U3); if its line numbers were read off this very file, "
+            "apply it with --unidiff-zero, as git apply requires")
+    where = {"hunk": by_number.index, "patch_line": fp.hunks[by_number.index - 1].patch_line}
+    if _insertion(fp, by_number):  # an insertion only its number places, as item 6 says
+        return PatchError("ambiguous_context", message, hint=hint, **where)
+    return PatchError("context_not_found", message, hint=hint, **where)
 
 
 def _inside(fp: FilePatch, results: Sequence[HunkResult], length: int) -> HunkResult | None:
