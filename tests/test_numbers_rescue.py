@@ -289,3 +289,31 @@ def test_copies_no_version_tells_apart_stay_ambiguous(tmp_path: Path) -> None:
     slipped = re.sub(r"^@@ -(\d+)", lambda m: f"@@ -{int(m.group(1)) + 3}", _bare_patch(patch),
                      flags=re.M)
     refused(repo, slipped, "ambiguous_context")
+
+
+def _zero_context_copy_change(tmp_path: Path) -> tuple[Path, str]:
+    """BASE (two copies of a block) committed, and the -U0 patch of a change of the second
+    copy's ``count += 1``, without its index line: only its line number tells the copies
+    apart."""
+    repo = make_repo(tmp_path / "r", {"m.py": BASE})
+    (repo / "m.py").write_text(EDITED)
+    u0 = _without_index_line(git(repo, "diff", "-U0"))
+    git(repo, "checkout", "--", "m.py")
+    assert re.search(r"^@@ -\d+ \+\d+ @@", u0, flags=re.M)
+    return repo, u0
+
+
+def test_a_U0_change_among_copies_is_merged_from_the_version_its_number_fits(
+        tmp_path: Path) -> None:
+    """Lines added above both copies since (uncommitted, then committed): in the current
+    text the number points at neither copy, in HEAD (then the commit before it) at the
+    second exactly: that version is the one reading, and the merge edits the second copy.
+    Before the fix it was refused (ambiguous_context: nothing proves the numbers)."""
+    repo, patch = _zero_context_copy_change(tmp_path)
+    above = "import os\nimport sys\nimport re\n"
+    (repo / "m.py").write_text(above + BASE)
+    receipt = applied(repo, patch, check=True)
+    assert receipt.files[0].three_way is not None
+    git(repo, "commit", "-qam", "imports added above")
+    applied(repo, patch)
+    assert (repo / "m.py").read_text() == above + EDITED

@@ -227,9 +227,56 @@ def rescue_copies(fp: FilePatch, change: FileChange, ours: bytes, three_way: Kno
         told = [r for r in results if r.by_line_number]
         return bool(told) and all(r.offset == 0 for r in told)
 
-    return _merge_from(fp, change, ours, three_way, reverse, None,
-                       "the hunks' old lines occur more than once in the current text and "
-                       "their line numbers point at none of the copies", fits=fits)
+    if not _bare_unnamed(fp):
+        return _merge_from(fp, change, ours, three_way, reverse, None,
+                           "the hunks' old lines occur more than once in the current text "
+                           "and their line numbers point at none of the copies", fits=fits)
+    merged = _merge_from(fp, change, ours, three_way, reverse, None,
+                         "a hunk with no context lines has old lines that occur more than "
+                         "once in the current text, and nothing in the patch says which "
+                         "version its line numbers were read off", fits=fits,
+                         plan=_trusting_numbers)
+    if merged is not None and merged.three_way is not None:
+        _ours_agrees(fp, ours, reverse, merged.after, merged.three_way["base"])
+    return merged
+
+
+def _bare_unnamed(fp: FilePatch) -> bool:
+    """A file patch with a hunk with no context line and nothing naming the version its
+    numbers were read off (no index line, no --unidiff-zero): each version where such a
+    hunk's removed lines sit exactly at its numbers is a reading (``confirm_numbers``)."""
+    from ..place.numbers import bare  # a -U0 hunk only
+
+    return (not fp.numbers_given and (fp.blob_ids is None or not fp.blob_ids[0].strip("0"))
+            and any(bare(hunk) and hunk.old_start is not None for hunk in fp.hunks))
+
+
+def _trusting_numbers(fp: FilePatch, content: bytes, reverse: bool
+                      ) -> tuple[bytes, list[HunkResult], list[Diagnostic]]:
+    """The file patch planned on ``content`` read as the version its numbers were read off:
+    a context-less hunk's copies told apart by its line number there."""
+    return apply_hunks(replace(fp, numbers_given=True), content, reverse)
+
+
+def _ours_agrees(fp: FilePatch, ours: bytes, reverse: bool, merged: bytes | None,
+                 base: str) -> None:
+    """The current text is a reading too when a copy sits exactly at each context-less
+    hunk's numbers there: its edit must be the merge's, else the numbers read as two
+    places (``merge_conflict``, naming both)."""
+    try:
+        here, results, _ = _trusting_numbers(fp, ours, reverse)
+    except PatchError as err:
+        let_go(err)
+        return
+    told = [r for r in results if r.by_line_number]
+    if told and all(r.offset == 0 for r in told) and here != merged:
+        raise PatchError(
+            "merge_conflict", "a hunk with no context lines is told from the copies of its "
+            f"old lines only by its line numbers, and they point at a copy both in {base} "
+            "and in the current text, whose lines differ above it: read off either, they "
+            "give two different edits, and nothing in the patch says which version it was "
+            "written against", details={"base": base, "other_base": "the current text"},
+            hint="re-read the file and send the hunk with a few unchanged lines around it")
 
 
 Planner = Callable[[FilePatch, bytes, bool], tuple[bytes, list[HunkResult], list[Diagnostic]]]
