@@ -376,10 +376,10 @@ def unproven_numbers(fp: FilePatch, by_number: HunkResult, weighed: bool) -> Pat
     hint = (f"re-read lines {_around(by_number)} and send the hunk with a few unchanged lines "
             "around it (git diff -U3); if its line numbers were read off this very file, "
             "apply it with --unidiff-zero, as git apply requires")
-    where = {"hunk": by_number.index, "patch_line": fp.hunks[by_number.index - 1].patch_line}
+    hunk, line = by_number.index, fp.hunks[by_number.index - 1].patch_line
     if _insertion(fp, by_number):  # an insertion only its number places, as item 6 says
-        return PatchError("ambiguous_context", message, hint=hint, **where)
-    return PatchError("context_not_found", message, hint=hint, **where)
+        return PatchError("ambiguous_context", message, hint=hint, hunk=hunk, patch_line=line)
+    return PatchError("context_not_found", message, hint=hint, hunk=hunk, patch_line=line)
 
 
 def _inside(fp: FilePatch, results: Sequence[HunkResult], length: int) -> HunkResult | None:
