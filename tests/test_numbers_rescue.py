@@ -317,3 +317,15 @@ def test_a_U0_change_among_copies_is_merged_from_the_version_its_number_fits(
     git(repo, "commit", "-qam", "imports added above")
     applied(repo, patch)
     assert (repo / "m.py").read_text() == above + EDITED
+
+
+def test_a_U0_insertion_with_the_rescue_off_is_checked_by_nothing(tmp_path: Path) -> None:
+    """--no-3way: no version of the file is weighed, so nothing checks the insertion's
+    number (here an uncommitted edit above shifted it): refused, hint naming --unidiff-zero,
+    which puts it where its number says, as git does."""
+    repo, patch = _zero_context_patch(tmp_path)
+    (repo / "m.py").write_text(SHIFT + MODULE)
+    err = refused(repo, _without_index_line(patch), "ambiguous_context", three_way=False)
+    assert "no other version" in err.message and "--unidiff-zero" in (err.hint or "")
+    applied(repo, _without_index_line(patch), three_way=False, unidiff_zero=True)
+    assert (repo / "m.py").read_text().splitlines()[10] == "SETTING_EXTRA = True"

@@ -360,15 +360,22 @@ def confirm_numbers(fp: FilePatch, change: FileChange, ours: bytes,
     if not (reverse or read) and (not weighed or not _at_numbers(fp, change.hunks, reverse)):
         inside = _inside(fp, change.hunks, len(split_lines(ours)))
         if inside is not None:
-            raise unproven_numbers(fp, inside, weighed)
+            raise unproven_numbers(fp, inside, weighed, three_way is not None)
 
 
-def unproven_numbers(fp: FilePatch, by_number: HunkResult, weighed: bool) -> PatchError:
+def unproven_numbers(fp: FilePatch, by_number: HunkResult, weighed: bool,
+                     versions: bool) -> PatchError:
     """The refusal of a hunk with no context line whose numbers nothing checks: git's own
-    habit (`git apply` refuses such a hunk inside a file unless --unidiff-zero is given)."""
-    why = ("the repository holds no other version of the file to check them against (a new "
-           "file, or one whose only version is the current text)" if not weighed else
-           "they fit no version of the file the repository holds, the current text included")
+    habit (`git apply` refuses such a hunk inside a file unless --unidiff-zero is given).
+    ``versions``: the target gave the file's other versions (not --no-3way, a repository)."""
+    if weighed:
+        why = "they fit no version of the file the repository holds, the current text included"
+    elif versions:
+        why = ("the repository holds no other version of the file to check them against (a "
+               "new file, or one whose only version is the current text)")
+    else:
+        why = ("no other version of the file is weighed to check them against (no "
+               "repository, or --no-3way)")
     message = ("the hunk has no context lines, so only its line numbers say where it goes, "
                "and nothing proves them: no index line, no other hunk of the file at its own "
                f"line number, and {why}; a file changed since the numbers were read would "
