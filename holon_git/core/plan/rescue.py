@@ -32,10 +32,14 @@ The plan calls it in these cases:
   line numbers, because the patch's index line names another blob (``rescue_bare``, issue 43):
   that blob, when the repository has it as one of the path's versions, is the base, the
   hunks planned there by their numbers (the patch's own word says they are that blob's), and
-  the merge decides, as for a hunk with context; with no index line, an insertion that
-  went by its number where the file differs from the index or HEAD must give the same file
-  made there and merged (``confirm_numbers``), else it is refused: the number reads as
-  two places.
+  the merge decides, as for a hunk with context; with no index line, every version the
+  repository holds (the index, HEAD, HEAD's recent history) where a context-less hunk's
+  removed lines sit at its numbers (any, for an insertion) is a reading, and the hunk
+  placed in the current text stands only when each, made there by its numbers and merged,
+  gives the same file (``confirm_numbers``), else it is refused; with no version to weigh,
+  a context-less hunk inside the file is refused as git refuses it without --unidiff-zero;
+  its removed lines found more than once are merged from the versions where its number
+  points exactly at one copy (``rescue_copies``).
 
 Base = that version, ours = the current text, theirs = base + the file patch, merged by the
 target's three-way text merge (threeway.KnownVersions, libgit2). Only the ``three_way``
