@@ -307,9 +307,10 @@ def confirm_numbers(fp: FilePatch, change: FileChange, ours: bytes,
     insertion by its line number, removed lines where they occur) and nothing says the
     numbers are ``ours``'s (no index line, no other hunk exactly at its own number, no
     --unidiff-zero). The readings the evidence allows are the versions the repository holds
-    of the file (the index, HEAD, the path's recent versions in HEAD's history; not this
-    tool's logged pre-images) where each such hunk's removed lines sit exactly at its numbers
-    (any version, for a pure insertion): the numbers may have been read off any of them. A
+    of the file (the index, HEAD, this tool's logged pre-images, the path's recent versions
+    in HEAD's history: git/versions.py) where each such hunk's removed lines sit exactly at
+    its numbers (any version, for a pure insertion): the numbers may have been read off any
+    of them. A
     reading's edit is the file patch made there by its numbers and merged into ``ours``; the
     placement stands only when every reading's merge is clean and gives ``change.after``
     (a version equal to ``ours`` near the hunk does). A reading that conflicts refuses the
@@ -324,8 +325,8 @@ def confirm_numbers(fp: FilePatch, change: FileChange, ours: bytes,
     weighed = read = False  # another version weighed; one the numbers were read off
     tried = {_digest(ours)}
     for version in () if three_way is None else three_way.versions(fp, fp.old_path):
-        if version.named or version.recorded or _digest(version.content) in tried:
-            continue  # named: not without an index line; recorded: this tool's own applies
+        if version.named or _digest(version.content) in tried:
+            continue  # named: not without an index line
         tried.add(_digest(version.content))
         weighed = True
         try:
