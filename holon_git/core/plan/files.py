@@ -327,8 +327,9 @@ def _by_numbers_alone(fp: FilePatch, change: FileChange, ours: bytes, reverse: b
     """Was a hunk with no context line and with line numbers placed (an insertion by its
     number, the ``unidiff_zero`` rung; removed lines where they occur) with nothing saying
     the numbers are ``ours``'s: no --unidiff-zero, no index line naming ``ours``, no other
-    hunk exactly at its own number (place/numbers.py)? Undoing (-R) asks it of an insertion
-    by number only."""
+    hunk exactly at its own number (place/numbers.py)? A hunk whose removed lines are the
+    whole file reads no number (no place to choose, no neighbour to change). Undoing (-R)
+    asks it of an insertion by number only."""
     if fp.numbers_given or fp.edit is not None:
         return False
     from ..place.numbers import bare, numbers_of  # a -U0 hunk only
@@ -336,7 +337,8 @@ def _by_numbers_alone(fp: FilePatch, change: FileChange, ours: bytes, reverse: b
     if reverse:
         if not any("unidiff_zero" in r.tolerances for r in change.hunks):
             return False
-    elif not any(bare(hunk) and hunk.old_start is not None for hunk in fp.hunks):
+    elif not any(bare(hunk) and hunk.old_start is not None
+                 and b"".join(hunk.old_lines) != ours for hunk in fp.hunks):
         return False
     return not numbers_of(fp, ours).current
 
