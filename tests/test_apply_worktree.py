@@ -152,7 +152,7 @@ def test_modify_keeps_exec_bit_and_permissions(tmp_path: Path):
 
 
 def test_no_temporary_files_left_behind(repo: Path):
-    applied(repo, "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n-line 1\n+x\n line 2\n"
+    applied(repo, "--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-line 1\n+x\n"
                   "--- /dev/null\n+++ b/n/new.txt\n@@ -0,0 +1 @@\n+n\n")
     names = {p.name for p in repo.rglob("*") if ".git" not in p.parts}
     assert not any(name.startswith(".holon-") for name in names)
@@ -160,7 +160,7 @@ def test_no_temporary_files_left_behind(repo: Path):
 
 def test_write_failure_restores_every_file(repo: Path, monkeypatch: pytest.MonkeyPatch):
     """Fault injection: the third rename of the commit step fails."""
-    patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n-line 1\n+x\n line 2\n"
+    patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-line 1\n+x\n"
              "--- a/keep.txt\n+++ b/keep.txt\n@@ -1 +1 @@\n-untouched\n+touched\n"
              "--- /dev/null\n+++ b/added/n.txt\n@@ -0,0 +1 @@\n+n\n")
     before, state = snapshot(repo), git_state(repo)
@@ -223,13 +223,13 @@ def test_fsync_failure_among_many_files_restores_everything(tmp_path: Path,
 
 def test_check_writes_nothing(repo: Path):
     before = snapshot(repo)
-    receipt = check_patch("--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n-line 1\n+x\n line 2\n", repo)
+    receipt = check_patch("--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-line 1\n+x\n", repo)
     assert receipt.status == "checked" and receipt.ok
     assert snapshot(repo) == before
 
 
 def test_reverse_undoes(repo: Path):
-    patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n-line 1\n+x\n line 2\n"
+    patch = ("--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-line 1\n+x\n"
              "--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1 @@\n+n\n"
              "--- a/keep.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-untouched\n")
     before = snapshot(repo)

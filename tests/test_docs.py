@@ -417,7 +417,7 @@ def test_receipt_md_example_has_the_fields_of_a_real_receipt(tmp_path: Path):
     example = json.loads(text[start:text.index("\n```", start)])
     repo = make_repo(tmp_path / "r", {"src/greet.py": "".join(f"l{i}\n" for i in range(1, 20))})
     patch = ("```diff\n--- a/src/greet.py\n+++ b/src/greet.py\n@@ -2,2 +2,2 @@\n l4\n-l5\n+L5\n"
-             "@@ -12,2 +12,2 @@\n-l12\n+L12\n l13\n```\n")
+             "@@ -12,1 +12,1 @@\n-l12\n+L12\n```\n")
     real = apply_patch(patch, repo).to_dict()
     assert real["status"] == "applied" and real["diagnostics"], real
     assert list(example) == list(real)

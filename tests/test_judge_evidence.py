@@ -692,12 +692,11 @@ def test_an_insertion_just_before_a_def_line_is_outside_that_definition(repo: Pa
 
 def test_an_insertion_after_a_def_line_is_inside_it(repo: Path) -> None:
     """The same section text for an insertion after the def line: inside env_flag, as git
-    names it; and the insertion before it with no section text goes by its number (given
-    with --unidiff-zero: the file has no other version to check the numbers against)."""
-    applied(repo, _insertion_after(6, " def env_flag(name, default=False):"), unidiff_zero=True)
+    names it; and the insertion before it with no section text goes by its number."""
+    applied(repo, _insertion_after(6, " def env_flag(name, default=False):"))
     assert (repo / "settings.py").read_text() == SETTINGS.replace(
         "default=False):\n", "default=False):\nimport sys\n")
     git(repo, "checkout", "--", "settings.py")
-    applied(repo, _insertion_after(5, ""), unidiff_zero=True)
+    applied(repo, _insertion_after(5, ""))
     assert (repo / "settings.py").read_text() == SETTINGS.replace(
         "\n\ndef env_flag", "\n\nimport sys\ndef env_flag")

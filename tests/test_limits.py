@@ -94,6 +94,6 @@ def test_a_patch_at_the_caps_is_not_refused(tmp_path: Path,
     monkeypatch.setattr(limits, "MAX_FILES", 5)
     monkeypatch.setattr(limits, "MAX_HUNKS", 5)
     repo = make_repo(tmp_path / "r", {"f.txt": b"".join(b"l%d\n" % i for i in range(5))})
-    assert apply_patch(hunks(5), repo, unidiff_zero=True).ok  # -U0: numbers of this file
+    assert apply_patch(hunks(5), repo).ok
     assert (repo / "f.txt").read_bytes() == b"".join(b"L%d\n" % i for i in range(5))
     assert apply_patch(adds(5), repo).ok

@@ -114,8 +114,7 @@ def test_a_deletion_that_differs_names_the_first_differing_line(repo: Path, body
 
 
 def test_header_paths_without_a_b_prefixes_are_reported(repo: Path):
-    receipt = apply_patch("--- h.txt\n+++ h.txt\n@@ -1,2 +1,2 @@\n-alpha\n+ALPHA\n beta\n",
-                          repo)
+    receipt = apply_patch("--- h.txt\n+++ h.txt\n@@ -1 +1 @@\n-alpha\n+ALPHA\n", repo)
     assert receipt.ok and (repo / "h.txt").read_text() == "ALPHA\nbeta\n"
     notes = [note for change in receipt.files for note in change.diagnostics]
     assert [note.code for note in notes] == ["missing_path_prefix"]

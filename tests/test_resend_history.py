@@ -139,7 +139,7 @@ def test_a_hint_placed_edit_resent_after_lines_were_added_above(tmp_path: Path) 
 def test_a_U0_insertion_resent_after_an_edit_above_it(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"f.py": "alpha = 1\nbeta = 2\ngamma = 3\n"})
     patch = "--- a/f.py\n+++ b/f.py\n@@ -2,0 +3 @@\n+inserted = True\n"
-    applied(repo, patch, unidiff_zero=True)  # nothing else checks the numbers of a new file
+    applied(repo, patch)
     (repo / "f.py").write_text("import os\n" + (repo / "f.py").read_text())
     err = refused(repo, patch, "already_applied")
     assert "this very patch" in err.message

@@ -483,11 +483,8 @@ U0 = "--- a/settings.py\n+++ b/settings.py\n@@ -2,0 +3,1 @@\n+import sys\n"
 
 
 def test_a_zero_context_insertion_goes_to_its_line_and_is_not_sent_twice(tmp_path: Path):
-    """With --unidiff-zero (the numbers read off this very file: the repository holds no
-    other version to weigh them against), as git puts it; a re-send is refused, with or
-    without the option."""
     repo = make_repo(tmp_path / "r", {"settings.py": MODULE})
-    receipt = applied(repo, U0, unidiff_zero=True)
+    receipt = applied(repo, U0)
     assert receipt.files[0].hunks[0].tolerances == ["unidiff_zero"]
     assert (repo / "settings.py").read_text() == MODULE.replace("import os\n",
                                                                 "import os\nimport sys\n")
@@ -503,32 +500,18 @@ MIXED = U0 + "@@ -5,2 +6,2 @@\n def load_settings(path):\n-    with open(path) a
 
 
 @pytest.mark.parametrize("flags", [[], ["--unidiff-zero"]])
-def test_a_context_free_insertion_beside_proven_numbers_needs_no_unidiff_zero(
+def test_unidiff_zero_changes_nothing_a_zero_context_patch_is_always_read_so(
         tmp_path: Path, flags: list[str]):
-    """A context-free insertion beside hunks with context goes by its number when the file
-    proves the line numbers (the next test), whatever the flags."""
-    from clisupport import holon
-
-    again = make_repo(tmp_path / "m", {"settings.py": MODULE})
-    done = holon(again, *flags, "-", stdin=MIXED)
-    assert done.returncode == 0 and "[unidiff_zero]" in done.stdout, done.stderr
-
-
-def test_a_zero_context_patch_with_nothing_to_check_its_numbers_needs_unidiff_zero(
-        tmp_path: Path):
-    """A -U0 patch with no index line, in a file whose only version is the current text:
-    nothing can check its numbers (a stale patch from a version the repository never held
-    reads the same), so it is refused as git refuses a context-free hunk inside a file, with
-    a hint that says what to send; with --unidiff-zero (the numbers read off this file) it
-    goes by its number, as git puts it. Before, it went by its number either way."""
+    """git needs --unidiff-zero for a -U0 patch; holon-git reads one so whatever the flags,
+    and a context-free insertion beside hunks with context the same way when the file proves
+    the line numbers (the next test)."""
     from clisupport import holon
 
     repo = make_repo(tmp_path / "r", {"settings.py": MODULE})
-    done = holon(repo, "-", stdin=U0)
-    assert done.returncode == 1 and "ambiguous_context" in done.stderr, done.stderr
-    assert "--unidiff-zero" in done.stderr and "unchanged lines around it" in done.stderr
-    assert (repo / "settings.py").read_text() == MODULE
-    done = holon(repo, "--unidiff-zero", "-", stdin=U0)
+    done = holon(repo, *flags, "-", stdin=U0)
+    assert done.returncode == 0 and "[unidiff_zero]" in done.stdout, done.stderr
+    again = make_repo(tmp_path / "m", {"settings.py": MODULE})
+    done = holon(again, *flags, "-", stdin=MIXED)
     assert done.returncode == 0 and "[unidiff_zero]" in done.stdout, done.stderr
 
 

@@ -36,8 +36,8 @@ The plan calls it in these cases:
   repository holds (the index, HEAD, HEAD's recent history) where a context-less hunk's
   removed lines sit at its numbers (any, for an insertion) is a reading, and the hunk
   placed in the current text stands only when each, made there by its numbers and merged,
-  gives the same file (``confirm_numbers``), else it is refused; with no version to weigh,
-  a context-less hunk inside the file is refused as git refuses it without --unidiff-zero;
+  gives the same file (``confirm_numbers``), else it is refused; with no other version to
+  weigh, nothing contradicts the numbers and the hunk stands by them;
   its removed lines found more than once are merged from the versions where its number
   points exactly at one copy (``rescue_copies``).
 
@@ -316,10 +316,10 @@ def confirm_numbers(fp: FilePatch, change: FileChange, ours: bytes,
     (a version equal to ``ours`` near the hunk does). A reading that conflicts refuses the
     hunk (``merge_conflict``: the file changed right beside it since, which a hunk with no
     context cannot show), one that merges to another text too (``ambiguous_context``: the
-    numbers read as two places). With no other version at all to weigh (a new file, or one
-    whose only version is the current text, or no repository), or none the numbers fit
-    while they do not fit ``ours`` either, nothing checks them: refused as git refuses a
-    context-less hunk without --unidiff-zero (``unproven_numbers``)."""
+    numbers read as two places). Versions weighed, none of which the numbers fit while they
+    do not fit ``ours`` either: refused (``unproven_numbers``). With no other version at all
+    to weigh (a new file, one whose only version is the current text, no repository), the
+    numbers stand: nothing contradicts them."""
     assert fp.old_path is not None
     by_number = _first_bare(fp, change)
     weighed = read = False  # another version weighed; one the numbers were read off
@@ -362,25 +362,22 @@ def confirm_numbers(fp: FilePatch, change: FileChange, ours: bytes,
             "against)", hunk=by_number.index,
             patch_line=fp.hunks[by_number.index - 1].patch_line,
             details={"other_version": version.label})
-    if not (reverse or read) and (not weighed or not _at_numbers(fp, change.hunks, reverse)):
+    # With no other version to weigh (a new file, one whose only version is the current
+    # text, no repository, --no-3way), nothing contradicts the numbers: the hunk stands as
+    # the patch's own word places it. A fresh -U0 insertion (a model's, in a one-commit
+    # repository) reads exactly as a stale one there; refusing both, as git does without
+    # --unidiff-zero, refused the fresh ones real models send (issue 43: blocked by design).
+    if not (reverse or read) and weighed and not _at_numbers(fp, change.hunks, reverse):
         inside = _inside(fp, change.hunks, len(split_lines(ours)))
         if inside is not None:
-            raise unproven_numbers(fp, inside, weighed, three_way is not None)
+            raise unproven_numbers(fp, inside)
 
 
-def unproven_numbers(fp: FilePatch, by_number: HunkResult, weighed: bool,
-                     versions: bool) -> PatchError:
-    """The refusal of a hunk with no context line whose numbers nothing checks: git's own
-    habit (`git apply` refuses such a hunk inside a file unless --unidiff-zero is given).
-    ``versions``: the target gave the file's other versions (not --no-3way, a repository)."""
-    if weighed:
-        why = "they fit no version of the file the repository holds, the current text included"
-    elif versions:
-        why = ("the repository holds no other version of the file to check them against (a "
-               "new file, or one whose only version is the current text)")
-    else:
-        why = ("no other version of the file is weighed to check them against (no "
-               "repository, or --no-3way)")
+def unproven_numbers(fp: FilePatch, by_number: HunkResult) -> PatchError:
+    """The refusal of a hunk with no context line whose numbers fit no version of the file
+    the repository holds, the current text included: nothing says where it goes (`git
+    apply` refuses such a hunk inside a file unless --unidiff-zero is given)."""
+    why = "they fit no version of the file the repository holds, the current text included"
     message = ("the hunk has no context lines, so only its line numbers say where it goes, "
                "and nothing proves them: no index line, no other hunk of the file at its own "
                f"line number, and {why}; a file changed since the numbers were read would "
