@@ -575,13 +575,12 @@ def _changed_where_hinted(attempt: Attempt, start: int, what: str, size: int | N
     end = start + (whole if size is None else size)
     if hinted is None:
         return
-    keyed = [key(line) for line in old]
     if whole >= 2:
         for other in range(max(hinted - _AROUND, 0),
                            min(hinted + _AROUND, len(lines) - whole) + 1):
             if start - whole < other < start + whole:
                 continue  # the place found, or overlapping it
-            differ = [j for j in range(whole) if key(lines[other + j]) != keyed[j]]
+            differ = _differing(old, lines, other, key)
             same = [old[j] for j in range(whole) if j not in differ]
             if len(differ) == 1 and enough(same):
                 changed = other + differ[0]
