@@ -430,7 +430,7 @@ def test_a_loose_match_is_refused_where_the_number_holds_an_edited_removed_line(
     """No section text, no index line. The whitespace level finds the hunk's lines in
     Worker.second, one level deeper; where its number points, in first(), two of its three
     lines changed since (so its old side is not the file's lines but for one), but its
-    removed line is there, edited. One rule (judge._changed_where_hinted) weighs both
+    removed line is there, edited. One rule (judge._written_elsewhere) weighs both
     signs of the place the hunk was written for, for a loose placement as for a last rung's:
     refused, naming line 10; before, the look-alike in Worker.second took the edit."""
     repo = make_repo(tmp_path / "r", {"sender.py": SENDERS})

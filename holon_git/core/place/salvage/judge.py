@@ -141,7 +141,7 @@ def _one_place(attempt: Attempt, rung: str, start: int, reading: Reading, at: in
     _left_out(attempt, reading, start, level)
     if reading.left_out(start):
         _near_copy(attempt, reading, start)
-        _changed_where_hinted(attempt, start, reading.what, len(reading.old))
+        _written_elsewhere(attempt, start, reading.what, len(reading.old), section=False)
     _stale_neighbours(attempt, reading, start)
     _shifted_side(attempt, reading, start)
     _stale_edge(attempt, at, lines, reading.what)
@@ -366,12 +366,12 @@ def loose_refusal(lines: Sequence[bytes], body: Sequence[HunkLine], start: int,
     it is refused (returned, for the planner to word) when the section text names a
     definition whose place this is not (``_section``), or where the hunk's number points
     (``hinted``, 0-based, in the file as it stands) the file shows the place it was written
-    for, changed since (``_changed_where_hinted``); else None."""
+    for, changed since (``_written_elsewhere``); else None."""
     attempt = Attempt(lines, body, Hints(section=section, hinted=hinted))
     what = "with whitespace ignored"
     try:
         _section(attempt, start, body, what)
-        _changed_where_hinted(attempt, start, what)
+        _written_elsewhere(attempt, start, what, section=False)
     except Unplaced as refused:
         return refused
     return None
@@ -390,9 +390,8 @@ def stale_refusal(lines: Sequence[bytes], body: Sequence[HunkLine], start: int,
     it is refused (returned, for the planner to word) when the stale reading puts the edit
     elsewhere or calls it a conflict: its change ends the file in the version named, and
     the file has lines after it now (``_stale_edge``); or, placed away from its number,
-    where the number points the file shows the place it was written for, changed since
-    (``_changed_where_hinted``), or in the scope its section text names its old side is the
-    file's lines but for one (``_written_in_scope``). (A section
+    where the number points, or in the scope its section text names, the file shows the
+    place it was written for, changed since (``_written_elsewhere``). (A section
     text that merely no longer names the place is no such evidence: a definition added
     above the hunk since changes what git would write there, not the edit.) Else None."""
     attempt = Attempt(lines, body, Hints(section=section, hinted=hinted, stale=True,
@@ -401,8 +400,7 @@ def stale_refusal(lines: Sequence[bytes], body: Sequence[HunkLine], start: int,
     try:
         _stale_edge(attempt, start, body, what)
         if hinted is not None and hinted != start:
-            _changed_where_hinted(attempt, start, what)
-            _written_in_scope(attempt, start, what)
+            _written_elsewhere(attempt, start, what)
     except Unplaced as refused:
         return refused
     return None
@@ -415,13 +413,13 @@ def moved_refusal(lines: Sequence[bytes], body: Sequence[HunkLine], start: int,
     and the repository holds none that places the patch exactly, plan/stale.py). Its number
     and its section text are the patch's word for where it was written; when the scope that
     text names holds the old side but for one line while the copy found lies outside it
-    (``_written_in_scope``), the hunk was written for that scope, which changed since, and
+    (``_written_elsewhere``), the hunk was written for that scope, which changed since, and
     the exact copy is a sibling's: the slip reading ("the number and the section text are
     wrong, the copy is right") and the stale reading lead to two edits. Refused (returned,
     for the planner to word); else None."""
     attempt = Attempt(lines, body, Hints(section=section))
     try:
-        _written_in_scope(attempt, start, "as written")
+        _written_elsewhere(attempt, start, "as written", number=False)
     except Unplaced as refused:
         return refused
     return None
@@ -448,38 +446,6 @@ def _stale_edge(attempt: Attempt, at: int, body: Sequence[HunkLine], what: str) 
                    f"on to line {len(lines)}; lines were added right after the change since "
                    f"(a conflict for git merge-file); re-read lines {_around(at, size)}",
                    [at + 1])
-
-
-def _written_in_scope(attempt: Attempt, start: int, what: str) -> None:
-    """The hunk's section text is a definition line of the file whose scope does not hold
-    the place found, and in that scope the whole old side is the file's lines but for one
-    (with whitespace ignored; the lines that agree say where they are): the hunk was written
-    for that scope, whose line changed since, and the place found is a look-alike (a sibling
-    function's copy of the same statements). The reading ruled out: the section text and the
-    number are the model's slips and the copy found its place."""
-    text = attempt.hints.section.strip().encode("utf-8", "surrogateescape")
-    if not _DEFINITION.match(text):
-        return
-    lines, old = attempt.file.lines, old_side(attempt.body)
-    size, key = len(old), KEYS[WHITESPACE]
-    if size < 2:
-        return
-    keyed = [key(line) for line in old]
-    for named in (j for j, line in enumerate(lines) if line.strip() == text):
-        end = _scope_end(lines, named)
-        if named <= start < end:
-            return  # the place found is in a scope the text names
-        for other in range(named + 1, min(end, len(lines)) - size + 1):
-            differ = [j for j in range(size) if key(lines[other + j]) != keyed[j]]
-            if len(differ) == 1 and enough([old[j] for j in range(size) if j != differ[0]]):
-                changed = other + differ[0]
-                raise Unplaced(f"read {what}, it fits line {start + 1}, but its header names "
-                               f"{quote([text])} (line {named + 1}), and in its scope, at line "
-                               f"{other + 1}, its old lines are the file's but for line "
-                               f"{changed + 1}, {quote([lines[changed]])} (the patch has "
-                               f"{quote([old[differ[0]]])}): the hunk was written for that "
-                               "place, which changed since; re-read lines "
-                               f"{_around(other, size)}", [other + 1, start + 1])
 
 
 def _stale_neighbours(attempt: Attempt, reading: Reading, start: int) -> None:
@@ -533,9 +499,8 @@ def _shifted_side(attempt: Attempt, reading: Reading, start: int) -> None:
             other = at - shift if name == "leading" else at + shift
             if other < 0 or other + size > len(lines):
                 continue
-            differ = _differing(side, lines, other, key)
-            same = [side[j] for j in range(size) if j not in differ]
-            if len(differ) > 1 or not enough(same) or (
+            differ = _one_off(side, lines, other)
+            if differ is None or (
                     differ and not _edited(side[differ[0]], lines[other + differ[0]])):
                 continue
             gained = (range(other + size, at + size) if name == "leading"
@@ -548,50 +513,86 @@ def _shifted_side(attempt: Attempt, reading: Reading, start: int) -> None:
                            f"lines {_around(other, size + shift)}", [other + 1, start + 1])
 
 
-def _differing(side: Sequence[bytes], lines: Sequence[bytes], at: int, key: Callable[[bytes], bytes]
-               ) -> list[int]:
-    """The lines of ``side`` that are not the file's at ``at`` on (by ``key``)."""
-    return [j for j, line in enumerate(side)
-            if not 0 <= at + j < len(lines) or key(line) != key(lines[at + j])]
+def _differing(side: Sequence[bytes | None], lines: Sequence[bytes], at: int,
+               key: Callable[[bytes], bytes]) -> list[int]:
+    """The lines of ``side`` that are not the file's at ``at`` on (by ``key``; None, a line
+    skipped, is any line)."""
+    return [j for j, line in enumerate(side) if line is not None
+            and (not 0 <= at + j < len(lines) or key(line) != key(lines[at + j]))]
 
 
-def _changed_where_hinted(attempt: Attempt, start: int, what: str, size: int | None = None
-                          ) -> None:
-    """Where the hunk's line number points, away from the place found (``start``, a match
-    of ``size`` lines: the whole old side unless a reading kept less), the file shows the
-    place the hunk was written for, changed since:
+def _written_elsewhere(attempt: Attempt, start: int, what: str, size: int | None = None,
+                       number: bool = True, section: bool = True) -> None:
+    """The patch's own word for where the hunk was written (the line its number points to,
+    and the scope its section text names) against the place found (``start``, a match of
+    ``size`` lines: the whole old side unless a reading kept less). Where that word points
+    away from the place found, the file shows the place the hunk was written for, changed
+    since:
 
-    - its whole old side there is the file's lines but for one (with whitespace ignored),
-      and the lines that agree say where they are (``enough``); or
-    - farther off (the place found not within the lines around the number), a line there is
-      an edited form of one of its removed lines (``_edited``).
+    - its whole old side there is the file's lines but for one (``_one_off``), around the
+      line its number points to (``number``) or anywhere in the scope its section text names
+      when no scope of that name holds the place found (``section``); or
+    - farther off than the lines around the number (the place found not within them), a
+      line there is an edited form of one of its removed lines (``_edited``).
 
-    The reading it rules out: the number is the model's slip and the place found (a loose
-    copy, a copy without the lines the model left out) its place; the stale reading puts the
-    edit where the number points."""
-    hinted, lines = attempt.hints.hinted, attempt.file.lines
-    old = old_side(attempt.body)
-    whole, key = len(old), KEYS[WHITESPACE]
+    The reading it rules out: the number and the section text are the model's slips and the
+    place found (a loose copy, a copy without the lines the model left out, a sibling's exact
+    copy) is the hunk's place; the stale reading puts the edit where the patch's word
+    points."""
+    lines, old = attempt.file.lines, old_side(attempt.body)
+    whole = len(old)
     end = start + (whole if size is None else size)
-    if hinted is None:
-        return
-    if whole >= 2:
-        for other in range(max(hinted - _AROUND, 0),
-                           min(hinted + _AROUND, len(lines) - whole) + 1):
+    if whole < 2:
+        return _edited_where_hinted(attempt, start, what, end) if number else None
+    pointed: list[tuple[str, range]] = []
+    hinted = attempt.hints.hinted
+    if number and hinted is not None:
+        around = range(max(hinted - _AROUND, 0), min(hinted + _AROUND, len(lines) - whole) + 1)
+        pointed.append(("where its line number points", around))
+    if section:
+        pointed.extend(_scopes_named(attempt, start, whole))
+    for pointer, places in pointed:
+        for other in places:
             if start - whole < other < start + whole:
                 continue  # the place found, or overlapping it
-            differ = _differing(old, lines, other, key)
-            same = [old[j] for j in range(whole) if j not in differ]
-            if len(differ) == 1 and enough(same):
-                changed = other + differ[0]
-                raise Unplaced(f"read {what}, it fits line {start + 1}, but where its line "
-                               f"number points, at line {other + 1}, its old lines are the "
-                               f"file's but for line {changed + 1}, {quote([lines[changed]])} "
-                               f"(the patch has {quote([old[differ[0]]])}): the hunk was "
-                               "written for that place, which changed since; re-read lines "
-                               f"{_around(other, whole)}", [other + 1, start + 1])
+            differ = _one_off(old, lines, other)
+            if differ is None or len(differ) != 1:
+                continue
+            changed = other + differ[0]
+            raise Unplaced(f"read {what}, it fits line {start + 1}, but {pointer}, at line "
+                           f"{other + 1}, its old lines are the file's but for line "
+                           f"{changed + 1}, {quote([lines[changed]])} (the patch has "
+                           f"{quote([old[differ[0]]])}): the hunk was written for that place, "
+                           f"which changed since; re-read lines {_around(other, whole)}",
+                           [other + 1, start + 1])
+    if number:
+        _edited_where_hinted(attempt, start, what, end)
+    return None
+
+
+def _scopes_named(attempt: Attempt, start: int, size: int) -> list[tuple[str, range]]:
+    """The scopes the hunk's section text names (a definition line of the file), as (how the
+    refusal says it, the places of ``size`` lines inside), when none of them holds the place
+    found (``start``): [] when one does, or the text names no definition."""
+    text = attempt.hints.section.strip().encode("utf-8", "surrogateescape")
+    if not _DEFINITION.match(text):
+        return []
+    lines = attempt.file.lines
+    named = [(j, _scope_end(lines, j)) for j, line in enumerate(lines) if line.strip() == text]
+    if any(j <= start < end for j, end in named):
+        return []  # the place found is in a scope the text names
+    return [(f"its header names {quote([text])} (line {j + 1}), and in its scope",
+             range(j + 1, min(end, len(lines)) - size + 1)) for j, end in named]
+
+
+def _edited_where_hinted(attempt: Attempt, start: int, what: str, end: int) -> None:
+    """Farther from the hunk's number than the lines around it (the place found, ``start``
+    to ``end``, not within them), a line where the number points is an edited form of one of
+    its removed lines: the hunk was written for that place, which changed since."""
+    hinted, lines = attempt.hints.hinted, attempt.file.lines
+    whole = len(old_side(attempt.body))
     removed = [line.text for line in attempt.body if line.kind == REMOVE]
-    if not removed or hinted - _AROUND <= start <= hinted + whole + _AROUND:
+    if hinted is None or not removed or hinted - _AROUND <= start <= hinted + whole + _AROUND:
         return  # the place found is where the number points: nothing more says otherwise
     for at in range(max(hinted - _AROUND, 0), min(hinted + whole + _AROUND, len(lines))):
         if start - _AROUND <= at < end + _AROUND:
@@ -603,6 +604,19 @@ def _changed_where_hinted(attempt: Attempt, start: int, what: str, size: int | N
                                f"edited form of its removed line {quote([line])}: the hunk "
                                "was written for that place, which changed since; re-read "
                                f"lines {_around(at, 1)}", [at + 1, start + 1])
+
+
+def _one_off(pattern: Sequence[bytes | None], lines: Sequence[bytes], at: int
+             ) -> list[int] | None:
+    """Is ``pattern`` (None: a line skipped, any line) the file's lines at ``at`` on, with
+    whitespace ignored, but for at most one line, the lines that agree saying where they
+    are (``enough``)? The positions that differ (none, or one); None when it is not. The
+    shape every "the hunk was written for that place, which changed since" rule looks for."""
+    differ = _differing(pattern, lines, at, KEYS[WHITESPACE])
+    if len(differ) > 1:
+        return None
+    same = [line for j, line in enumerate(pattern) if line is not None and j not in differ]
+    return differ if enough(same) else None
 
 
 # -- line numbers placing lines with no context -----------------------------------------------
@@ -806,7 +820,6 @@ def _near_copy(attempt: Attempt, reading: Reading, start: int) -> None:
         telling = [j for j in found - there if j not in kept and whole[j].strip()]
         return len(there) >= len(found) or not telling
 
-    keyed = [None if line is None else key(line) for line in pattern]
     starts: set[int] = set()
     for j, line in enumerate(pattern):
         if line is not None and line.strip():
@@ -814,11 +827,8 @@ def _near_copy(attempt: Attempt, reading: Reading, start: int) -> None:
     for other in sorted(starts):
         if other == start or other < 0 or other + len(pattern) > len(lines):
             continue
-        differ = [j for j, want in enumerate(keyed)
-                  if want is not None and key(lines[other + j]) != want]
-        same = [line for j, line in enumerate(pattern) if line is not None and j not in differ]
-        if len(differ) == 1 and enough(same) and _edited(
-                pattern[differ[0]] or b"", lines[other + differ[0]]) \
+        differ = _one_off(pattern, lines, other)
+        if differ and _edited(pattern[differ[0]] or b"", lines[other + differ[0]]) \
                 and as_close(other):
             edited = other + differ[0]
             raise Unplaced(f"read {reading.what}, it fits line {start + 1}, but at line "
