@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from gitsupport import applied, refused
-from repos.builders import git
+from repos.builders import git, make_repo
 
 SENDER = '''\
 import logging
@@ -149,6 +149,43 @@ def test_section_text_git_writes_for_a_main_block(repo: Path) -> None:
     assert "context_invented" in receipt.files[0].hunks[0].tolerances
     assert (repo / "settings.py").read_text() == SETTINGS.replace(
         "TIMEOUT)\n", 'TIMEOUT, sep="\\n")\n')
+
+
+JOB = """\
+import client
+
+
+def first():
+    data = client.load()
+    client.send(data, retries=3)
+    client.close()
+
+
+if __name__ == "__main__":
+    data = client.load()
+    client.send(data)
+    client.close()
+"""
+
+
+def test_the_scope_a_section_text_names_is_weighed_for_a_loose_match_too(
+        tmp_path: Path) -> None:
+    """Item 10 (one rule for the patch's word on where it was written): the section text
+    names first(), and git's python driver would write that text for the ``__main__`` block
+    too (no definition between), so the section check lets the loose copy there pass; the
+    number points nowhere near. But in first()'s scope the old side is the file's lines but
+    for one, edited since: the hunk was written there. The rule that weighed this for exact
+    copies only now weighs it for every placement; before, the ``__main__`` block took the
+    edit."""
+    repo = make_repo(tmp_path / "r", {"job.py": JOB})
+    patch = (
+        "--- a/job.py\n+++ b/job.py\n@@ -40,3 +40,3 @@ def first():\n"
+        "         data = client.load()\n-        client.send(data)\n"
+        "+        client.send(data, timeout=5)\n         client.close()\n")
+    err = refused(repo, patch, "context_not_found")
+    assert "its header names 'def first():' (line 4), and in its scope, at line 5" \
+        in err.message
+    assert (repo / "job.py").read_text() == JOB
 
 
 def test_section_text_naming_another_function_still_refuses(repo: Path) -> None:

@@ -141,7 +141,7 @@ def _one_place(attempt: Attempt, rung: str, start: int, reading: Reading, at: in
     _left_out(attempt, reading, start, level)
     if reading.left_out(start):
         _near_copy(attempt, reading, start)
-        _written_elsewhere(attempt, start, reading.what, len(reading.old), section=False)
+        _written_elsewhere(attempt, start, reading.what, len(reading.old))
     _stale_neighbours(attempt, reading, start)
     _shifted_side(attempt, reading, start)
     _stale_edge(attempt, at, lines, reading.what)
@@ -365,13 +365,14 @@ def loose_refusal(lines: Sequence[bytes], body: Sequence[HunkLine], start: int,
     statements at another indentation, in a sibling function) merely matches loosely. So
     it is refused (returned, for the planner to word) when the section text names a
     definition whose place this is not (``_section``), or where the hunk's number points
-    (``hinted``, 0-based, in the file as it stands) the file shows the place it was written
-    for, changed since (``_written_elsewhere``); else None."""
+    (``hinted``, 0-based, in the file as it stands) or in the scope its section text names,
+    the file shows the place it was written for, changed since (``_written_elsewhere``);
+    else None."""
     attempt = Attempt(lines, body, Hints(section=section, hinted=hinted))
     what = "with whitespace ignored"
     try:
         _section(attempt, start, body, what)
-        _written_elsewhere(attempt, start, what, section=False)
+        _written_elsewhere(attempt, start, what)
     except Unplaced as refused:
         return refused
     return None
