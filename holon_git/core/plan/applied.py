@@ -156,22 +156,6 @@ def nothing_to_ask(hunk: Hunk, inside: Sequence[int], hinted: int | None) -> boo
     return _kept_run(hunk) == hinted
 
 
-def _one_sided_deletion(lines: Sequence[HunkLine]) -> bool:
-    """Is the hunk a deletion with context on one side only (a first line removed above its
-    trailing context, a last one below its leading context)? Its new side is that context
-    alone, in the file as much before the change as after it: found anywhere, it says
-    nothing, and a model's slip in the old side (a blank line it left out) would be read as
-    a change already made. Only at the file edge the hunk claims (its context ran out there:
-    edges.py) does it say the change was made; elsewhere the last rungs read the hunk and
-    the judge decides."""
-    kinds = [line.kind for line in lines]
-    if ADD in kinds:
-        return False
-    changed = [j for j, kind in enumerate(kinds) if kind != CONTEXT]
-    return bool(changed) and (CONTEXT not in kinds[: changed[0]]
-                              or CONTEXT not in kinds[changed[-1]:])
-
-
 _FEW = 64  # copies of a new side's rarest line sought in the whole file, at most
 
 
@@ -248,23 +232,10 @@ class HunkCheck:
                                       "lines match elsewhere only with whitespace or "
                                       "punctuation ignored")
 
-    def not_found(self, hunk: Hunk, lines: Sequence[HunkLine], old: list[bytes],
-                  new: list[bytes], at_end: bool) -> PatchError | None:
+    def not_found(self, old: list[bytes], new: list[bytes], at_end: bool) -> PatchError | None:
         """The old side is nowhere (and no earlier hunk changed it): the refusal when the new
-        side is in the file where it says the change was made: anywhere, or, for a deletion
-        with line numbers and context on one side only (``_one_sided_deletion``), at a file
-        edge the hunk claims (an envelope's hunk, with no numbers, writes one-sided context
-        anywhere: its new side found anywhere still tells)."""
-        if not new or new == old:
-            return None
-        if hunk.old_start is not None and _one_sided_deletion(lines):
-            running = self.running
-            places = ([running.length - len(new)] if at_end
-                      else claimed_edges(hunk, lines).places(running.length, len(new)))
-            told = any(at >= 0 and running.sits_at(at, new) is not None for at in places)
-        else:
-            told = bool(self.running.search(new, at_end))
-        if told:
+        side is in the file."""
+        if new and new != old and self.running.search(new, at_end):
             err = self._applied_error("the hunk's new lines are already in the file and its "
                                       "old lines are not")
             err.details["old_lines_found"] = False  # the weakest evidence: a merge may tell

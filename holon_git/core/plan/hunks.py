@@ -634,7 +634,7 @@ class _HunkApplier:
             earlier = running.hunks_in_original(start, len(old))
             if earlier:
                 return _overlapping(earlier, number)
-        applied = self.check.not_found(hunk, read.lines, old, read.new, at_end)
+        applied = self.check.not_found(old, read.new, at_end)
         if applied is not None:
             return applied
         if hunk.unfinished and running.search(old):
