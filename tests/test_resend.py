@@ -205,3 +205,21 @@ def test_a_hinted_copy_resent_after_a_shift(tmp_path: Path, copy: str, shift: in
     again = holon(repo, "-", stdin=patch)
     assert again.returncode == 1 and "already_applied" in again.stderr, again.stderr
     assert everything(repo) == state
+
+
+def test_a_resent_one_sided_deletion_in_a_repository_holding_only_its_result(
+        tmp_path: Path) -> None:
+    """A deletion with trailing context only, applied and committed, sent again with no
+    history log and no other version to merge from: its old side is nowhere, its new side
+    (the context alone) is in the file, and its removed line is still in the file further
+    down (another copy). The hunk rules tell it applied; the last rungs must not read it
+    again, or they delete the other copy (a change made twice). Kept so after a measured
+    attempt (2026-12-08) let such a hunk's context count only at a file edge: it made this
+    wrong edit."""
+    applied_text = "start\n}\nmiddle\nvalue = compute_total(items)\nend\n"
+    repo = make_repo(tmp_path / "r", {"f.py": applied_text})
+    patch = "--- a/f.py\n+++ b/f.py\n@@ -2,2 +2,1 @@\n-value = compute_total(items)\n }\n"
+    state = everything(repo)
+    again = holon(repo, "-", stdin=patch)
+    assert again.returncode == 1 and "already_applied" in again.stderr, again.stderr
+    assert everything(repo) == state
