@@ -500,9 +500,7 @@ def _shifted_side(attempt: Attempt, reading: Reading, start: int) -> None:
             other = at - shift if name == "leading" else at + shift
             if other < 0 or other + size > len(lines):
                 continue
-            differ = _one_off(side, lines, other)
-            if differ is None or (
-                    differ and not _edited(side[differ[0]], lines[other + differ[0]])):
+            if _edited_off(side, lines, other) is None:
                 continue
             gained = (range(other + size, at + size) if name == "leading"
                       else range(at, other))
@@ -618,6 +616,17 @@ def _one_off(pattern: Sequence[bytes | None], lines: Sequence[bytes], at: int
         return None
     same = [line for j, line in enumerate(pattern) if line is not None and j not in differ]
     return differ if enough(same) else None
+
+
+def _edited_off(pattern: Sequence[bytes | None], lines: Sequence[bytes], at: int
+                ) -> list[int] | None:
+    """``_one_off``, where the one line that differs (if any) is the file's line there
+    edited (``_edited``): the place the lines were written for, one of them rewritten since,
+    not a place where another line merely stands."""
+    differ = _one_off(pattern, lines, at)
+    if differ and not _edited(pattern[differ[0]] or b"", lines[at + differ[0]]):
+        return None
+    return differ
 
 
 # -- line numbers placing lines with no context -----------------------------------------------
@@ -828,9 +837,8 @@ def _near_copy(attempt: Attempt, reading: Reading, start: int) -> None:
     for other in sorted(starts):
         if other == start or other < 0 or other + len(pattern) > len(lines):
             continue
-        differ = _one_off(pattern, lines, other)
-        if differ and _edited(pattern[differ[0]] or b"", lines[other + differ[0]]) \
-                and as_close(other):
+        differ = _edited_off(pattern, lines, other)
+        if differ and as_close(other):
             edited = other + differ[0]
             raise Unplaced(f"read {reading.what}, it fits line {start + 1}, but at line "
                            f"{other + 1} it is the file's lines but for one, line "
